@@ -1,0 +1,13 @@
+"""skbandit: online multiclass learning from bandit feedback, scikit-learn style.
+
+A bandit learner plays one class per row and is told only whether it was
+right. ``BanditFeedback`` simulates that environment from true labels; the
+estimators learn through ``partial_fit`` chunk after chunk.
+"""
+
+from skbandit.feedback import BanditFeedback
+from skbandit.linear_model import Banditron, MulticlassPerceptron
+
+__version__ = "0.1.0.dev0"
+
+__all__ = ["BanditFeedback", "Banditron", "MulticlassPerceptron", "__version__"]

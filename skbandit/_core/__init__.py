@@ -1,0 +1,1 @@
+"""Shared compiled core: row access, the pass driver and small helpers."""

@@ -1,0 +1,100 @@
+"""Pass driver shared by every learner's kernel (see _kernel.pxd)."""
+
+
+import numpy as np
+
+
+cdef class BaseKernel:
+    """One-round interface of a learner; subclasses implement ``act``/``learn``.
+
+    The default ``act`` plays the greedy label of the linear scores ``W x``
+    with probability one (used by full-information baselines).
+    """
+
+    def __init__(self, double[:, ::1] W, bint full_information=False):
+        self.W = W
+        self.n_classes = <int>W.shape[0]
+        self.n_features = <int>W.shape[1]
+        self.full_information = full_information
+        self.scores = np.zeros(W.shape[0], dtype=np.float64)
+
+    cdef void linear_scores(self, Row x) noexcept nogil:
+        cdef int r
+        for r in range(self.n_classes):
+            self.scores[r] = row_dot(&self.W[r, 0], x)
+
+    cdef int act(self, Row x, double u1, double u2,
+                 int* greedy, double* prob) noexcept nogil:
+        self.linear_scores(x)
+        greedy[0] = argmax_ties(&self.scores[0], self.n_classes, u2)
+        prob[0] = 1.0
+        return greedy[0]
+
+    cdef void learn(self, Row x, int played, int greedy, double prob,
+                    bint reward) noexcept nogil:
+        pass
+
+    cdef void learn_full(self, Row x, int played, int greedy,
+                         int label) noexcept nogil:
+        pass
+
+
+def run_pass(
+    BaseKernel kernel,
+    const double[::1] data,
+    const int[::1] indices,
+    const int[::1] indptr,
+    bint dense,
+    const int[::1] rows,
+    const int[::1] y,
+    const double[:, ::1] uniforms,
+    int[::1] played,
+    int[::1] greedy,
+    signed char[::1] rewards,
+    double[::1] propensities,
+):
+    """Play rounds ``rows[t]`` of X (dense or CSR arrays) with ``uniforms[t]``.
+
+    Writes the played action, greedy action, reward and propensity of round
+    ``t`` to the output arrays. ``y`` holds the true label codes: it is read
+    here only, to form the reward (and handed to ``learn_full`` for
+    full-information learners). ``dense`` means ``data`` is a C-ordered
+    ``(n, d)`` array flattened and ``indices`` is ``0..d-1``.
+    """
+    cdef Py_ssize_t t, n = rows.shape[0]
+    cdef Py_ssize_t i, start
+    cdef Py_ssize_t d = kernel.n_features
+    cdef int a, g
+    cdef double p
+    cdef bint reward
+    cdef bint full = kernel.full_information
+    cdef Row x
+    if uniforms.shape[0] < n or played.shape[0] < n or greedy.shape[0] < n \
+            or rewards.shape[0] < n or propensities.shape[0] < n:
+        raise ValueError("output or uniform arrays are shorter than rows")
+    with nogil:
+        for t in range(n):
+            i = rows[t]
+            if dense:
+                start = i * d
+                x.nnz = <int>d
+                x.val = &data[0] + start
+                x.ind = &indices[0]
+            else:
+                start = indptr[i]
+                x.nnz = indptr[i + 1] - indptr[i]
+                # Pointer arithmetic, not indexing: an all-zero CSR matrix has
+                # empty data and indices arrays.
+                x.val = &data[0] + start if data.shape[0] > 0 else NULL
+                x.ind = &indices[0] + start if indices.shape[0] > 0 else NULL
+            a = kernel.act(x, uniforms[t, 0], uniforms[t, 1], &g, &p)
+            # The bandit boundary: the only read of the true label.
+            reward = a == y[i]
+            if full:
+                kernel.learn_full(x, a, g, y[i])
+            else:
+                kernel.learn(x, a, g, p, reward)
+            played[t] = a
+            greedy[t] = g
+            rewards[t] = reward
+            propensities[t] = p

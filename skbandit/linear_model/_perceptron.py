@@ -1,0 +1,76 @@
+"""The multiclass Perceptron: the full-information reference line."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from skbandit.base import BaseBanditClassifier
+from skbandit.linear_model._perceptron_fast import PerceptronKernel
+
+__all__ = ["MulticlassPerceptron"]
+
+
+class MulticlassPerceptron(BaseBanditClassifier):
+    """Multiclass Perceptron with full-information feedback (baseline).
+
+    Each round it predicts the greedy label ``argmax W x`` and, on a mistake,
+    updates ``w_y += x`` and ``w_greedy -= x``. Unlike the bandit learners it
+    sees the true label every round: it is the full-information reference line
+    in the papers' figures and tables. It always plays its greedy label, so
+    ``n_mistakes_ == n_greedy_mistakes_`` and every logged propensity is 1.
+
+    Parameters
+    ----------
+    max_iter : int, default=5
+        Passes over the data in ``fit``. ``partial_fit`` always makes one.
+    shuffle : bool, default=True
+        Whether ``fit`` visits the rows in a new random order each pass.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the generator that breaks exact ties of the argmax (two uniforms
+        are drawn per round, as for every skbandit learner) and shuffles.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        Class labels, sorted.
+    coef_ : ndarray of shape (n_classes, n_features)
+        One weight row per class.
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of features seen during fit, when X has string column names.
+    t_ : int
+        Rounds played so far.
+    n_mistakes_ : int
+        Rounds predicted wrongly (online error ``n_mistakes_ / t_``).
+    n_greedy_mistakes_ : int
+        Same as ``n_mistakes_``.
+
+    See Also
+    --------
+    Banditron : The same update learnt from bandit feedback.
+    sklearn.linear_model.Perceptron : One-vs-all binary Perceptrons.
+
+    References
+    ----------
+    .. [1] K. Crammer and Y. Singer, "Ultraconservative online algorithms for
+       multiclass problems", JMLR 3, 2003.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_digits
+    >>> from skbandit import MulticlassPerceptron
+    >>> X, y = load_digits(return_X_y=True)
+    >>> clf = MulticlassPerceptron(random_state=0)
+    >>> clf = clf.partial_fit(X / 16, y, classes=range(10))
+    >>> print(f"online error {clf.n_mistakes_ / clf.t_:.2f}")
+    online error 0.17
+    """
+
+    _full_information = True
+
+    def _init_state(self, n_features, n_classes):
+        self.coef_ = np.zeros((n_classes, n_features), dtype=np.float64)
+
+    def _make_kernel(self):
+        return PerceptronKernel(self.coef_)
