@@ -58,6 +58,9 @@ class Banditron(BaseBanditClassifier):
         is the online error the papers report.
     n_greedy_mistakes_ : int
         Rounds whose greedy action was wrong (bookkeeping only).
+    n_iter_ : int
+        Passes made by the last call: ``max_iter`` for ``fit``, 1 for
+        ``partial_fit``.
 
     See Also
     --------

@@ -45,6 +45,9 @@ class MulticlassPerceptron(BaseBanditClassifier):
         Rounds predicted wrongly (online error ``n_mistakes_ / t_``).
     n_greedy_mistakes_ : int
         Same as ``n_mistakes_``.
+    n_iter_ : int
+        Passes made by the last call: ``max_iter`` for ``fit``, 1 for
+        ``partial_fit``.
 
     See Also
     --------
