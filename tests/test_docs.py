@@ -1,0 +1,46 @@
+"""The README's code example and the quick-start example run as documented."""
+
+from __future__ import annotations
+
+import re
+import runpy
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_readme_python_example_runs(capsys):
+    text = (ROOT / "README.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", text, flags=re.S)
+    assert blocks, "README.md has no python example"
+    for block in blocks:
+        exec(compile(block, "README.md", "exec"), {})
+    out = capsys.readouterr().out
+    errors = [float(v) for v in re.findall(r"online error: ([0-9.]+)", out)]
+    # Banditron on 1,797 digits, then the full-information Perceptron: both below
+    # the 0.9 of uniform guessing, and full information strictly better.
+    assert len(errors) == 2
+    assert errors[1] < errors[0] < 0.9
+
+
+def test_readme_quick_start_matches_ci():
+    readme = (ROOT / "README.md").read_text()
+    ci = (ROOT / ".ci" / "run").read_text()
+    commands = [
+        line.strip() for line in readme.splitlines() if line.startswith("python -m pip")
+    ]
+    assert len(commands) == 2, "the quick start has exactly two set-up commands"
+    assert commands[1] in ci, ".ci/run must run the README's test command"
+
+
+@pytest.mark.parametrize("argv", [[], ["--seeds", "2", "--gamma", "0.3"]])
+def test_quickstart_example_runs(argv, capsys, monkeypatch):
+    monkeypatch.setattr(sys, "argv", ["quickstart.py", *argv])
+    with pytest.raises(SystemExit) as exc:
+        runpy.run_path(str(ROOT / "examples" / "quickstart.py"), run_name="__main__")
+    assert exc.value.code == 0
+    out = capsys.readouterr().out
+    assert "MulticlassPerceptron" in out and "Banditron" in out

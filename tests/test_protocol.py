@@ -1,0 +1,612 @@
+"""Protocol properties every learner must have, written once over the registry.
+
+See DESIGN.md "Tests that define correctness" and the SPEC: no label leak,
+chunk invariance, dense == sparse, pickling mid-stream, idempotent ``fit``,
+determinism, label/feature dtype handling, the BanditFeedback log and counters.
+"""
+
+from __future__ import annotations
+
+import copy
+import pickle
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from _data import label_values, make_stream
+from _helpers import (
+    assert_same_learner,
+    assert_same_log,
+    assert_same_state,
+    snapshot,
+)
+from _registry import BANDIT_ENTRIES, ENTRIES, entry_params
+from numpy.testing import assert_allclose, assert_array_equal
+
+from skbandit import BanditFeedback
+
+ALL = entry_params()
+EXPL = entry_params([e for e in ENTRIES if hasattr(e.cls, "exploration_distribution")])
+
+
+# --------------------------------------------------------------------------------------
+# label leak: a bandit learner must depend on y only through 1[action == y]
+
+
+def _other_label(rng, labels, exclude):
+    allowed = [c for c in labels if c not in exclude]
+    return allowed[rng.integers(len(allowed))]
+
+
+@pytest.mark.parametrize("entry", ALL)
+@pytest.mark.parametrize("container", ["dense", "csr"])
+def test_label_leak_partial_fit(entry, container):
+    if not entry.bandit:
+        pytest.skip(f"{entry.name} is full information: it learns from the label")
+    k, n, seed = 5, 400, 7
+    X, y = make_stream(n=n, d=10, k=k, seed=seed)
+    Xc = sp.csr_matrix(X) if container == "csr" else X
+    labels = np.arange(k)
+
+    est1 = entry.make(random_state=seed)
+    fb1 = BanditFeedback(y)
+    est1.partial_fit(Xc, fb1, classes=labels)
+    played = fb1.actions_
+
+    rng = np.random.default_rng(0)
+    y2 = y.copy()
+    wrong = np.flatnonzero(played != y)
+    for t in wrong:
+        y2[t] = _other_label(rng, labels, {y[t], played[t]})
+    # the test is only meaningful if many labels change
+    assert len(wrong) > n // 4
+    assert np.sum(y2 != y) == len(wrong)
+
+    est2 = entry.make(random_state=seed)
+    fb2 = BanditFeedback(y2)
+    est2.partial_fit(Xc, fb2, classes=labels)
+    assert_array_equal(fb2.actions_, fb1.actions_)
+    assert_array_equal(fb2.rewards_, fb1.rewards_)
+    assert_array_equal(fb2.propensities_, fb1.propensities_)
+    assert_array_equal(est2.coef_, est1.coef_)
+    assert est2.t_ == est1.t_
+    assert est2.n_mistakes_ == est1.n_mistakes_
+
+
+@pytest.mark.parametrize("entry", ALL)
+def test_label_leak_fit_several_epochs(entry):
+    """With fit(max_iter=3, shuffle=True): change the label of every row whose
+    every play was wrong; nothing the learner does may change."""
+    if not entry.bandit:
+        pytest.skip(f"{entry.name} is full information: it learns from the label")
+    k, n, seed = 4, 150, 3
+    X, y = make_stream(n=n, d=8, k=k, seed=seed)
+    labels = np.array(["ant", "bee", "cat", "dog"])
+    est1 = entry.make(random_state=seed, max_iter=3, shuffle=True)
+    fb1 = BanditFeedback(labels[y])
+    est1.fit(X, fb1)
+    ever_right = np.zeros(n, dtype=bool)
+    ever_right[fb1.rows_[fb1.rewards_ == 1]] = True
+
+    rng = np.random.default_rng(1)
+    y2 = labels[y].copy()
+    for i in np.flatnonzero(~ever_right):
+        exclude = set(fb1.actions_[fb1.rows_ == i]) | {y2[i]}
+        if len(exclude) < len(labels):
+            y2[i] = _other_label(rng, labels, exclude)
+    # the test is only meaningful if many labels change
+    assert np.sum(y2 != labels[y]) > 10
+
+    est2 = entry.make(random_state=seed, max_iter=3, shuffle=True)
+    fb2 = BanditFeedback(y2)
+    est2.fit(X, fb2)
+    assert_array_equal(fb2.rows_, fb1.rows_)
+    assert_array_equal(fb2.actions_, fb1.actions_)
+    assert_array_equal(est2.coef_, est1.coef_)
+    assert est2.n_mistakes_ == est1.n_mistakes_
+
+
+# --------------------------------------------------------------------------------------
+# chunk invariance, sparse inputs, pickling, fit semantics, determinism
+
+CHUNKS = [1, 2, 30, 100, 1, 123]  # uneven, sums to 257
+
+
+@pytest.mark.parametrize("entry", ALL)
+@pytest.mark.parametrize("container", ["dense", "csr"])
+@pytest.mark.parametrize("classes_every_call", [False, True])
+def test_chunk_invariance(entry, container, classes_every_call):
+    k, seed = 5, 21
+    n = sum(CHUNKS)
+    X, y = make_stream(n=n, d=11, k=k, seed=seed)
+    Xc = sp.csr_matrix(X) if container == "csr" else X
+    labels = label_values(k)
+
+    whole = entry.make(random_state=seed)
+    fb = BanditFeedback(labels[y])
+    whole.partial_fit(Xc, fb, classes=labels)
+
+    chunked = entry.make(random_state=seed)
+    fb_all = BanditFeedback(labels[y])
+    logs = {"rows_": [], "actions_": [], "rewards_": [], "propensities_": []}
+    start = 0
+    for i, size in enumerate(CHUNKS):
+        stop = start + size
+        fb_chunk = fb_all[start:stop]
+        kwargs = {"classes": labels} if (i == 0 or classes_every_call) else {}
+        assert chunked.partial_fit(Xc[start:stop], fb_chunk, **kwargs) is chunked
+        assert_array_equal(fb_chunk.rows_, np.arange(size))
+        logs["rows_"].append(fb_chunk.rows_ + start)
+        for name in ("actions_", "rewards_", "propensities_"):
+            logs[name].append(getattr(fb_chunk, name))
+        start = stop
+
+    assert_same_learner(chunked, whole)
+    for name, parts in logs.items():
+        assert_array_equal(np.concatenate(parts), getattr(fb, name), err_msg=name)
+
+
+SPARSE_FORMATS = [
+    sp.csr_matrix,
+    sp.csc_matrix,
+    sp.coo_matrix,
+    sp.lil_matrix,
+    sp.dok_matrix,
+    sp.bsr_matrix,
+    sp.csr_array,
+    sp.csc_array,
+    sp.coo_array,
+]
+
+
+@pytest.mark.parametrize("entry", ALL)
+@pytest.mark.parametrize("fmt", SPARSE_FORMATS, ids=lambda f: f.__name__)
+def test_dense_equals_sparse(entry, fmt):
+    k, seed = 4, 8
+    X, y = make_stream(n=220, d=13, k=k, seed=seed)
+    Xs = fmt(X)
+
+    dense = entry.make(random_state=seed)
+    fb_d = BanditFeedback(y)
+    dense.partial_fit(X, fb_d, classes=np.arange(k))
+    sparse = entry.make(random_state=seed)
+    fb_s = BanditFeedback(y)
+    sparse.partial_fit(Xs, fb_s, classes=np.arange(k))
+    assert_same_learner(sparse, dense)
+    assert_same_log(fb_s, fb_d)
+
+    dense_fit = entry.make(random_state=seed, max_iter=2).fit(X, y)
+    sparse_fit = entry.make(random_state=seed, max_iter=2).fit(fmt(X), y)
+    assert_same_learner(sparse_fit, dense_fit)
+
+    assert_allclose(
+        sparse.decision_function(fmt(X)), dense.decision_function(X), rtol=1e-10
+    )
+    assert_array_equal(sparse.predict(fmt(X)), dense.predict(X))
+
+
+@pytest.mark.parametrize("entry", ALL)
+@pytest.mark.parametrize("container", ["dense", "csr"])
+def test_pickle_mid_stream_then_resume(entry, container):
+    k, seed = 6, 13
+    X, y = make_stream(n=300, d=9, k=k, seed=seed)
+    Xc = sp.csr_matrix(X) if container == "csr" else X
+
+    straight = entry.make(random_state=seed)
+    straight.partial_fit(Xc[:120], y[:120], classes=np.arange(k))
+    straight.partial_fit(Xc[120:], y[120:])
+
+    first = entry.make(random_state=seed)
+    first.partial_fit(Xc[:120], y[:120], classes=np.arange(k))
+    resumed = pickle.loads(pickle.dumps(first))
+    assert_same_learner(resumed, first)
+    fb = BanditFeedback(y[120:])
+    resumed.partial_fit(Xc[120:], fb)
+    assert_same_learner(resumed, straight)
+
+    # the original object is independent of its unpickled copy
+    fb_first = BanditFeedback(y[120:])
+    first.partial_fit(Xc[120:], fb_first)
+    assert_same_learner(first, straight)
+    assert_same_log(fb_first, fb)
+
+
+@pytest.mark.parametrize("entry", ALL)
+def test_fit_twice_equals_fit_once(entry):
+    k, seed = 5, 4
+    X, y = make_stream(n=180, d=10, k=k, seed=seed)
+    once = entry.make(random_state=seed, max_iter=3).fit(X, y)
+
+    twice = entry.make(random_state=seed, max_iter=3)
+    twice.fit(X, y)
+    twice.fit(X, y)
+    assert_same_learner(twice, once)
+    assert once.t_ == 3 * len(y)
+
+    # fit resets whatever partial_fit (or a fit on other data) did before
+    other_X, other_y = make_stream(n=50, d=4, k=3, seed=99)
+    reset = entry.make(random_state=seed, max_iter=3)
+    reset.fit(other_X, other_y)
+    reset.partial_fit(other_X, other_y)
+    assert reset.n_features_in_ == 4
+    reset.fit(X, y)
+    assert_same_learner(reset, once)
+
+
+@pytest.mark.parametrize("entry", ALL)
+def test_fit_equals_partial_fit_epochs_without_shuffle(entry):
+    """fit(shuffle=False, max_iter=m) == m partial_fit passes (same generator)."""
+    k, seed = 4, 17
+    X, y = make_stream(n=160, d=7, k=k, seed=seed)
+    fitted = entry.make(random_state=seed, max_iter=3, shuffle=False).fit(X, y)
+    passes = entry.make(random_state=seed, max_iter=3, shuffle=False)
+    for _ in range(3):
+        passes.partial_fit(X, y, classes=np.arange(k))
+    assert_same_learner(passes, fitted)
+
+
+@pytest.mark.parametrize("entry", ALL)
+def test_random_state_determinism(entry):
+    k = 5
+    X, y = make_stream(n=250, d=10, k=k, seed=2)
+    a = entry.make(random_state=123).fit(X, y)
+    b = entry.make(random_state=123).fit(X, y)
+    assert_same_learner(a, b)
+
+    fa, fb = BanditFeedback(y), BanditFeedback(y)
+    entry.make(random_state=5).partial_fit(X, fa, classes=np.arange(k))
+    entry.make(random_state=5).partial_fit(X, fb, classes=np.arange(k))
+    assert_same_log(fa, fb)
+
+    if entry.bandit:
+        c = entry.make(random_state=124).fit(X, y)
+        assert not np.array_equal(a.coef_, c.coef_)
+        fc = BanditFeedback(y)
+        entry.make(random_state=6).partial_fit(X, fc, classes=np.arange(k))
+        assert not np.array_equal(fa.actions_, fc.actions_)
+
+
+@pytest.mark.parametrize("entry", ALL)
+def test_predicting_does_not_advance_the_generator(entry):
+    k, seed = 5, 31
+    X, y = make_stream(n=200, d=8, k=k, seed=seed)
+    straight = entry.make(random_state=seed)
+    straight.partial_fit(X[:100], y[:100], classes=np.arange(k))
+    straight.partial_fit(X[100:], y[100:])
+
+    probed = entry.make(random_state=seed)
+    probed.partial_fit(X[:100], y[:100], classes=np.arange(k))
+    probed.predict(X)
+    probed.decision_function(X)
+    probed.score(X, y)
+    if hasattr(probed, "exploration_distribution"):
+        probed.exploration_distribution(X)
+    probed.partial_fit(X[100:], y[100:])
+    assert_same_learner(probed, straight)
+
+
+# --------------------------------------------------------------------------------------
+# label types and feature dtypes
+
+LABEL_SETS = {
+    "str": np.array(["ant", "bee", "cat", "dog"]),
+    "object-str": np.array(["ant", "bee", "cat", "dog"], dtype=object),
+    # integral floats (sklearn treats non-integral float targets as continuous)
+    "float": np.array([-1.0, 0.0, 2.0, 7.0]),
+    "negative-int": np.array([-40, -3, 0, 12]),
+    "int8": np.array([-3, 1, 4, 9], dtype=np.int8),
+    "uint16": np.array([5, 600, 601, 65000], dtype=np.uint16),
+    "bool": np.array([False, True]),
+    "two-str": np.array(["no", "yes"]),
+}
+
+
+@pytest.mark.parametrize("entry", ALL)
+@pytest.mark.parametrize("label_set", list(LABEL_SETS), ids=str)
+def test_label_types(entry, label_set):
+    labels = LABEL_SETS[label_set]
+    k, seed = len(labels), 14
+    X, y = make_stream(n=160, d=8, k=k, seed=seed)
+
+    ref = entry.make(random_state=seed)
+    fb_ref = BanditFeedback(y)
+    ref.partial_fit(X, fb_ref, classes=np.arange(k))
+
+    # classes given in an unsorted order: classes_ is sorted
+    est = entry.make(random_state=seed)
+    fb = BanditFeedback(labels[y])
+    est.partial_fit(X, fb, classes=labels[::-1])
+    assert_array_equal(est.classes_, labels)
+    assert_array_equal(est.coef_, ref.coef_)
+    assert_array_equal(fb.actions_, labels[fb_ref.actions_])
+    assert fb.actions_.dtype == est.classes_.dtype
+    assert_array_equal(fb.rewards_, fb_ref.rewards_)
+
+    pred = est.predict(X)
+    assert_array_equal(pred, labels[ref.predict(X)])
+    assert np.isin(pred, labels).all()
+    assert est.score(X, labels[y]) == pytest.approx(np.mean(pred == labels[y]))
+
+    # fit on plain labels given as a Python list
+    fitted = entry.make(random_state=seed).fit(X, list(labels[y]))
+    ref_fit = entry.make(random_state=seed).fit(X, y)
+    assert_array_equal(fitted.classes_, labels)
+    assert_array_equal(fitted.coef_, ref_fit.coef_)
+
+
+@pytest.mark.parametrize("entry", ALL)
+@pytest.mark.parametrize(
+    "dtype", [np.int64, np.int32, np.uint8, np.float32, bool], ids=str
+)
+def test_feature_dtypes_are_converted_to_float64(entry, dtype):
+    k, seed = 3, 6
+    X, y = make_stream(n=150, d=8, k=k, kind="binary", seed=seed)
+    X = X * np.random.default_rng(0).integers(1, 4, size=X.shape)  # small ints
+    if dtype is bool:
+        X = X != 0
+    Xt = X.astype(dtype)
+    as64 = Xt.astype(np.float64)
+    for make_input in (lambda a: a, sp.csr_matrix):
+        est = entry.make(random_state=seed).fit(make_input(Xt), y)
+        ref = entry.make(random_state=seed).fit(as64, y)
+        assert est.coef_.dtype == np.float64
+        assert_same_learner(est, ref)
+        assert_array_equal(est.predict(make_input(Xt)), ref.predict(as64))
+
+    # a list of lists is an array-like too
+    est = entry.make(random_state=seed).fit(as64.tolist(), y)
+    assert_same_learner(est, entry.make(random_state=seed).fit(as64, y))
+
+
+# --------------------------------------------------------------------------------------
+# BanditFeedback
+
+
+def test_bandit_feedback_before_any_pass():
+    fb = BanditFeedback(np.array([3, 1, 2, 1]))
+    assert len(fb) == 4
+    assert fb.shape == (4,)
+    assert fb.n_rounds_ == 0
+    for name, dtype in [
+        ("rows_", np.int64),
+        ("rewards_", np.int8),
+        ("propensities_", np.float64),
+    ]:
+        arr = getattr(fb, name)
+        assert isinstance(arr, np.ndarray)
+        assert arr.shape == (0,)
+        assert arr.dtype == dtype, name
+    assert len(fb.actions_) == 0
+
+
+@pytest.mark.parametrize("entry", ALL)
+def test_bandit_feedback_log_contents(entry):
+    k, n, seed = 4, 200, 10
+    X, y = make_stream(n=n, d=9, k=k, seed=seed)
+    labels = np.array(["ant", "bee", "cat", "dog"])
+    est = entry.make(random_state=seed)
+    fb = BanditFeedback(labels[y])
+    est.partial_fit(X, fb, classes=labels)
+
+    assert fb.n_rounds_ == n == est.t_
+    assert fb.rows_.dtype == np.int64
+    assert_array_equal(fb.rows_, np.arange(n))
+    assert fb.actions_.dtype == est.classes_.dtype
+    assert np.isin(fb.actions_, labels).all()
+    assert fb.rewards_.dtype == np.int8
+    assert_array_equal(fb.rewards_, (fb.actions_ == labels[y]).astype(np.int8))
+    assert fb.propensities_.dtype == np.float64
+    assert ((fb.propensities_ > 0) & (fb.propensities_ <= 1)).all()
+    assert est.n_mistakes_ == int(np.sum(fb.rewards_ == 0))
+    if not entry.bandit:
+        assert_array_equal(fb.propensities_, np.ones(n))
+
+    # a second pass over the same feedback object appends to its log
+    est.partial_fit(X[:50], fb[:50])  # a new object: fb is untouched
+    assert fb.n_rounds_ == n
+    est.partial_fit(X, fb)
+    assert fb.n_rounds_ == 2 * n
+    assert_array_equal(fb.rows_, np.tile(np.arange(n), 2))
+    assert len(fb.actions_) == len(fb.rewards_) == len(fb.propensities_) == 2 * n
+    assert est.t_ == 2 * n + 50
+
+
+@pytest.mark.parametrize("entry", ALL)
+def test_bandit_feedback_log_of_fit(entry):
+    k, n, seed = 3, 90, 12
+    X, y = make_stream(n=n, d=6, k=k, seed=seed)
+    for shuffle in (True, False):
+        fb = BanditFeedback(y)
+        est = entry.make(random_state=seed, max_iter=3, shuffle=shuffle).fit(X, fb)
+        assert fb.n_rounds_ == 3 * n == est.t_
+        for epoch in range(3):
+            block = fb.rows_[epoch * n : (epoch + 1) * n]
+            if shuffle:
+                assert_array_equal(np.sort(block), np.arange(n))
+            else:
+                assert_array_equal(block, np.arange(n))
+        if shuffle:
+            assert not np.array_equal(fb.rows_[:n], np.arange(n))
+        assert_array_equal(fb.rewards_, (fb.actions_ == y[fb.rows_]).astype(np.int8))
+        assert est.n_mistakes_ == int(np.sum(fb.rewards_ == 0))
+
+
+@pytest.mark.parametrize("entry", ALL)
+@pytest.mark.parametrize(
+    "index",
+    [
+        slice(10, 70),
+        slice(None, None, 3),
+        np.arange(99, -1, -2),
+        np.array([5, 5, 6, 0, 99]),
+        np.arange(100) % 4 != 1,
+    ],
+    ids=["slice", "step-slice", "int-array-reversed", "int-array-repeats", "mask"],
+)
+def test_bandit_feedback_indexing(entry, index):
+    k, seed = 4, 15
+    X, y = make_stream(n=100, d=7, k=k, seed=seed)
+    fb = BanditFeedback(y)
+    sub = fb[index]
+    assert isinstance(sub, BanditFeedback)
+    expected_n = len(y[index])
+    assert len(sub) == expected_n
+    assert sub.shape == (expected_n,)
+    assert sub.n_rounds_ == 0
+
+    # learning from fb[index] == learning from the labels y[index]
+    a = entry.make(random_state=seed).partial_fit(X[index], sub, classes=np.arange(k))
+    b = entry.make(random_state=seed).partial_fit(
+        X[index], y[index], classes=[0, 1, 2, 3]
+    )
+    assert_same_learner(a, b)
+    assert_array_equal(sub.rewards_, (sub.actions_ == y[index]).astype(np.int8))
+    assert fb.n_rounds_ == 0  # the parent's log is not written by a pass over sub
+
+
+# --------------------------------------------------------------------------------------
+# counters, decision_function, predict, exploration_distribution
+
+
+@pytest.mark.parametrize("entry", ALL)
+def test_counters_consistent_with_log(entry):
+    k, n, seed = 5, 300, 19
+    X, y = make_stream(n=n, d=10, k=k, seed=seed)
+    est = entry.make(random_state=seed)
+    fb = BanditFeedback(y)
+    est.partial_fit(X, fb, classes=np.arange(k))
+    assert est.t_ == n
+    assert est.n_mistakes_ == int(np.sum(fb.actions_ != y))
+    assert 0 <= est.n_greedy_mistakes_ <= est.t_
+    if not entry.bandit:
+        # full information plays the greedy label
+        assert est.n_greedy_mistakes_ == est.n_mistakes_
+        return
+    gamma = est.gamma
+    # epsilon-greedy: propensity gamma/k + (1 - gamma) iff the played action is greedy
+    p_hi = np.full(k, gamma / k)
+    p_hi[0] += 1 - gamma
+    is_greedy = fb.propensities_ == p_hi[0]
+    assert_array_equal(np.unique(fb.propensities_), np.unique([p_hi[0], p_hi[1]]))
+    right = fb.rewards_ == 1
+    # greedy mistakes: certainly wrong when (greedy played and wrong) or
+    # (non-greedy played and right); unknown when non-greedy played and wrong
+    certain = int(np.sum(is_greedy & ~right) + np.sum(~is_greedy & right))
+    unknown = int(np.sum(~is_greedy & ~right))
+    assert certain <= est.n_greedy_mistakes_ <= certain + unknown
+
+
+@pytest.mark.parametrize("entry", ALL)
+@pytest.mark.parametrize("k", [2, 3, 6])
+def test_decision_function_predict_score(entry, k):
+    seed = 23
+    X, y = make_stream(n=150, d=9, k=k, seed=seed)
+    labels = label_values(k)
+    est = entry.make(random_state=seed).fit(X, labels[y])
+    assert est.coef_.shape == (k, 9)
+    assert est.n_features_in_ == 9
+    S = X @ est.coef_.T
+    dec = est.decision_function(X)
+    if k == 2:
+        assert dec.shape == (150,)
+        assert_allclose(dec, S[:, 1] - S[:, 0], rtol=1e-10, atol=1e-10)
+    else:
+        assert dec.shape == (150, k)
+        assert_allclose(dec, S, rtol=1e-10, atol=1e-10)
+    pred = est.predict(X)
+    assert_array_equal(pred, labels[np.argmax(S, axis=1)])
+    assert est.score(X, labels[y]) == pytest.approx(np.mean(pred == labels[y]))
+    # ties: an all-zero row scores 0 for every class -> the first class
+    zeros = np.zeros((3, 9))
+    assert_array_equal(est.predict(zeros), np.repeat(labels[0], 3))
+    assert_array_equal(est.predict(sp.csr_matrix(zeros)), np.repeat(labels[0], 3))
+
+
+def _expected_exploration(S: np.ndarray, gamma: float) -> np.ndarray:
+    k = S.shape[1]
+    top = S == S.max(axis=1, keepdims=True)
+    return gamma / k + (1 - gamma) * top / top.sum(axis=1, keepdims=True)
+
+
+@pytest.mark.parametrize("entry", EXPL)
+@pytest.mark.parametrize("k", [2, 4])
+def test_exploration_distribution(entry, k):
+    seed = 29
+    X, y = make_stream(n=200, d=9, k=k, seed=seed)
+    est = entry.make(random_state=seed)
+    est.partial_fit(X[:150], y[:150], classes=np.arange(k))
+    Xq = np.vstack([X[150:], np.zeros((2, 9))])
+    P = est.exploration_distribution(Xq)
+    assert P.shape == (len(Xq), k)
+    assert (P >= 0).all()
+    assert_allclose(P.sum(axis=1), 1.0, rtol=1e-12)
+    assert_allclose(est.exploration_distribution(sp.csr_matrix(Xq)), P, rtol=1e-12)
+    if entry.name == "Banditron":
+        expected = _expected_exploration(Xq @ est.coef_.T, est.gamma)
+        assert_allclose(P, expected, rtol=1e-12, atol=1e-15)
+        # all-zero rows: every class ties, the greedy mass is shared -> uniform
+        assert_allclose(P[-2:], np.full((2, k), 1 / k), rtol=1e-12)
+
+
+@pytest.mark.parametrize("entry", EXPL)
+def test_exploration_distribution_is_the_played_distribution(entry):
+    """Without ties, the logged propensity of round t is the distribution of the
+    learner after t rounds, evaluated at x_t, at the played action."""
+    k, n, seed = 4, 60, 33
+    X, y = make_stream(n=n, d=8, k=k, n_empty=0, seed=seed)
+    est = entry.make(random_state=seed)
+    est.partial_fit(X[:1], y[:1], classes=np.arange(k))
+    checked = 0
+    for t in range(1, n):
+        P = est.exploration_distribution(X[t : t + 1])[0]
+        S = X[t] @ est.coef_.T
+        fb = BanditFeedback(y[t : t + 1])
+        est.partial_fit(X[t : t + 1], fb)
+        if np.sum(S == S.max()) == 1:
+            a = int(fb.actions_[0])
+            assert fb.propensities_[0] == pytest.approx(P[a], rel=1e-12)
+            checked += 1
+    assert checked > n // 2
+
+
+def test_exploration_gamma_one_is_uniform():
+    entry = next(e for e in BANDIT_ENTRIES if e.name == "Banditron")
+    k = 5
+    X, y = make_stream(n=120, d=6, k=k, seed=2)
+    est = entry.make(random_state=0, gamma=1.0)
+    fb = BanditFeedback(y)
+    est.partial_fit(X, fb, classes=np.arange(k))
+    assert_allclose(fb.propensities_, 1 / k, rtol=1e-12)
+    assert_allclose(est.exploration_distribution(X), 1 / k, rtol=1e-12)
+
+
+@pytest.mark.parametrize("entry", ALL)
+def test_first_greedy_guess_is_uniform_over_classes(entry):
+    """At W = 0 every class ties: over many seeds each class is played first."""
+    k = 4
+    X = np.ones((1, 3))
+    firsts = []
+    for seed in range(200):
+        fb = BanditFeedback(np.array([0]))
+        entry.make(random_state=seed).partial_fit(X, fb, classes=np.arange(k))
+        firsts.append(int(fb.actions_[0]))
+    counts = np.bincount(firsts, minlength=k)
+    # 200 draws, expected 50 each; 25 is > 5 standard deviations below
+    assert (counts > 25).all(), counts
+
+
+@pytest.mark.parametrize("entry", ALL)
+def test_deepcopy_and_clone_are_independent(entry):
+    from sklearn.base import clone
+
+    k, seed = 3, 41
+    X, y = make_stream(n=100, d=5, k=k, seed=seed)
+    est = entry.make(random_state=seed).fit(X, y)
+    snap = snapshot(est)
+    cp = copy.deepcopy(est)
+    cp.partial_fit(X, y)
+    assert cp.t_ == est.t_ + len(y)
+    assert_same_state(est, snap)
+    fresh = clone(est)
+    assert not hasattr(fresh, "coef_")
+    assert fresh.get_params() == est.get_params()

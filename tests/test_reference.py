@@ -1,0 +1,208 @@
+"""The compiled kernels against the pure-NumPy references of ``_reference.py``.
+
+The uniforms are replayed exactly as the SPEC prescribes: ``partial_fit`` on n rows
+uses ``rng.random((n, 2))`` of ``rng = default_rng(random_state)`` (created at the
+first call, never re-seeded); ``fit`` re-creates the generator and, per epoch, draws
+``rng.permutation(n)`` (if ``shuffle``) and then ``rng.random((n, 2))``.
+Played actions, greedy actions, rewards and propensities must agree exactly.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import _reference as ref
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from _data import label_values, make_stream
+from _registry import ENTRIES
+from numpy.testing import assert_allclose, assert_array_equal
+
+from skbandit import BanditFeedback
+
+REF_ENTRIES = [e for e in ENTRIES if e.name in ref.REFERENCES]
+
+# (entry, extra parameters): the registry's parameters plus Banditron's extremes
+CASES = [pytest.param(e, {}, id=e.name) for e in REF_ENTRIES] + [
+    pytest.param(e, {"gamma": g}, id=f"{e.name}-gamma={g}")
+    for e in REF_ENTRIES
+    if e.name == "Banditron"
+    for g in (0.01, 0.5, 1.0)
+]
+
+RTOL = 1e-9
+ATOL = 1e-12
+
+
+def _params(entry, extra):
+    return {**entry.params, **extra}
+
+
+def _as(X, container):
+    return sp.csr_matrix(X) if container == "csr" else X
+
+
+def _check_against_trace(est, fb, trace, labels, y_codes, rows=None):
+    n = len(trace.played)
+    rows = np.arange(n) if rows is None else rows
+    assert_array_equal(fb.rows_, rows)
+    assert_array_equal(fb.actions_, labels[trace.played])
+    assert_array_equal(fb.rewards_, trace.rewards)
+    assert_array_equal(fb.propensities_, trace.propensities)
+    assert est.t_ == n
+    assert est.n_mistakes_ == int(np.sum(trace.played != y_codes[rows]))
+    assert est.n_greedy_mistakes_ == int(np.sum(trace.greedy != y_codes[rows]))
+    assert_allclose(est.coef_, trace.W, rtol=RTOL, atol=ATOL)
+
+
+@pytest.mark.parametrize("container", ["dense", "csr"])
+@pytest.mark.parametrize("kind", ["gaussian", "binary"])
+@pytest.mark.parametrize("k", [2, 3, 7])
+@pytest.mark.parametrize("entry, extra", CASES)
+def test_partial_fit_matches_reference(entry, extra, k, kind, container):
+    seed = 11 * k + len(kind)
+    X, y = make_stream(n=300, d=15, k=k, kind=kind, seed=seed)
+    labels = label_values(k, seed)
+    params = _params(entry, extra)
+    est = entry.make(random_state=seed, **extra)
+    fb = BanditFeedback(labels[y])
+    assert est.partial_fit(_as(X, container), fb, classes=labels) is est
+
+    trace = ref.run_partial_fit(
+        entry.name, _as(X, container), y, k, np.random.default_rng(seed), **params
+    )
+    _check_against_trace(est, fb, trace, labels, y)
+    assert_array_equal(est.classes_, labels)
+    assert est.coef_.shape == (k, X.shape[1])
+    assert est.coef_.dtype == np.float64
+
+
+@pytest.mark.parametrize("container", ["dense", "csr"])
+@pytest.mark.parametrize("entry, extra", CASES)
+def test_successive_partial_fit_calls_continue_the_generator(entry, extra, container):
+    """Three calls == the reference continuing W and one generator (no re-seeding)."""
+    k, seed = 4, 5
+    X, y = make_stream(n=240, d=10, k=k, seed=seed)
+    params = _params(entry, extra)
+    est = entry.make(random_state=seed, **extra)
+    rng = np.random.default_rng(seed)
+    W = None
+    for start, stop in [(0, 17), (17, 130), (130, 240)]:
+        fb = BanditFeedback(y[start:stop])
+        est.partial_fit(_as(X[start:stop], container), fb, classes=np.arange(k))
+        trace = ref.run_partial_fit(
+            entry.name, _as(X[start:stop], container), y[start:stop], k, rng,
+            W0=W, **params,
+        )  # fmt: skip
+        W = trace.W
+        assert_array_equal(fb.actions_, trace.played)
+        assert_array_equal(fb.propensities_, trace.propensities)
+        assert_allclose(est.coef_, W, rtol=RTOL, atol=ATOL)
+    assert est.t_ == 240
+
+
+def _probe_greedy(est, x_row, classes):
+    """The greedy label of the next round, read off ``n_greedy_mistakes_``.
+
+    For each candidate label c, a copy of the learner (with its generator) plays the
+    round with true label c; the greedy action is the unique c with no greedy mistake.
+    """
+    found = []
+    for c in classes:
+        probe = copy.deepcopy(est)
+        before = getattr(probe, "n_greedy_mistakes_", 0)
+        probe.partial_fit(x_row, np.array([c]), classes=classes)
+        if probe.n_greedy_mistakes_ == before:
+            found.append(c)
+    assert len(found) == 1, f"greedy label not unique: {found}"
+    return found[0]
+
+
+@pytest.mark.parametrize("container", ["dense", "csr"])
+@pytest.mark.parametrize("k", [3, 7])
+@pytest.mark.parametrize("entry, extra", CASES[: len(REF_ENTRIES)])
+def test_greedy_actions_match_reference(entry, extra, k, container):
+    seed = 3 + k
+    n = 60
+    X, y = make_stream(n=n, d=8, k=k, kind="binary", n_empty=8, seed=seed)
+    Xc = _as(X, container)
+    classes = np.arange(k)
+    est = entry.make(random_state=seed, **extra)
+    greedy = []
+    for t in range(n):
+        greedy.append(_probe_greedy(est, Xc[t : t + 1], classes))
+        est.partial_fit(Xc[t : t + 1], y[t : t + 1], classes=classes)
+    trace = ref.run_partial_fit(
+        entry.name, Xc, y, k, np.random.default_rng(seed), **_params(entry, extra)
+    )
+    assert_array_equal(greedy, trace.greedy)
+    assert_allclose(est.coef_, trace.W, rtol=RTOL, atol=ATOL)
+
+
+@pytest.mark.parametrize("container", ["dense", "csr"])
+@pytest.mark.parametrize("shuffle", [True, False])
+@pytest.mark.parametrize("k", [2, 3, 7])
+@pytest.mark.parametrize("entry, extra", CASES)
+def test_fit_matches_reference(entry, extra, k, shuffle, container):
+    seed = 100 + k
+    X, y = make_stream(n=200, d=9, k=k, seed=seed)
+    labels = label_values(k, seed)
+    est = entry.make(random_state=seed, max_iter=2, shuffle=shuffle, **extra)
+    fb = BanditFeedback(labels[y])
+    assert est.fit(_as(X, container), fb) is est
+    trace = ref.run_fit(
+        entry.name, _as(X, container), y, k, seed, max_iter=2, shuffle=shuffle,
+        **_params(entry, extra),
+    )  # fmt: skip
+    if shuffle:
+        # each epoch is a permutation of the rows, and the epochs differ
+        assert sorted(trace.rows[:200]) == list(range(200))
+        assert not np.array_equal(trace.rows[:200], trace.rows[200:])
+    assert_array_equal(fb.rows_, trace.rows)
+    assert fb.rows_.dtype == np.int64
+    assert_array_equal(fb.actions_, labels[trace.played])
+    assert_array_equal(fb.rewards_, trace.rewards)
+    assert_array_equal(fb.propensities_, trace.propensities)
+    assert est.t_ == 400
+    assert est.n_mistakes_ == int(np.sum(trace.played != y[trace.rows]))
+    assert est.n_greedy_mistakes_ == int(np.sum(trace.greedy != y[trace.rows]))
+    assert_allclose(est.coef_, trace.W, rtol=RTOL, atol=ATOL)
+
+    # plain labels give the same learner as the BanditFeedback wrapper
+    est2 = entry.make(random_state=seed, max_iter=2, shuffle=shuffle, **extra)
+    est2.fit(_as(X, container), labels[y])
+    assert_array_equal(est2.coef_, est.coef_)
+    assert est2.n_mistakes_ == est.n_mistakes_
+
+
+@pytest.mark.parametrize("entry, extra", CASES[: len(REF_ENTRIES)])
+def test_random_state_instance_seeds_default_rng(entry, extra):
+    """A RandomState r gives default_rng(r.randint(2**31 - 1))."""
+    k = 5
+    X, y = make_stream(n=150, d=7, k=k, seed=9)
+    est = entry.make(random_state=np.random.RandomState(42), **extra)
+    fb = BanditFeedback(y)
+    est.partial_fit(X, fb, classes=np.arange(k))
+    seed = np.random.RandomState(42).randint(2**31 - 1)
+    trace = ref.run_partial_fit(
+        entry.name, X, y, k, np.random.default_rng(seed), **_params(entry, extra)
+    )
+    _check_against_trace(est, fb, trace, np.arange(k), y)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("container", ["dense", "csr"])
+@pytest.mark.parametrize("entry, extra", CASES)
+def test_usps_stream_matches_reference(entry, extra, container, usps_stream):
+    """Bit-for-bit actions over the whole USPS stream (9,298 rounds, 10 classes)."""
+    X, y = usps_stream
+    seed = 2009
+    est = entry.make(random_state=seed, **extra)
+    fb = BanditFeedback(y)
+    est.partial_fit(_as(X, container), fb, classes=np.arange(10))
+    trace = ref.run_partial_fit(
+        entry.name, _as(X, container), y, 10, np.random.default_rng(seed),
+        **_params(entry, extra),
+    )  # fmt: skip
+    _check_against_trace(est, fb, trace, np.arange(10), y)

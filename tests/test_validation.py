@@ -1,0 +1,328 @@
+"""Bad inputs (SPEC "Errors"): a ValueError/TypeError whose message names the problem,
+and the learner's state unchanged afterwards -- including its random generator, checked
+by continuing the stream and comparing with a twin that never saw the bad call."""
+
+from __future__ import annotations
+
+import copy
+import re
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from _data import make_stream
+from _helpers import assert_same_learner, assert_same_log, assert_same_state, snapshot
+from _registry import ENTRIES, entry_params
+from sklearn.exceptions import NotFittedError
+from sklearn.utils._param_validation import InvalidParameterError
+
+from skbandit import BanditFeedback
+
+ALL = entry_params()
+K, D, SEED = 4, 6, 77
+CLASSES = np.arange(K)
+
+
+def _stream():
+    # empty rows make scores tie at any W, so even the Perceptron's generator
+    # state shows in the continuation
+    return make_stream(n=260, d=D, k=K, n_empty=30, seed=SEED)
+
+
+def _fitted(entry):
+    X, y = _stream()
+    est = entry.make(random_state=SEED)
+    est.partial_fit(X[:100], y[:100], classes=CLASSES)
+    return est, X[100:], y[100:]
+
+
+def _with(X, i, j, value):
+    X = X.copy()
+    X[i, j] = value
+    return X
+
+
+def _nan_csr(X):
+    Xs = sp.csr_matrix(X)
+    Xs.data[0] = np.nan
+    return Xs
+
+
+# (id, bad call on a fitted learner: f(est, X, y), exception, match)
+def _later_calls(name):
+    def pf(X, y, **kw):
+        return lambda est: est.partial_fit(X, y, **kw)
+
+    X, y = _stream()
+    X, y = X[:20], y[:20]
+    y_out = y.copy()
+    y_out[5] = 99
+    return [
+        ("nan", pf(_with(X, 3, 2, np.nan), y), ValueError, "NaN"),
+        ("nan-first-row", pf(_with(X, 0, 0, np.nan), y), ValueError, "NaN"),
+        ("nan-last-row", pf(_with(X, 19, 5, np.nan), y), ValueError, "NaN"),
+        ("nan-csr", pf(_nan_csr(X + 1.0), y), ValueError, "NaN"),
+        ("inf", pf(_with(X, 3, 2, np.inf), y), ValueError, "(?i)inf"),
+        ("-inf", pf(_with(X, 3, 2, -np.inf), y), ValueError, "(?i)inf"),
+        (
+            "n-features",
+            pf(X[:, :3], y),
+            ValueError,
+            f"X has 3 features, but {name} is expecting {D} features as input",
+        ),
+        (
+            "n-features-csr",
+            pf(sp.csr_matrix(np.hstack([X, X])), y),
+            ValueError,
+            f"X has {2 * D} features, but {name} is expecting {D} features",
+        ),
+        ("label-not-in-classes", pf(X, y_out), ValueError, "not in classes"),
+        (
+            "label-not-in-classes-feedback",
+            pf(X, BanditFeedback(y_out)),
+            ValueError,
+            "not in classes",
+        ),
+        (
+            "string-label",
+            pf(X, np.array(["a"] * 20)),
+            (ValueError, TypeError),
+            "not in classes",
+        ),
+        ("classes-more", pf(X, y, classes=np.arange(K + 1)), ValueError, "classes"),
+        ("classes-fewer", pf(X, y % 3, classes=np.arange(3)), ValueError, "classes"),
+        ("classes-other", pf(X, y, classes=CLASSES + 1), ValueError, "classes"),
+        ("empty", pf(X[:0], y[:0]), ValueError, re.escape("0 sample(s)")),
+        (
+            "length-mismatch",
+            pf(X, y[:19]),
+            ValueError,
+            "inconsistent numbers of samples",
+        ),
+        (
+            "length-mismatch-feedback",
+            pf(X[:18], BanditFeedback(y)),
+            ValueError,
+            "inconsistent numbers of samples",
+        ),
+        ("3d", pf(X.reshape(20, 2, 3), y), ValueError, "Expected 2D array|dim 3"),
+    ]
+
+
+LATER_IDS = [c[0] for c in _later_calls("E")]
+
+
+def _continue_and_compare(est, twin, X_cont, y_cont):
+    fb_a, fb_b = BanditFeedback(y_cont), BanditFeedback(y_cont)
+    est.partial_fit(X_cont, fb_a)
+    twin.partial_fit(X_cont, fb_b)
+    assert_same_learner(est, twin)
+    assert_same_log(fb_a, fb_b)
+
+
+@pytest.mark.parametrize("entry", ALL)
+@pytest.mark.parametrize("case", LATER_IDS)
+def test_bad_partial_fit_later_call(entry, case):
+    est, X_cont, y_cont = _fitted(entry)
+    _, call, exc, match = next(c for c in _later_calls(entry.name) if c[0] == case)
+    snap = snapshot(est)
+    twin = copy.deepcopy(est)
+    with pytest.raises(exc, match=match):
+        call(est)
+    assert_same_state(est, snap)
+    _continue_and_compare(est, twin, X_cont, y_cont)
+
+
+@pytest.mark.parametrize("entry", ALL)
+def test_failed_call_writes_no_feedback_log(entry):
+    est, X, y = _fitted(entry)
+    y_out = y[:20].copy()
+    y_out[-1] = 99
+    fb = BanditFeedback(y_out)
+    with pytest.raises(ValueError, match="not in classes"):
+        est.partial_fit(X[:20], fb)
+    assert fb.n_rounds_ == 0
+    assert len(fb.rows_) == len(fb.actions_) == len(fb.rewards_) == 0
+    fb_nan = BanditFeedback(y[:20])
+    with pytest.raises(ValueError, match="NaN"):
+        est.partial_fit(_with(X[:20], 19, 0, np.nan), fb_nan)
+    assert fb_nan.n_rounds_ == 0
+
+
+@pytest.mark.parametrize("entry", ALL)
+@pytest.mark.parametrize(
+    "case",
+    ["nan", "inf", "single-class", "empty", "length-mismatch", "3d"],
+)
+def test_bad_fit_on_fitted_learner_leaves_it_unchanged(entry, case):
+    est, X_cont, y_cont = _fitted(entry)
+    X, y = _stream()
+    X, y = X[:30], y[:30]
+    bad = {
+        "nan": (_with(X, 4, 1, np.nan), y, "NaN"),
+        "inf": (_with(X, 4, 1, np.inf), y, "(?i)inf"),
+        "single-class": (X, np.full(30, 2), "class"),
+        "empty": (X[:0], y[:0], re.escape("0 sample(s)")),
+        "length-mismatch": (X, y[:-1], "inconsistent numbers of samples"),
+        "3d": (X.reshape(30, 3, 2), y, "Expected 2D array|dim 3"),
+    }[case]
+    snap = snapshot(est)
+    twin = copy.deepcopy(est)
+    with pytest.raises(ValueError, match=bad[2]):
+        est.fit(bad[0], bad[1])
+    assert_same_state(est, snap)
+    _continue_and_compare(est, twin, X_cont, y_cont)
+
+
+# --------------------------------------------------------------------------------------
+# a failed first call leaves the learner unfitted
+
+
+def _first_calls():
+    X, y = _stream()
+    X, y = X[:40], y[:40]
+    y_out = y.copy()
+    y_out[7] = 9
+    return {
+        "nan": (lambda e: e.partial_fit(_with(X, 0, 0, np.nan), y, classes=CLASSES),
+                ValueError, "NaN"),
+        "inf": (lambda e: e.partial_fit(_with(X, 39, 1, np.inf), y, classes=CLASSES),
+                ValueError, "(?i)inf"),
+        "classes-missing": (lambda e: e.partial_fit(X, y), ValueError, "classes"),
+        "classes-missing-feedback": (
+            lambda e: e.partial_fit(X, BanditFeedback(y)), ValueError, "classes"),
+        "single-class": (
+            lambda e: e.partial_fit(X, np.zeros(40, int), classes=[0]),
+            ValueError, "class"),
+        "single-class-repeated": (
+            lambda e: e.partial_fit(X, np.ones(40, int), classes=[1, 1]),
+            ValueError, "class"),
+        "fit-single-class": (lambda e: e.fit(X, np.full(40, 3)), ValueError, "class"),
+        "label-not-in-classes": (
+            lambda e: e.partial_fit(X, y_out, classes=CLASSES),
+            ValueError, "not in classes"),
+        "empty": (lambda e: e.partial_fit(X[:0], y[:0], classes=CLASSES),
+                  ValueError, re.escape("0 sample(s)")),
+        "fit-empty": (lambda e: e.fit(X[:0], y[:0]),
+                      ValueError, re.escape("0 sample(s)")),
+        "length-mismatch": (lambda e: e.partial_fit(X, y[:39], classes=CLASSES),
+                            ValueError, "inconsistent numbers of samples"),
+        "fit-length-mismatch": (lambda e: e.fit(X[:39], y),
+                                ValueError, "inconsistent numbers of samples"),
+        "3d": (lambda e: e.partial_fit(X.reshape(40, 2, 3), y, classes=CLASSES),
+               ValueError, "Expected 2D array|dim 3"),
+        "fit-nan": (lambda e: e.fit(_with(X, 5, 5, np.nan), y), ValueError, "NaN"),
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize("entry", ALL)
+@pytest.mark.parametrize("case", list(_first_calls()))
+def test_failed_first_call_leaves_learner_unfitted(entry, case):
+    call, exc, match = _first_calls()[case]
+    est = entry.make(random_state=SEED)
+    with pytest.raises(exc, match=match):
+        call(est)
+    X, y = _stream()
+    with pytest.raises(NotFittedError):
+        est.predict(X)
+    with pytest.raises(NotFittedError):
+        est.decision_function(X)
+    # the next (good) call behaves like the first call of a fresh learner
+    fb_a, fb_b = BanditFeedback(y), BanditFeedback(y)
+    est.partial_fit(X, fb_a, classes=CLASSES)
+    fresh = entry.make(random_state=SEED).partial_fit(X, fb_b, classes=CLASSES)
+    assert_same_learner(est, fresh)
+    assert_same_log(fb_a, fb_b)
+
+
+@pytest.mark.parametrize("entry", ALL)
+def test_unfitted_learner_raises_not_fitted(entry):
+    X, y = _stream()
+    est = entry.make(random_state=SEED)
+    methods = ["predict", "decision_function"]
+    if hasattr(est, "exploration_distribution"):
+        methods.append("exploration_distribution")
+    for method in methods:
+        with pytest.raises(NotFittedError):
+            getattr(est, method)(X)
+    with pytest.raises(NotFittedError):
+        est.score(X, y)
+
+
+@pytest.mark.parametrize("entry", ALL)
+def test_bad_prediction_inputs(entry):
+    est, X, _ = _fitted(entry)
+    snap = snapshot(est)
+    methods = ["predict", "decision_function"]
+    if hasattr(est, "exploration_distribution"):
+        methods.append("exploration_distribution")
+    for method in methods:
+        f = getattr(est, method)
+        with pytest.raises(ValueError, match="NaN"):
+            f(_with(X[:5], 1, 1, np.nan))
+        with pytest.raises(ValueError, match="(?i)inf"):
+            f(_with(X[:5], 1, 1, np.inf))
+        with pytest.raises(
+            ValueError,
+            match=f"X has 2 features, but {entry.name} is expecting {D} features",
+        ):
+            f(X[:5, :2])
+        with pytest.raises(ValueError, match="Expected 2D array|dim 3"):
+            f(X[:6].reshape(6, 2, 3))
+    assert_same_state(est, snap)
+
+
+# --------------------------------------------------------------------------------------
+# parameters
+
+
+def _param_cases():
+    return [
+        pytest.param(e, params, match, id=f"{e.name}-{params}")
+        for e in ENTRIES
+        for params, match in e.invalid_params
+    ]
+
+
+@pytest.mark.parametrize("entry, params, match", _param_cases())
+@pytest.mark.parametrize("method", ["fit", "partial_fit"])
+def test_invalid_parameters_are_rejected(entry, params, match, method):
+    X, y = _stream()
+    est = entry.make(random_state=SEED, **params)
+    kwargs = {"classes": CLASSES} if method == "partial_fit" else {}
+    with pytest.raises(InvalidParameterError, match=match) as info:
+        getattr(est, method)(X, y, **kwargs)
+    assert isinstance(info.value, ValueError)
+    with pytest.raises(NotFittedError):
+        est.predict(X)
+
+
+@pytest.mark.parametrize("entry, params, match", _param_cases())
+def test_invalid_parameter_mid_stream_leaves_state_unchanged(entry, params, match):
+    est, X_cont, y_cont = _fitted(entry)
+    good = {name: getattr(est, name) for name in params}
+    snap = snapshot(est)
+    twin = copy.deepcopy(est)
+    est.set_params(**params)
+    with pytest.raises(InvalidParameterError, match=match):
+        est.partial_fit(X_cont[:10], y_cont[:10])
+    assert_same_state(est, snap)
+    est.set_params(**good)
+    _continue_and_compare(est, twin, X_cont, y_cont)
+
+
+def _edge_cases():
+    return [
+        pytest.param(e, params, id=f"{e.name}-{params}")
+        for e in ENTRIES
+        for params in e.valid_edge_params
+    ]
+
+
+@pytest.mark.parametrize("entry, params", _edge_cases())
+def test_boundary_parameters_are_accepted(entry, params):
+    X, y = _stream()
+    est = entry.make(random_state=SEED, **params).fit(X, y)
+    assert est.t_ == entry.make().get_params()["max_iter"] * len(y)
+    assert np.isfinite(est.coef_).all()
+    est.partial_fit(X, y)
