@@ -19,9 +19,44 @@ cdef class BaseKernel:
         self.scores = np.zeros(W.shape[0], dtype=np.float64)
 
     cdef void linear_scores(self, Row x) noexcept nogil:
-        cdef int r
-        for r in range(self.n_classes):
+        # scores[r] = row_dot(W[r], x) for every class r. Classes are taken
+        # four at a time with the accumulators in registers, so the row's
+        # values and indices are loaded once per block instead of once per
+        # class, and four independent sums are in flight. Each score is still
+        # summed over the row's entries in stored order: bit-identical to
+        # row_dot.
+        cdef int j, r = 0, col
+        cdef int k = self.n_classes
+        cdef Py_ssize_t d = self.n_features
+        cdef double v, a0, a1, a2, a3
+        cdef const double* w0
+        cdef const double* w1
+        cdef const double* w2
+        cdef const double* w3
+        while r + 4 <= k:
+            w0 = &self.W[r, 0]
+            w1 = w0 + d
+            w2 = w1 + d
+            w3 = w2 + d
+            a0 = 0.0
+            a1 = 0.0
+            a2 = 0.0
+            a3 = 0.0
+            for j in range(x.nnz):
+                col = x.ind[j]
+                v = x.val[j]
+                a0 = a0 + w0[col] * v
+                a1 = a1 + w1[col] * v
+                a2 = a2 + w2[col] * v
+                a3 = a3 + w3[col] * v
+            self.scores[r] = a0
+            self.scores[r + 1] = a1
+            self.scores[r + 2] = a2
+            self.scores[r + 3] = a3
+            r += 4
+        while r < k:
             self.scores[r] = row_dot(&self.W[r, 0], x)
+            r += 1
 
     cdef int act(self, Row x, double u1, double u2,
                  int* greedy, double* prob) noexcept nogil:
