@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
+from sklearn.utils import assert_all_finite
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_array, column_or_1d
+from sklearn.utils.validation import column_or_1d
 
 __all__ = ["BanditFeedback"]
 
@@ -70,11 +71,16 @@ class BanditFeedback:
             )
         if isinstance(y, BanditFeedback):
             y = y._y
-        y = column_or_1d(y, warn=True)
-        y = check_array(
-            y, ensure_2d=False, dtype=None, input_name="y", ensure_min_samples=0
+        y = column_or_1d(y, warn=True, input_name="y")
+        if y.dtype.kind == "f":
+            assert_all_finite(y, input_name="y")
+        # type_of_target is costly on every chunk of a stream: skip it where its
+        # answer is known (integer, boolean or string labels; whole floats).
+        discrete = y.dtype.kind in "biuUS" or (
+            y.dtype.kind == "f" and np.array_equal(y, np.floor(y))
         )
-        check_classification_targets(y)
+        if not discrete:
+            check_classification_targets(y)
         self._y = y
         self._clear_log()
 
