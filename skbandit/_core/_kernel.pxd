@@ -1,12 +1,13 @@
 # Shared compiled core of every skbandit learner.
 #
-# A learner's kernel is a ``BaseKernel`` subclass that implements one round in
-# two halves: ``act`` (choose the played action from the row and the round's
-# two uniforms) and ``learn`` (update from the revealed bit). The pass driver
-# ``run_pass`` in _kernel.pyx owns the loop over rows and is the only code that
-# reads the true label: it turns it into the reward ``played == y``. A bandit
-# learner therefore cannot see more than that bit. Full-information baselines
-# set ``full_information`` and receive the label in ``learn_full`` instead.
+# A learner's kernel is a ``BaseKernel`` subclass (``LinearKernel`` when its
+# scores are ``W x``) that implements one round in two halves: ``act`` (choose
+# the played action from the row and the round's two uniforms) and ``learn``
+# (update from the revealed bit). The pass driver ``run_pass`` in _kernel.pyx
+# owns the loop over rows and is the only code that reads the true label: it
+# turns it into the reward ``played == y``. A bandit learner therefore cannot
+# see more than that bit. Full-information baselines set ``full_information``
+# and receive the label in ``learn_full`` instead.
 
 cdef struct Row:
     # One row of X: ``nnz`` stored values and their column indices. Dense rows
@@ -17,11 +18,12 @@ cdef struct Row:
 
 
 cdef class BaseKernel:
+    # One round of a learner. ``act`` returns the played action and writes the
+    # greedy action and the played action's probability; ``learn`` updates from
+    # the reward (bandit learners), ``learn_full`` from the label (baselines
+    # with ``full_information``). State lives in arrays owned by the estimator.
     cdef readonly int n_classes
-    cdef readonly int n_features
     cdef readonly bint full_information
-    # Weight matrix (k, d), owned by the estimator (``coef_``), updated in place.
-    cdef double[:, ::1] W
     # Scratch buffer of k scores.
     cdef double[::1] scores
 
@@ -31,6 +33,15 @@ cdef class BaseKernel:
                     bint reward) noexcept nogil
     cdef void learn_full(self, Row x, int played, int greedy,
                          int label) noexcept nogil
+
+
+cdef class LinearKernel(BaseKernel):
+    # A learner whose scores are ``W x``. Its default ``act`` plays the greedy
+    # label with probability one.
+    cdef readonly int n_features
+    # Weight matrix (k, d), the estimator's ``coef_``, updated in place.
+    cdef double[:, ::1] W
+
     cdef void linear_scores(self, Row x) noexcept nogil
 
 

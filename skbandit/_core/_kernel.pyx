@@ -5,18 +5,39 @@ import numpy as np
 
 
 cdef class BaseKernel:
-    """One-round interface of a learner; subclasses implement ``act``/``learn``.
+    """One-round interface of a learner; subclasses implement ``act``/``learn``."""
 
-    The default ``act`` plays the greedy label of the linear scores ``W x``
-    with probability one (used by full-information baselines).
-    """
+    def __init__(self, int n_classes, bint full_information=False):
+        if type(self) is BaseKernel:
+            raise TypeError("BaseKernel is abstract: use a learner's kernel")
+        self.n_classes = n_classes
+        self.full_information = full_information
+        self.scores = np.zeros(n_classes, dtype=np.float64)
+
+    cdef int act(self, Row x, double u1, double u2,
+                 int* greedy, double* prob) noexcept nogil:
+        # Overridden by every concrete kernel (instantiation is refused above).
+        greedy[0] = 0
+        prob[0] = 1.0
+        return 0
+
+    cdef void learn(self, Row x, int played, int greedy, double prob,
+                    bint reward) noexcept nogil:
+        pass
+
+    cdef void learn_full(self, Row x, int played, int greedy,
+                         int label) noexcept nogil:
+        pass
+
+
+cdef class LinearKernel(BaseKernel):
+    """Scores ``W x``; by default plays the greedy label with probability one
+    (the full-information baselines and the one-vs-all learners)."""
 
     def __init__(self, double[:, ::1] W, bint full_information=False):
+        BaseKernel.__init__(self, <int>W.shape[0], full_information)
         self.W = W
-        self.n_classes = <int>W.shape[0]
         self.n_features = <int>W.shape[1]
-        self.full_information = full_information
-        self.scores = np.zeros(W.shape[0], dtype=np.float64)
 
     cdef void linear_scores(self, Row x) noexcept nogil:
         # scores[r] = row_dot(W[r], x) for every class r. Classes are taken
@@ -65,14 +86,6 @@ cdef class BaseKernel:
         prob[0] = 1.0
         return greedy[0]
 
-    cdef void learn(self, Row x, int played, int greedy, double prob,
-                    bint reward) noexcept nogil:
-        pass
-
-    cdef void learn_full(self, Row x, int played, int greedy,
-                         int label) noexcept nogil:
-        pass
-
 
 def run_pass(
     BaseKernel kernel,
@@ -98,15 +111,23 @@ def run_pass(
     """
     cdef Py_ssize_t t, n = rows.shape[0]
     cdef Py_ssize_t i, start
-    cdef Py_ssize_t d = kernel.n_features
+    # Dense rows: ``indices`` is ``0..d-1``, so its length is the row width.
+    cdef Py_ssize_t d = indices.shape[0]
     cdef int a, g
     cdef double p
     cdef bint reward
     cdef bint full = kernel.full_information
     cdef Row x
+    cdef Py_ssize_t n_rows = (data.shape[0] // d if d > 0 else 0) if dense \
+        else indptr.shape[0] - 1
     if uniforms.shape[0] < n or played.shape[0] < n or greedy.shape[0] < n \
             or rewards.shape[0] < n or propensities.shape[0] < n:
         raise ValueError("output or uniform arrays are shorter than rows")
+    if y.shape[0] < n_rows:
+        raise ValueError("fewer labels than rows")
+    for t in range(n):
+        if rows[t] < 0 or rows[t] >= n_rows:
+            raise IndexError(f"row {rows[t]} out of range for {n_rows} rows")
     with nogil:
         for t in range(n):
             i = rows[t]

@@ -1,7 +1,7 @@
 """Banditron kernel (Kakade, Shalev-Shwartz and Tewari, 2008)."""
 
 from skbandit._core._kernel cimport (
-    BaseKernel,
+    LinearKernel,
     Row,
     argmax_ties,
     row_add_div,
@@ -10,14 +10,14 @@ from skbandit._core._kernel cimport (
 )
 
 
-cdef class BanditronKernel(BaseKernel):
+cdef class BanditronKernel(LinearKernel):
     """Epsilon-greedy play over ``W x``; update ``w_greedy -= x`` every round
     and ``w_played += x / p(played)`` when the played action was right."""
 
     cdef double gamma
 
     def __init__(self, double[:, ::1] W, double gamma):
-        BaseKernel.__init__(self, W, False)
+        LinearKernel.__init__(self, W, False)
         self.gamma = gamma
 
     cdef int act(self, Row x, double u1, double u2,
