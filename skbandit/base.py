@@ -27,7 +27,7 @@ from sklearn.utils.validation import (
 from skbandit._core._kernel import run_pass
 from skbandit.feedback import BanditFeedback
 
-__all__ = ["BaseBanditClassifier"]
+__all__ = ["BaseBanditClassifier", "LinearBanditClassifier"]
 
 # Rows per call of the compiled pass driver. Uniforms are drawn per block so
 # memory stays bounded on long streams; the generator yields the same stream
@@ -61,7 +61,9 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator):
     """Base class of online multiclass learners with bandit feedback.
 
     Subclasses set ``_full_information`` (True only for baselines that see the
-    true label) and implement ``_init_state`` and ``_make_kernel``.
+    true label) and implement ``_init_state``, ``_make_kernel`` and
+    ``_score_rows``; ``LinearBanditClassifier`` does the first and last for
+    learners whose scores are ``W x``.
 
     Protocol of one round: the kernel scores the row, plays an action drawn
     from its distribution using the round's first uniform (ties of the greedy
@@ -259,13 +261,16 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator):
         feedback._record(rows, played, rewards, propensities, self.classes_)
 
     # ------------------------------------------------------------ prediction
+    @abstractmethod
+    def _score_rows(self, X) -> np.ndarray:
+        """Scores (n_samples, n_classes) of validated rows under the current state."""
+
     def _scores(self, X) -> np.ndarray:
         check_is_fitted(self)
-        X = self._validate_X(X, reset=False)
-        return np.asarray(safe_sparse_dot(X, self.coef_.T, dense_output=True))
+        return self._score_rows(self._validate_X(X, reset=False))
 
     def decision_function(self, X):
-        """Class scores ``X @ coef_.T``.
+        """Class scores of each row (``X @ coef_.T`` for the linear learners).
 
         Parameters
         ----------
@@ -306,6 +311,17 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         return tags
+
+
+class LinearBanditClassifier(BaseBanditClassifier):
+    """A learner whose state includes ``coef_`` (k x d, zero at the start) and
+    whose scores are ``X @ coef_.T``; its kernel derives from ``LinearKernel``."""
+
+    def _init_state(self, n_features, n_classes):
+        self.coef_ = np.zeros((n_classes, n_features), dtype=np.float64)
+
+    def _score_rows(self, X):
+        return np.asarray(safe_sparse_dot(X, self.coef_.T, dense_output=True))
 
 
 def _csr_with_int32_indices(X: sp.csr_matrix | sp.csr_array):

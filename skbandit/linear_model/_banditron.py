@@ -4,16 +4,15 @@ from __future__ import annotations
 
 from numbers import Real
 
-import numpy as np
 from sklearn.utils._param_validation import Interval
 
-from skbandit.base import BaseBanditClassifier
+from skbandit.base import LinearBanditClassifier
 from skbandit.linear_model._banditron_fast import BanditronKernel
 
 __all__ = ["Banditron"]
 
 
-class Banditron(BaseBanditClassifier):
+class Banditron(LinearBanditClassifier):
     """Banditron: online multiclass learning from bandit feedback.
 
     Each round the learner computes the scores ``W x``, plays the greedy
@@ -85,16 +84,13 @@ class Banditron(BaseBanditClassifier):
     """
 
     _parameter_constraints: dict = {
-        **BaseBanditClassifier._parameter_constraints,
+        **LinearBanditClassifier._parameter_constraints,
         "gamma": [Interval(Real, 0, 1, closed="right")],
     }
 
     def __init__(self, *, gamma=0.05, max_iter=5, shuffle=True, random_state=None):
         super().__init__(max_iter=max_iter, shuffle=shuffle, random_state=random_state)
         self.gamma = gamma
-
-    def _init_state(self, n_features, n_classes):
-        self.coef_ = np.zeros((n_classes, n_features), dtype=np.float64)
 
     def _make_kernel(self):
         return BanditronKernel(self.coef_, float(self.gamma))

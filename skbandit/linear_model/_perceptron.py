@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import numpy as np
-
-from skbandit.base import BaseBanditClassifier
+from skbandit.base import LinearBanditClassifier
 from skbandit.linear_model._perceptron_fast import PerceptronKernel
 
 __all__ = ["MulticlassPerceptron"]
 
 
-class MulticlassPerceptron(BaseBanditClassifier):
+class MulticlassPerceptron(LinearBanditClassifier):
     """Multiclass Perceptron with full-information feedback (baseline).
 
     Each round it predicts the greedy label ``argmax W x`` and, on a mistake,
@@ -71,9 +69,6 @@ class MulticlassPerceptron(BaseBanditClassifier):
     """
 
     _full_information = True
-
-    def _init_state(self, n_features, n_classes):
-        self.coef_ = np.zeros((n_classes, n_features), dtype=np.float64)
 
     def _make_kernel(self):
         return PerceptronKernel(self.coef_)
