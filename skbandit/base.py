@@ -4,13 +4,15 @@
 parameter and input validation, label encoding, the first-call rule of
 ``partial_fit``, the random generator, passes over the data, bookkeeping of
 mistakes, and the feedback log. A learner subclass adds its parameters, its
-state (``_init_state``) and the compiled kernel that plays one round
-(``_make_kernel``); the per-row loop runs in ``skbandit._core._kernel.run_pass``.
+state (``_init_state``), how it scores rows (``_score_rows``) and the compiled
+kernel that plays one round (``_make_kernel``); the per-row loop runs in
+``skbandit._core._kernel.run_pass``. ``LinearBanditClassifier`` provides the
+state and scoring of learners whose scores are ``W x``.
 """
 
 from __future__ import annotations
 
-from abc import abstractmethod
+from abc import ABCMeta, abstractmethod
 from numbers import Integral
 
 import numpy as np
@@ -57,7 +59,7 @@ def _check_classes(classes) -> np.ndarray:
     return classes
 
 
-class BaseBanditClassifier(ClassifierMixin, BaseEstimator):
+class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
     """Base class of online multiclass learners with bandit feedback.
 
     Subclasses set ``_full_information`` (True only for baselines that see the
@@ -86,7 +88,7 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator):
     # ---------------------------------------------------------------- hooks
     @abstractmethod
     def _init_state(self, n_features: int, n_classes: int) -> None:
-        """Create the learner's state (at least ``coef_``) for a fresh fit."""
+        """Create the learner's state arrays (e.g. ``coef_``) for a fresh fit."""
 
     @abstractmethod
     def _make_kernel(self):
@@ -203,12 +205,13 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator):
         Validation happens before any state is touched, so in practice this
         only undoes what scikit-learn's ``validate_data`` records on a first
         call (``n_features_in_``, ``feature_names_in_``); it guarantees that a
-        failed call never leaves a half-fitted learner.
+        failed call never leaves a half-fitted learner. (A ``KeyboardInterrupt``
+        is not rolled back: it stops the pass between two blocks of rows.)
         """
         saved = dict(self.__dict__)
         try:
             return method(*args)
-        except BaseException:
+        except Exception:
             self.__dict__.clear()
             self.__dict__.update(saved)
             raise
@@ -230,35 +233,37 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator):
             indices = np.arange(X.shape[1], dtype=np.int32)
             indptr = np.zeros(1, dtype=np.int32)
             dense = True
-        n = rows.shape[0]
-        played = np.empty(n, dtype=np.int32)
-        greedy = np.empty(n, dtype=np.int32)
-        rewards = np.empty(n, dtype=np.int8)
-        propensities = np.empty(n, dtype=np.float64)
         kernel = self._make_kernel()
-        for start in range(0, n, _BLOCK_ROWS):
-            stop = min(start + _BLOCK_ROWS, n)
-            uniforms = self._rng.random((stop - start, 2))
+        # Block by block, so that an interrupt between blocks (Ctrl-C) leaves a
+        # consistent learner that has played a prefix of the rows.
+        for start in range(0, rows.shape[0], _BLOCK_ROWS):
+            block = rows[start : start + _BLOCK_ROWS]
+            n = block.shape[0]
+            played = np.empty(n, dtype=np.int32)
+            greedy = np.empty(n, dtype=np.int32)
+            rewards = np.empty(n, dtype=np.int8)
+            propensities = np.empty(n, dtype=np.float64)
+            uniforms = self._rng.random((n, 2))
             run_pass(
                 kernel,
                 data,
                 indices,
                 indptr,
                 dense,
-                rows[start:stop],
+                block,
                 codes,
                 uniforms,
-                played[start:stop],
-                greedy[start:stop],
-                rewards[start:stop],
-                propensities[start:stop],
+                played,
+                greedy,
+                rewards,
+                propensities,
             )
-        self.t_ += n
-        self.n_mistakes_ += int(n - np.count_nonzero(rewards))
-        # Bookkeeping for evaluation only (the greedy action's mistakes); the
-        # learner's state never depends on it.
-        self.n_greedy_mistakes_ += int(np.count_nonzero(greedy != codes[rows]))
-        feedback._record(rows, played, rewards, propensities, self.classes_)
+            self.t_ += n
+            self.n_mistakes_ += int(n - np.count_nonzero(rewards))
+            # Bookkeeping for evaluation only (the greedy action's mistakes); the
+            # learner's state never depends on it.
+            self.n_greedy_mistakes_ += int(np.count_nonzero(greedy != codes[block]))
+            feedback._record(block, played, rewards, propensities, self.classes_)
 
     # ------------------------------------------------------------ prediction
     @abstractmethod

@@ -160,6 +160,32 @@ SPARSE_FORMATS = [
 
 
 @pytest.mark.parametrize("entry", ALL)
+@pytest.mark.parametrize("container", ["dense", "csr"])
+def test_internal_blocking_is_invisible(entry, container, monkeypatch):
+    """A long call is played in blocks of rows (bounded memory for the uniforms and
+    outcomes); the block size must not change anything. Blocks of 7 rows here."""
+    import skbandit.base
+
+    k, seed = 5, 31
+    X, y = make_stream(n=150, d=8, k=k, seed=seed)
+    Xc = sp.csr_matrix(X) if container == "csr" else X
+    whole = entry.make(random_state=seed)
+    fb_whole = BanditFeedback(y)
+    whole.partial_fit(Xc, fb_whole, classes=np.arange(k))
+    fit_whole = entry.make(random_state=seed, max_iter=2).fit(Xc, y)
+
+    monkeypatch.setattr(skbandit.base, "_BLOCK_ROWS", 7)
+    blocked = entry.make(random_state=seed)
+    fb_blocked = BanditFeedback(y)
+    blocked.partial_fit(Xc, fb_blocked, classes=np.arange(k))
+    fit_blocked = entry.make(random_state=seed, max_iter=2).fit(Xc, y)
+
+    assert_same_learner(blocked, whole)
+    assert_same_log(fb_blocked, fb_whole)
+    assert_same_learner(fit_blocked, fit_whole)
+
+
+@pytest.mark.parametrize("entry", ALL)
 @pytest.mark.parametrize("fmt", SPARSE_FORMATS, ids=lambda f: f.__name__)
 def test_dense_equals_sparse(entry, fmt):
     k, seed = 4, 8
