@@ -74,18 +74,17 @@ cdef inline int argmax_ties(const double* s, int k, double u2) noexcept nogil:
     With ``m`` exact maximisers in increasing index order, returns the
     ``min(int(u2 * m), m - 1)``-th of them.
     """
-    cdef int r, m = 1, pick
+    cdef int r, m = 1, first = 0, pick
     cdef double best = s[0]
     for r in range(1, k):
         if s[r] > best:
             best = s[r]
+            first = r
             m = 1
         elif s[r] == best:
             m += 1
     if m == 1:
-        for r in range(k):
-            if s[r] == best:
-                return r
+        return first
     pick = <int>(u2 * m)
     if pick > m - 1:
         pick = m - 1
