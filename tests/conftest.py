@@ -1,12 +1,15 @@
 """Shared pytest configuration for the skbandit test suite.
 
 - ``--runslow`` enables the tests marked ``slow`` (skipped by default).
-- ``shared_data`` gives the directory of the offline data copies
-  (``../shared/data`` relative to the repository root).
+- ``shared_data_file(name)`` gives the path of an offline data copy in
+  ``../shared/data`` (relative to the repository root). A missing file skips the
+  test on a developer's machine but fails it under ``CI=true``, so that CI cannot
+  pass without running the data tests.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -41,23 +44,26 @@ def pytest_collection_modifyitems(
             item.add_marker(skip_slow)
 
 
+def _on_ci() -> bool:
+    return os.environ.get("CI", "").strip().lower() in ("true", "1", "yes")
+
+
 def shared_data_file(name: str) -> Path:
-    """Path of ``name`` in the shared data directory, or skip with the reason."""
+    """Path of ``name`` in the shared data directory.
+
+    If the file is missing the test is skipped with the reason, except under
+    ``CI=true`` where it fails: a CI run must not pass without its data tests.
+    """
     path = SHARED_DATA / name
     if not path.is_file():
-        pytest.skip(
+        reason = (
             f"../shared/data/{name} not found: expected at {path} "
             "(offline copy of the public data set, see ../shared/data/README.md)"
         )
+        if _on_ci():
+            pytest.fail(f"{reason}; CI=true, so a missing data file is an error")
+        pytest.skip(reason)
     return path
-
-
-@pytest.fixture(scope="session")
-def shared_data() -> Path:
-    """The shared data directory; skips the test when it is absent."""
-    if not SHARED_DATA.is_dir():
-        pytest.skip(f"../shared/data not found: expected the directory {SHARED_DATA}")
-    return SHARED_DATA
 
 
 @pytest.fixture(scope="session")
