@@ -1,18 +1,42 @@
-"""Pure-NumPy reference implementations, written line by line from
-``ALGORITHMS.md`` (sections 0-2) and the v0.1 SPEC.
+"""Pure-NumPy reference implementations of the learners, written from the papers.
+
+- Multiclass Perceptron (Crammer & Singer 2003): full information.
+- Banditron (Kakade, Shalev-Shwartz & Tewari, ICML 2008).
 
 Every function takes
 
-- ``X``: a dense 2-D float64 ndarray or a scipy CSR matrix,
+- ``X``: a dense 2-D float64 ndarray or a scipy CSR matrix (duplicate column
+  entries in a row are allowed and count as their sum, as in the dense matrix),
 - ``y``: integer label codes in ``0..k-1`` (index into the sorted ``classes_``),
 - ``U``: the uniforms, shape ``(n, 2)``; round ``t`` uses ``u1 = U[t, 0]`` (sampling)
   and ``u2 = U[t, 1]`` (argmax tie breaking),
 
-and returns ``(W, played, greedy, rewards, propensities)``.
+and returns a ``Trace`` ``(W, played, greedy, rewards, propensities)``.
 
-Scores are summed sequentially over the stored entries of the row in column order,
-``np.cumsum(W[:, cols] * vals, axis=1)[:, -1]``, exactly as the SPEC prescribes, so
-the actions must agree with the compiled kernel bit for bit.
+The rules these references follow, round by round:
+
+1. Scores ``s = W x``, summed sequentially over the stored entries of the row in
+   stored order, ``np.cumsum(W[:, cols] * vals, axis=1)[:, -1]``, so the actions
+   agree with the compiled kernel bit for bit.
+2. Greedy label: with the ``m`` exact maximisers ``G`` of ``s`` in increasing class
+   order, the ``min(int(u2 * m), m - 1)``-th of them.
+3. Distribution given the greedy label ``g``: Banditron ``p_g = (1 - gamma) e_g +
+   (gamma / k) 1`` (computed as ``full(k, gamma / k)``, then ``+= 1 - gamma`` at
+   ``g``); Perceptron ``p_g = e_g`` (it plays ``g``, ``u1`` is drawn but unused).
+4. Sampling by inverse CDF on ``u1`` over the classes ``0..k-1`` in order: the
+   first ``r`` with ``u1 < cumsum(p)[r]``; if rounding leaves no such ``r``, the
+   last class with positive probability.
+5. Update with the paper's probability ``p_g(a)`` of the played action ``a`` under
+   the tie-broken greedy ``g``: Banditron ``w_g -= x`` every round and, if
+   ``a = y``, ``w_a += x / p_g(a)``; Perceptron, if ``g != y``, ``w_y += x`` and
+   ``w_g -= x``. Row updates add each stored entry in turn (``np.add.at``), so a
+   column stored twice receives both values.
+6. Logged propensity: the *marginal* probability of the played action under the
+   policy, tie-breaking included, ``(1/m) * sum_{g in G} p_g(a)``. For the
+   Banditron that is ``gamma/k + (1 - gamma) * 1[a in G] / m``; for the Perceptron
+   ``1/m``. Without ties (``m = 1``) it is ``p_g(a)``.
+7. The label is used only to form the reward ``1[a = y]`` (and, for the
+   full-information Perceptron, in its update).
 """
 
 from __future__ import annotations
@@ -48,9 +72,14 @@ def scores(W: np.ndarray, cols: np.ndarray | None, vals: np.ndarray) -> np.ndarr
     return np.cumsum(prod, axis=1)[:, -1]
 
 
+def maximisers(s: np.ndarray) -> np.ndarray:
+    """The exact maximisers of ``s``, in increasing class order."""
+    return np.flatnonzero(s == np.max(s))
+
+
 def greedy_label(s: np.ndarray, u2: float) -> int:
     """First-order greedy label; ties broken with u2 among the exact maximisers."""
-    M = np.flatnonzero(s == np.max(s))
+    M = maximisers(s)
     m = len(M)
     return int(M[min(int(u2 * m), m - 1)])
 
@@ -63,24 +92,36 @@ def epsilon_greedy(k: int, greedy: int, gamma: float) -> np.ndarray:
 
 
 def sample(p: np.ndarray, u1: float) -> int:
-    """Inverse CDF: first r with u1 < cumsum(p)[r]; k - 1 if there is none."""
+    """Inverse CDF: the first r with u1 < cumsum(p)[r]; if rounding leaves none,
+    the last class with positive probability."""
     c = np.cumsum(p)
     hits = np.flatnonzero(u1 < c)
-    return int(hits[0]) if len(hits) else len(p) - 1
+    if len(hits):
+        return int(hits[0])
+    return int(np.flatnonzero(p > 0)[-1])
+
+
+def marginal_propensity(
+    dist: Callable[[int], np.ndarray], G: np.ndarray, action: int
+) -> float:
+    """(1/m) * sum over the m greedy candidates g in G of p_g(action)."""
+    return float(sum(dist(int(g))[action] for g in G) / len(G))
 
 
 def _add(W: np.ndarray, r: int, cols: np.ndarray | None, vals: np.ndarray) -> None:
     if cols is None:
         W[r] += vals
     else:
-        W[r, cols] += vals
+        # np.add.at: a column stored twice in the row receives both values
+        # (W[r, cols] += vals would keep only the last one).
+        np.add.at(W[r], cols, vals)
 
 
 def _sub(W: np.ndarray, r: int, cols: np.ndarray | None, vals: np.ndarray) -> None:
     if cols is None:
         W[r] -= vals
     else:
-        W[r, cols] -= vals
+        np.subtract.at(W[r], cols, vals)
 
 
 def _start(X, y, U, k, W0) -> tuple[np.ndarray, int]:
@@ -94,7 +135,7 @@ def _start(X, y, U, k, W0) -> tuple[np.ndarray, int]:
 def banditron(
     X, y, U: np.ndarray, k: int, *, gamma: float, W0: np.ndarray | None = None
 ) -> Trace:
-    """Banditron (ALGORITHMS.md section 2)."""
+    """Banditron (Kakade, Shalev-Shwartz & Tewari 2008)."""
     W, n = _start(X, y, U, k, W0)
     played = np.empty(n, dtype=np.int64)
     greedy = np.empty(n, dtype=np.int64)
@@ -109,17 +150,20 @@ def banditron(
         reward = a == y[t]  # the only place the label is used
         _sub(W, g, cols, vals)
         if reward:
-            _add(W, a, cols, vals / p[a])
-        played[t], greedy[t], rewards[t], props[t] = a, g, reward, p[a]
+            _add(W, a, cols, vals / p[a])  # the paper's p_g(a), g tie-broken
+        props[t] = marginal_propensity(
+            lambda c: epsilon_greedy(k, c, gamma), maximisers(s), a
+        )
+        played[t], greedy[t], rewards[t] = a, g, reward
     return Trace(W, played, greedy, rewards, props)
 
 
 def perceptron(X, y, U: np.ndarray, k: int, *, W0: np.ndarray | None = None) -> Trace:
-    """Multiclass Perceptron (ALGORITHMS.md section 1), full information."""
+    """Multiclass Perceptron (Crammer & Singer 2003), full information."""
     W, n = _start(X, y, U, k, W0)
     played = np.empty(n, dtype=np.int64)
     rewards = np.empty(n, dtype=np.int8)
-    props = np.ones(n, dtype=np.float64)
+    props = np.empty(n, dtype=np.float64)
     for t in range(n):
         cols, vals = _row(X, t)
         s = scores(W, cols, vals)
@@ -127,6 +171,7 @@ def perceptron(X, y, U: np.ndarray, k: int, *, W0: np.ndarray | None = None) -> 
         if g != y[t]:
             _add(W, int(y[t]), cols, vals)
             _sub(W, g, cols, vals)
+        props[t] = marginal_propensity(lambda c: np.eye(k)[c], maximisers(s), g)
         played[t], rewards[t] = g, g == y[t]
     return Trace(W, played, played.copy(), rewards, props)
 
