@@ -1,0 +1,83 @@
+"""The benchmark scripts still run end to end (no timing is asserted here)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_core.py"
+
+
+def _run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, str(BENCH), *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def test_bench_core_smoke_run(tmp_path):
+    out = _run(
+        "--n-rounds", "2000", "--repeat", "1", "--json", str(tmp_path / "r.json")
+    )
+    assert out.returncode == 0, out.stderr
+    for learner in ("Banditron", "MulticlassPerceptron"):
+        for how in ("1 call", "1000-row chunks"):
+            row = f"skbandit {learner} partial_fit ({how})"
+            assert out.stdout.count(row) == 2, row  # dense and csr
+    assert out.stdout.count("sklearn Perceptron.partial_fit") == 2
+    assert "NumPy per-row Banditron loop" in out.stdout
+    assert "VW --cbify" in out.stdout  # measured, or "not installed"
+    assert "FAILED" not in out.stdout
+    assert (tmp_path / "r.json").is_file()
+
+
+def test_bench_core_help_mentions_full():
+    out = _run("--help")
+    assert out.returncode == 0, out.stderr
+    assert "--full" in out.stdout
+    text = " ".join(out.stdout.split())  # argparse wraps to the terminal width
+    assert "default: 200000, or 1000000 with --full" in text
+
+
+def _harness():
+    sys.path.insert(0, str(BENCH.parent))
+    try:
+        import _harness
+    finally:
+        sys.path.remove(str(BENCH.parent))
+    return _harness
+
+
+def test_stream_dense_equals_csr_and_prefixes_agree():
+    h = _harness()
+    X_csr, y = h.make_stream(300, seed=1, block=128)
+    X_dense, y_dense = h.make_stream(300, seed=1, dense=True, block=128)
+    X_short, y_short = h.make_stream(200, seed=1, block=128)
+    assert X_csr.shape == X_dense.shape == (300, h.N_FEATURES)
+    assert X_csr.has_sorted_indices
+    assert (X_csr.toarray() == X_dense).all() and (y == y_dense).all()
+    assert (X_csr[:200] != X_short).nnz == 0 and (y[:200] == y_short).all()
+    nnz = X_csr.getnnz(axis=1)
+    assert nnz.min() >= 20 and X_csr[:, h.N_RARE :].getnnz(axis=1).max() == 20
+
+
+class _Broken:
+    def __init__(self, seed):
+        pass
+
+    def partial_fit(self, X, y, classes=None):
+        raise RuntimeError("broken on purpose")
+
+
+def test_failing_learner_gets_a_failed_row(capsys):
+    h = _harness()
+    learners = [("Broken", _Broken)]
+    for isolate in ([], ["--no-isolate"]):
+        argv = ["--n-rounds", "300", "--repeat", "1", "--inputs", "csr", *isolate]
+        assert h.main(learners, argv) == 1
+        out = capsys.readouterr().out
+        assert out.count("FAILED RuntimeError: broken on purpose") == 2
+        assert "FAILED" not in out.split("sklearn Perceptron")[1].split("\n")[0]
