@@ -1,0 +1,162 @@
+"""Helpers shared by the generators and the loaders of ``skbandit.datasets``."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import tempfile
+import urllib.request
+from numbers import Integral
+from pathlib import Path
+
+import numpy as np
+import sklearn.datasets
+from sklearn.utils import Bunch
+
+__all__ = ["get_data_home"]
+
+
+def get_data_home(data_home: str | os.PathLike | None = None) -> Path:
+    """Folder where skbandit keeps the data sets it downloads or converts.
+
+    It is the ``skbandit`` sub-folder of scikit-learn's data home
+    (:func:`sklearn.datasets.get_data_home`): ``data_home`` when given, else
+    the ``SCIKIT_LEARN_DATA`` environment variable, else ``~/scikit_learn_data``.
+    The loaders that delegate to a scikit-learn fetcher pass ``data_home`` to it
+    unchanged, so the raw files cached by scikit-learn are shared with it.
+
+    Parameters
+    ----------
+    data_home : str or path-like, default=None
+        scikit-learn data home; ``None`` means scikit-learn's default.
+
+    Returns
+    -------
+    path : pathlib.Path
+        ``<data_home>/skbandit``. The folder is not created here; the loaders
+        create it when they first write to it.
+
+    Examples
+    --------
+    >>> from skbandit.datasets import get_data_home
+    >>> get_data_home("/tmp/sk").as_posix()
+    '/tmp/sk/skbandit'
+    """
+    return Path(sklearn.datasets.get_data_home(data_home)) / "skbandit"
+
+
+def _make_rng(random_state) -> np.random.Generator:
+    """A ``numpy.random.Generator`` from None, an int, a Generator or a RandomState.
+
+    A ``RandomState`` ``r`` gives ``default_rng(r.randint(2**31 - 1))``, the
+    convention of the skbandit estimators.
+    """
+    if isinstance(random_state, np.random.RandomState):
+        return np.random.default_rng(random_state.randint(2**31 - 1))
+    if random_state is None or isinstance(random_state, Integral | np.random.Generator):
+        return np.random.default_rng(random_state)
+    raise ValueError(
+        "random_state must be None, an int, a numpy.random.Generator or a "
+        f"numpy.random.RandomState; got {random_state!r}."
+    )
+
+
+def _check_int(value, name: str, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, Integral):
+        raise TypeError(f"{name} must be an int; got {type(value).__name__}.")
+    if value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}; got {value}.")
+    return int(value)
+
+
+def _check_choice(value, name: str, choices: tuple[str, ...]) -> str:
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {choices}; got {value!r}.")
+    return value
+
+
+def _finish(
+    bunch: Bunch, *, shuffle: bool, random_state, return_X_y: bool
+) -> Bunch | tuple:
+    """Shuffle the rows of ``bunch`` (data, target, extra row arrays) and return.
+
+    The permutation is applied to ``data``, ``target`` and every other entry
+    listed in ``bunch["_row_keys"]`` (removed from the result).
+    """
+    row_keys = bunch.pop("_row_keys", ())
+    if shuffle:
+        n = len(bunch.target)
+        perm = _make_rng(random_state).permutation(n)
+        for key in ("data", "target", *row_keys):
+            value = bunch[key]
+            if isinstance(value, list):
+                bunch[key] = [value[i] for i in perm]
+            else:
+                bunch[key] = value[perm]
+    if return_X_y:
+        return bunch.data, bunch.target
+    return bunch
+
+
+def _missing_error(name: str, where: Path, hint: str) -> OSError:
+    return OSError(
+        f"{name} not found in the cache {where} and download_if_missing=False. "
+        f"Call again with download_if_missing=True to download it, or pass "
+        f"path=... to load a local copy ({hint})."
+    )
+
+
+def _file_digest(path: Path, algorithm: str) -> str:
+    h = hashlib.new(algorithm, usedforsecurity=False)
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _urlretrieve(url: str, filename: Path) -> None:
+    """Download ``url`` to ``filename`` (a thin wrapper, patched by the tests)."""
+    with (
+        urllib.request.urlopen(url, timeout=60) as response,
+        open(filename, "wb") as out,
+    ):
+        shutil.copyfileobj(response, out)
+
+
+def _download(url: str, folder: Path, filename: str, md5: str | None) -> Path:
+    """Download ``url`` into ``folder/filename``, checking its MD5 when given.
+
+    The file is written to a temporary name first and renamed once complete,
+    so an interrupted download never leaves a truncated file in the cache.
+    """
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / filename
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{filename}.")
+    os.close(fd)
+    tmp_path = Path(tmp)
+    try:
+        _urlretrieve(url, tmp_path)
+        if md5 is not None:
+            digest = _file_digest(tmp_path, "md5")
+            if digest != md5:
+                raise OSError(
+                    f"The file downloaded from {url} has MD5 {digest}, expected "
+                    f"{md5}: the download is corrupted or the remote file changed."
+                )
+        os.replace(tmp_path, target)
+    finally:
+        tmp_path.unlink(missing_ok=True)
+    return target
+
+
+def _save_npz_atomic(path: Path, **arrays) -> None:
+    """``numpy.savez_compressed`` to a temporary file renamed into ``path``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".npz")
+    os.close(fd)
+    try:
+        np.savez_compressed(tmp, **arrays)
+        os.replace(tmp, path)
+    finally:
+        Path(tmp).unlink(missing_ok=True)
