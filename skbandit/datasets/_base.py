@@ -39,9 +39,12 @@ def get_data_home(data_home: str | os.PathLike | None = None) -> Path:
 
     Examples
     --------
+    >>> import tempfile
+    >>> from pathlib import Path
     >>> from skbandit.datasets import get_data_home
-    >>> get_data_home("/tmp/sk").as_posix()
-    '/tmp/sk/skbandit'
+    >>> home = tempfile.mkdtemp()
+    >>> get_data_home(home) == Path(home) / "skbandit"
+    True
     """
     return Path(sklearn.datasets.get_data_home(data_home)) / "skbandit"
 
