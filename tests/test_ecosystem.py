@@ -9,10 +9,12 @@ import numpy as np
 import pytest
 from _registry import entry_params
 from conftest import shared_data_file
+from numpy.testing import assert_array_equal
 from sklearn.base import clone
 from sklearn.datasets import load_digits
+from sklearn.exceptions import NotFittedError
 from sklearn.feature_extraction.text import TfidfVectorizer
-from sklearn.model_selection import GridSearchCV, cross_val_score
+from sklearn.model_selection import GridSearchCV, KFold, cross_val_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import MinMaxScaler
 
@@ -31,31 +33,59 @@ def digits():
 def test_pipeline_and_cross_validation(entry, digits):
     X, y = digits
     pipe = make_pipeline(MinMaxScaler(), entry.make(random_state=0))
-    scores = cross_val_score(pipe, X, y, cv=3)
+    cv = KFold(n_splits=3, shuffle=True, random_state=0)
+    scores = cross_val_score(pipe, X, y, cv=cv)
+    # Each fold fits a fresh clone of the pipeline: the same scores as fitting
+    # clones by hand (a learner whose state or generator leaked between clones,
+    # or whose fit was not deterministic under random_state, would differ).
+    by_hand = [
+        clone(pipe).fit(X[train], y[train]).score(X[test], y[test])
+        for train, test in cv.split(X)
+    ]
+    assert_array_equal(scores, by_hand)
     # Five shuffled passes over 1,198 digits: far above the 0.1 of guessing.
-    assert scores.shape == (3,)
-    assert np.all(scores > 0.5)
+    assert np.all(scores > 0.5), scores
 
 
 @pytest.mark.parametrize("entry", ALL)
 def test_clone_is_unfitted_with_same_params(entry, digits):
     X, y = digits
     est = entry.make(random_state=3).fit(X / 16, y)
+    coef = est.coef_.copy()
     twin = clone(est)
-    assert twin.get_params() == est.get_params()
-    assert not hasattr(twin, "coef_")
-    np.testing.assert_array_equal(twin.fit(X / 16, y).coef_, est.coef_)
+    for attr in ("coef_", "classes_", "t_", "n_mistakes_", "n_features_in_"):
+        assert not hasattr(twin, attr), attr
+    with pytest.raises(NotFittedError):
+        twin.predict(X)
+    # the clone learns the same from the same data and seed, without touching
+    # the original
+    assert_array_equal(twin.fit(X / 16, y).coef_, coef)
+    twin.partial_fit(X / 16, y)
+    assert_array_equal(est.coef_, coef)
 
 
 def test_grid_search_over_gamma(digits):
     X, y = digits
-    grid = GridSearchCV(
-        Banditron(random_state=0), {"gamma": [0.01, 0.1, 0.5]}, cv=3, n_jobs=1
-    )
-    grid.fit(X / 16, y)
-    assert grid.best_params_["gamma"] in (0.01, 0.1, 0.5)
+    X = X / 16
+    gammas = [0.01, 0.1, 0.5]
+    cv = KFold(n_splits=3, shuffle=True, random_state=1)
+    grid = GridSearchCV(Banditron(random_state=0), {"gamma": gammas}, cv=cv)
+    grid.fit(X, y)
+    means = grid.cv_results_["mean_test_score"]
+    # gamma reaches the learner: each value gives different held-out scores,
+    # equal to cross-validating that setting by hand
+    assert len(set(means)) == len(gammas), means
+    for gamma, mean in zip(gammas, means, strict=True):
+        by_hand = cross_val_score(Banditron(gamma=gamma, random_state=0), X, y, cv=cv)
+        assert mean == pytest.approx(by_hand.mean(), rel=1e-12), gamma
     assert grid.best_score_ > 0.5
-    assert grid.best_estimator_.t_ == grid.best_estimator_.max_iter * len(y)
+    # the refit learner made max_iter passes over all rows with the chosen gamma
+    best = grid.best_estimator_
+    assert best.t_ == best.max_iter * len(y)
+    assert_array_equal(
+        best.coef_,
+        Banditron(random_state=0, **grid.best_params_).fit(X, y).coef_,
+    )
 
 
 def _mini_newsgroups():
