@@ -41,8 +41,8 @@ def _as(X, container):
 
 def _tie_stream(n, k, seed):
     """Binary features, about 3 of 100 per row: most rows touch features whose
-    weights are still equal across classes, so exact ties are frequent (a third
-    of the rounds for the Banditron), also on non-empty rows."""
+    weights are still equal across classes, so exact ties are frequent (a fifth
+    to a third of the Banditron's rounds), also on non-empty rows."""
     X, y = make_stream(
         n=n, d=100, k=k, kind="binary", density=0.03, n_empty=0, seed=seed
     )
