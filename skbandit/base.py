@@ -3,11 +3,34 @@
 ``BaseBanditClassifier`` owns everything that is not the algorithm:
 parameter and input validation, label encoding, the first-call rule of
 ``partial_fit``, the random generator, passes over the data, bookkeeping of
-mistakes, and the feedback log. A learner subclass adds its parameters, its
-state (``_init_state``), how it scores rows (``_score_rows``) and the compiled
-kernel that plays one round (``_make_kernel``); the per-row loop runs in
+mistakes, the feedback log, and the failure guarantee. A learner subclass adds
+its parameters, declares its state (``_state_attrs``, created by
+``_init_state``), says how it scores rows (``_score_rows``) and which compiled
+kernel plays one round (``_make_kernel``); the per-row loop runs in
 ``skbandit._core._kernel.run_pass``. ``LinearBanditClassifier`` provides the
 state and scoring of learners whose scores are ``W x``.
+
+The state protocol
+------------------
+A learner's mutable state is the attributes named in ``_state_attrs`` (arrays
+that the kernel updates in place, or scalars), the counters ``t_``,
+``n_mistakes_`` and ``n_greedy_mistakes_``, and the generator ``_rng``.
+``_get_state`` copies all of it and ``_set_state`` restores it; the rollback of
+a failed block, the tests' snapshot/compare helpers and the NumPy reference
+runners use them, so a learner with other state (a diagonal, an inverse, a
+support set) is covered without special cases.
+
+The failure guarantee
+---------------------
+* A call that fails validation (bad input or parameters) changes nothing.
+* Rows are played in blocks of ``_BLOCK_ROWS``. A failure or interrupt while a
+  block is played (including the non-finite check below) restores the learner,
+  counters, generator and feedback log to their values after the last finished
+  block; if no block of the call had finished, the learner is exactly as
+  before the call (a failed first call leaves it unfitted).
+* After each block the state is checked to be finite (and the kernel stops at
+  the first row whose scores are not finite), so an overflow raises a
+  ``FloatingPointError`` that suggests scaling the input.
 """
 
 from __future__ import annotations
@@ -26,7 +49,12 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from skbandit._core._kernel import run_pass
+from skbandit._core._kernel import (
+    KernelStatus,
+    check_csr,
+    run_distribution,
+    run_pass,
+)
 from skbandit.feedback import BanditFeedback
 
 __all__ = ["BaseBanditClassifier", "LinearBanditClassifier"]
@@ -36,16 +64,15 @@ __all__ = ["BaseBanditClassifier", "LinearBanditClassifier"]
 # of numbers whatever the block size, so results do not depend on it.
 _BLOCK_ROWS = 1 << 16
 
+_COUNTERS = ("t_", "n_mistakes_", "n_greedy_mistakes_")
+STATUS_NONFINITE = int(KernelStatus.STATUS_NONFINITE)
+
 
 def _make_rng(random_state) -> np.random.Generator:
     """The learner's own generator, from an int, None or a RandomState."""
     if isinstance(random_state, np.random.RandomState):
         return np.random.default_rng(random_state.randint(2**31 - 1))
     return np.random.default_rng(random_state)
-
-
-def _as_feedback(y) -> BanditFeedback:
-    return y if isinstance(y, BanditFeedback) else BanditFeedback(y)
 
 
 def _check_classes(classes) -> np.ndarray:
@@ -59,13 +86,21 @@ def _check_classes(classes) -> np.ndarray:
     return classes
 
 
+def _all_finite(a: np.ndarray) -> bool:
+    with np.errstate(over="ignore", invalid="ignore"):
+        if np.isfinite(a.sum()):
+            return True
+    return bool(np.isfinite(a).all())
+
+
 class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
     """Base class of online multiclass learners with bandit feedback.
 
-    Subclasses set ``_full_information`` (True only for baselines that see the
-    true label) and implement ``_init_state``, ``_make_kernel`` and
-    ``_score_rows``; ``LinearBanditClassifier`` does the first and last for
-    learners whose scores are ``W x``.
+    Subclasses declare ``_state_attrs`` and implement ``_init_state``,
+    ``_make_kernel`` and ``_score_rows``; ``LinearBanditClassifier`` does all
+    but the kernel for learners whose scores are ``W x``. Whether a learner
+    sees the true label (a full-information baseline) is decided by its kernel
+    (``full_information``), nowhere else.
 
     Protocol of one round: the kernel scores the row, plays an action drawn
     from its distribution using the round's first uniform (ties of the greedy
@@ -78,7 +113,8 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         "random_state": ["random_state"],
     }
 
-    _full_information = False
+    # Fitted attributes holding the algorithm's state (see the module docstring).
+    _state_attrs: tuple[str, ...] = ()
 
     def __init__(self, *, max_iter=5, shuffle=True, random_state=None):
         self.max_iter = max_iter
@@ -88,14 +124,64 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
     # ---------------------------------------------------------------- hooks
     @abstractmethod
     def _init_state(self, n_features: int, n_classes: int) -> None:
-        """Create the learner's state arrays (e.g. ``coef_``) for a fresh fit."""
+        """Create the attributes named in ``_state_attrs`` for a fresh fit."""
 
     @abstractmethod
     def _make_kernel(self):
         """A ``BaseKernel`` wrapping the current state arrays (updated in place)."""
 
+    def _before_block(self, kernel, n_rows: int):
+        """Called before each block of ``n_rows`` rounds; returns the kernel to
+        play it with (e.g. a new one after growing a buffer). Python, once per
+        block: no per-round cost."""
+        return kernel
+
+    def _after_block(self, kernel) -> None:
+        """Called after each block has been played, before it is committed (e.g.
+        to project weights or check a capacity). Raising rolls the block back."""
+
+    # --------------------------------------------------------- state protocol
+    def _get_state(self) -> dict:
+        """A copy of the whole mutable state: declared state, counters, generator."""
+        state = {}
+        for name in (*self._state_attrs, *_COUNTERS):
+            value = getattr(self, name)
+            state[name] = value.copy() if isinstance(value, np.ndarray) else value
+        state["_rng"] = self._rng.bit_generator.state
+        return state
+
+    def _set_state(self, state: dict) -> None:
+        """Restore a ``_get_state`` copy (arrays in place where shapes allow)."""
+        for name, value in state.items():
+            if name == "_rng":
+                self._rng.bit_generator.state = value
+                continue
+            current = getattr(self, name, None)
+            if (
+                isinstance(value, np.ndarray)
+                and isinstance(current, np.ndarray)
+                and current.shape == value.shape
+                and current.dtype == value.dtype
+                and current.flags.writeable
+            ):
+                np.copyto(current, value)
+            else:
+                setattr(self, name, value.copy() if hasattr(value, "copy") else value)
+
+    def _own_state_arrays(self) -> None:
+        """Make every state array writeable and C-contiguous (a learner loaded
+        read-only, e.g. memory-mapped by joblib, gets private copies)."""
+        for name in self._state_attrs:
+            value = getattr(self, name)
+            if isinstance(value, np.ndarray) and not (
+                value.flags.writeable and value.flags.c_contiguous
+            ):
+                setattr(self, name, np.array(value, order="C", copy=True))
+
     # ------------------------------------------------------------ validation
     def _validate_X(self, X, *, reset: bool):
+        if sp.issparse(X):
+            _check_sparse_structure(X)
         X = validate_data(
             self,
             X,
@@ -107,14 +193,18 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
             ensure_all_finite=True,
         )
         if sp.issparse(X):
-            X = _csr_with_int32_indices(X)
+            # Conversions from other formats produce CSR: check it too.
+            _check_sparse_structure(X)
         return X
 
     def _validate_fit_input(self, X, y, *, reset: bool):
-        feedback = _as_feedback(y)
+        # Plain labels are wrapped in a feedback object whose log nobody reads:
+        # it is not kept.
+        record = isinstance(y, BanditFeedback)
+        feedback = y if record else BanditFeedback(y)
         X = self._validate_X(X, reset=reset)
         check_consistent_length(X, feedback)
-        return X, feedback
+        return X, feedback, record
 
     # ------------------------------------------------------------- training
     @_fit_context(prefer_skip_nested_validation=True)
@@ -139,7 +229,7 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         return self._transaction(self._fit, X, y)
 
     def _fit(self, X, y):
-        X, feedback = self._validate_fit_input(X, y, reset=True)
+        X, feedback, record = self._validate_fit_input(X, y, reset=True)
         classes = _check_classes(feedback._labels_for_classes())
         codes = feedback._encode(classes)
         # Everything is validated: start the new state.
@@ -151,9 +241,10 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
                 rows = self._rng.permutation(n).astype(np.int32)
             else:
                 rows = np.arange(n, dtype=np.int32)
-            self._play(X, codes, rows, feedback)
+            self._play(X, codes, rows, feedback, record)
         return self
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def partial_fit(self, X, y, classes=None):
         """One pass over the rows of X, in order, with bandit feedback.
 
@@ -175,8 +266,11 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         return self._transaction(self._partial_fit, X, y, classes)
 
     def _partial_fit(self, X, y, classes):
-        self._validate_params()
         first_call = not hasattr(self, "classes_")
+        if not first_call:
+            # _fit_context validates the parameters of an unfitted learner only;
+            # a parameter changed mid-stream must be checked too.
+            self._validate_params()
         if first_call:
             if classes is None:
                 raise ValueError(
@@ -191,30 +285,33 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
                     f"classes={new_classes.tolist()} is not the same as on the "
                     f"first call to partial_fit, was: {self.classes_.tolist()}"
                 )
-        X, feedback = self._validate_fit_input(X, y, reset=first_call)
+        X, feedback, record = self._validate_fit_input(X, y, reset=first_call)
         codes = feedback._encode(new_classes if first_call else self.classes_)
         if first_call:
             self._reset(new_classes, X.shape[1])
         self.n_iter_ = 1
-        self._play(X, codes, np.arange(X.shape[0], dtype=np.int32), feedback)
+        self._play(X, codes, np.arange(X.shape[0], dtype=np.int32), feedback, record)
         return self
 
     def _transaction(self, method, *args):
-        """Run ``method``; if it raises, restore the attributes it changed.
+        """Run ``method`` under the failure guarantee (module docstring).
 
-        Validation happens before any state is touched, so in practice this
-        only undoes what scikit-learn's ``validate_data`` records on a first
-        call (``n_features_in_``, ``feature_names_in_``); it guarantees that a
-        failed call never leaves a half-fitted learner. (A ``KeyboardInterrupt``
-        is not rolled back: it stops the pass between two blocks of rows.)
+        ``_play`` rolls a failed block back and counts finished blocks in
+        ``_blocks_done``; if none finished, every attribute is restored here
+        (this undoes what validation records on a first call, such as
+        ``n_features_in_``, and a ``fit`` that had replaced the state).
         """
         saved = dict(self.__dict__)
+        self._blocks_done = 0
         try:
             return method(*args)
-        except Exception:
-            self.__dict__.clear()
-            self.__dict__.update(saved)
+        except BaseException:
+            if self._blocks_done == 0:
+                self.__dict__.clear()
+                self.__dict__.update(saved)
             raise
+        finally:
+            self.__dict__.pop("_blocks_done", None)
 
     def _reset(self, classes: np.ndarray, n_features: int) -> None:
         self.classes_ = classes
@@ -224,46 +321,78 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         self.n_greedy_mistakes_ = 0
         self._init_state(n_features, classes.shape[0])
 
-    def _play(self, X, codes, rows, feedback) -> None:
-        """Play ``rows`` of X in order; update state, counters and the log."""
-        if sp.issparse(X):
-            data, indices, indptr, dense = X.data, X.indices, X.indptr, False
-        else:
-            data = X.reshape(-1)
-            indices = np.arange(X.shape[1], dtype=np.int32)
-            indptr = np.zeros(1, dtype=np.int32)
-            dense = True
+    def _play(self, X, codes, rows, feedback, record) -> None:
+        """Play ``rows`` of X in order, block by block; update state, counters
+        and (when ``record``) the feedback log. A failed block is rolled back."""
+        data, indices, indptr, dense = _kernel_arrays(X)
+        self._own_state_arrays()
         kernel = self._make_kernel()
-        # Block by block, so that an interrupt between blocks (Ctrl-C) leaves a
-        # consistent learner that has played a prefix of the rows.
         for start in range(0, rows.shape[0], _BLOCK_ROWS):
             block = rows[start : start + _BLOCK_ROWS]
             n = block.shape[0]
-            played = np.empty(n, dtype=np.int32)
-            greedy = np.empty(n, dtype=np.int32)
-            rewards = np.empty(n, dtype=np.int8)
-            propensities = np.empty(n, dtype=np.float64)
-            uniforms = self._rng.random((n, 2))
-            run_pass(
-                kernel,
-                data,
-                indices,
-                indptr,
-                dense,
-                block,
-                codes,
-                uniforms,
-                played,
-                greedy,
-                rewards,
-                propensities,
+            snapshot = self._get_state()
+            mark = feedback._log_mark() if record else 0
+            try:
+                kernel = self._before_block(kernel, n)
+                uniforms = self._rng.random((n, 2))
+                played = np.empty(n, dtype=np.int32)
+                greedy = np.empty(n, dtype=np.int32)
+                rewards = np.empty(n, dtype=np.float64)
+                propensities = np.empty(n, dtype=np.float64)
+                done = run_pass(
+                    kernel,
+                    data,
+                    indices,
+                    indptr,
+                    dense,
+                    block,
+                    codes,
+                    uniforms,
+                    self.t_,
+                    played,
+                    greedy,
+                    rewards,
+                    propensities,
+                )
+                if kernel.status != 0 or done != n:
+                    self._raise_kernel_status(kernel, X)
+                self._after_block(kernel)
+                if not all(
+                    _all_finite(getattr(self, name))
+                    for name in self._state_attrs
+                    if isinstance(getattr(self, name), np.ndarray)
+                ):
+                    self._raise_kernel_status(kernel, X, status=STATUS_NONFINITE)
+                self.t_ += n
+                self.n_mistakes_ += int(n - np.count_nonzero(rewards))
+                # Bookkeeping for evaluation only (the greedy action's mistakes);
+                # the learner's state never depends on it.
+                self.n_greedy_mistakes_ += int(np.count_nonzero(greedy != codes[block]))
+                if record:
+                    feedback._record(
+                        block, played, rewards, propensities, self.classes_
+                    )
+            except BaseException:
+                kernel.status = 0
+                self._set_state(snapshot)
+                if record:
+                    feedback._truncate_log(mark)
+                raise
+            self._blocks_done += 1
+
+    def _raise_kernel_status(self, kernel, X, status=None):
+        status = kernel.status if status is None else status
+        if status == STATUS_NONFINITE:
+            data = X.data if sp.issparse(X) else X
+            scale = float(np.max(np.abs(data))) if data.size else 0.0
+            raise FloatingPointError(
+                f"{type(self).__name__}: the scores or the state became "
+                f"non-finite (floating-point overflow); the largest |x| in this "
+                f"call is {scale:.3g}. Scale the features, e.g. with "
+                "sklearn.preprocessing.MaxAbsScaler or StandardScaler. The "
+                "learner is left as after its last finished block of rows."
             )
-            self.t_ += n
-            self.n_mistakes_ += int(n - np.count_nonzero(rewards))
-            # Bookkeeping for evaluation only (the greedy action's mistakes); the
-            # learner's state never depends on it.
-            self.n_greedy_mistakes_ += int(np.count_nonzero(greedy != codes[block]))
-            feedback._record(block, played, rewards, propensities, self.classes_)
+        raise RuntimeError(f"kernel stopped with unknown status {status}")
 
     # ------------------------------------------------------------ prediction
     @abstractmethod
@@ -312,6 +441,36 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         scores = self._scores(X)
         return self.classes_[np.argmax(scores, axis=1)]
 
+    def exploration_distribution(self, X):
+        """Probability of playing each class on each row at the next round.
+
+        The learner's exploration policy under its current state, computed by
+        the same compiled function its kernel samples from; exact ties of the
+        greedy label share the greedy mass, as the random tie-break does. It is
+        the policy that plays the actions, not a model of ``P(y | x)``, and the
+        logged propensity of a played action is this distribution at that
+        action. Predicting does not advance the learner's generator.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Rows.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            Rows sum to one; columns in ``classes_`` order.
+        """
+        check_is_fitted(self)
+        X = self._validate_X(X, reset=False)
+        self._own_state_arrays()
+        kernel = self._make_kernel()
+        out = np.empty((X.shape[0], self.classes_.shape[0]), dtype=np.float64)
+        data, indices, indptr, dense = _kernel_arrays(X)
+        if not run_distribution(kernel, data, indices, indptr, dense, self.t_ + 1, out):
+            self._raise_kernel_status(kernel, X, status=STATUS_NONFINITE)
+        return out
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
@@ -322,6 +481,8 @@ class LinearBanditClassifier(BaseBanditClassifier):
     """A learner whose state includes ``coef_`` (k x d, zero at the start) and
     whose scores are ``X @ coef_.T``; its kernel derives from ``LinearKernel``."""
 
+    _state_attrs = ("coef_",)
+
     def _init_state(self, n_features, n_classes):
         self.coef_ = np.zeros((n_classes, n_features), dtype=np.float64)
 
@@ -329,16 +490,65 @@ class LinearBanditClassifier(BaseBanditClassifier):
         return np.asarray(safe_sparse_dot(X, self.coef_.T, dense_output=True))
 
 
-def _csr_with_int32_indices(X: sp.csr_matrix | sp.csr_array):
-    """CSR with sorted-or-not int32 indices, as the kernels read them."""
-    if X.indices.dtype == np.int32 and X.indptr.dtype == np.int32:
-        return X
+def _check_sparse_structure(X) -> None:
+    """Refuse a malformed sparse matrix (O(nnz), no copy): compressed index
+    arrays out of range or out of order, or COO coordinates outside the shape.
+    Nothing a user passes may make a kernel (or SciPy) index out of bounds."""
+    fmt = X.format
+    n_rows, n_cols = X.shape
+    if fmt in ("csr", "csc"):
+        major, minor = (n_rows, n_cols) if fmt == "csr" else (n_cols, n_rows)
+        indptr, indices = X.indptr, X.indices
+        if indptr.dtype != indices.dtype or indptr.dtype not in (np.int32, np.int64):
+            indptr, indices = indptr.astype(np.int64), indices.astype(np.int64)
+        if not (indptr.flags.c_contiguous and indices.flags.c_contiguous):
+            indptr, indices = (
+                np.ascontiguousarray(indptr),
+                np.ascontiguousarray(indices),
+            )
+        if indptr.ndim != 1 or indices.ndim != 1:
+            problem = "indptr and indices must be 1-D"
+        else:
+            problem = check_csr(indptr, indices, X.data.shape[0], major, minor)
+        if problem:
+            name = "column" if fmt == "csr" else "row"
+            raise ValueError(
+                f"Malformed sparse {fmt.upper()} matrix of shape {X.shape}: "
+                f"{problem.replace('column index', name + ' index')}."
+            )
+    elif fmt == "coo":
+        for coords, size, name in (
+            (X.coords[0], n_rows, "row"),
+            (X.coords[1], n_cols, "column"),
+        ):
+            if coords.size and (coords.min() < 0 or coords.max() >= size):
+                raise ValueError(
+                    f"Malformed sparse COO matrix of shape {X.shape}: a {name} "
+                    f"index is outside [0, {size})."
+                )
+    elif fmt == "bsr":
+        try:
+            X.check_format(full_check=True)
+        except ValueError as exc:
+            raise ValueError(f"Malformed sparse BSR matrix: {exc}") from None
+
+
+def _kernel_arrays(X):
+    """``(data, indices, indptr, dense)`` as the kernels read them: dense rows
+    flattened, or CSR with int32 indices (only the index arrays are copied when
+    they are int64; the values are never copied)."""
+    if not sp.issparse(X):
+        return (
+            X.reshape(-1),
+            np.empty(0, dtype=np.int32),
+            np.zeros(1, dtype=np.int32),
+            True,
+        )
     if X.nnz >= 2**31 or X.shape[1] >= 2**31:
         raise ValueError(
             f"Sparse input with {X.nnz} stored values and {X.shape[1]} columns is "
             "too large: skbandit kernels use 32-bit indices."
         )
-    X = X.copy()
-    X.indices = X.indices.astype(np.int32)
-    X.indptr = X.indptr.astype(np.int32)
-    return X
+    indices = X.indices.astype(np.int32, copy=False)
+    indptr = X.indptr.astype(np.int32, copy=False)
+    return X.data, indices, indptr, False

@@ -43,7 +43,11 @@ class BanditFeedback:
     rewards_ : ndarray of shape (n_rounds,), dtype int8
         1 where the played action was the true label, else 0.
     propensities_ : ndarray of shape (n_rounds,), dtype float64
-        Probability with which each played action was drawn.
+        Probability with which the learner's policy played each action: the
+        marginal probability of that action, exact ties of the greedy label
+        included (so it equals ``exploration_distribution`` of the row at the
+        played action, just before the round). This is the propensity that
+        off-policy estimators need.
     n_rounds_ : int
         Number of rounds logged.
 
@@ -104,13 +108,20 @@ class BanditFeedback:
         return f"BanditFeedback(n_samples={len(self)}, n_rounds={self.n_rounds_})"
 
     # --------------------------------------------------------------- the log
+    # One entry (rows, actions, rewards, propensities) per block of play. The
+    # public arrays concatenate the entries once and keep the result as the
+    # single entry, so reading them repeatedly costs nothing more.
     def _clear_log(self) -> None:
         self._log: list[tuple[np.ndarray, ...]] = []
 
     def _logged(self, field: int, dtype) -> np.ndarray:
         if not self._log:
             return np.empty(0, dtype=dtype)
-        return np.concatenate([entry[field] for entry in self._log])
+        if len(self._log) > 1:
+            self._log = [
+                tuple(np.concatenate([e[f] for e in self._log]) for f in range(4))
+            ]
+        return self._log[0][field]
 
     @property
     def rows_(self) -> np.ndarray:
@@ -168,6 +179,7 @@ class BanditFeedback:
         return codes.astype(np.int32)
 
     def _record(self, rows, played, rewards, propensities, classes) -> None:
+        """Append one block of play. ``rewards`` are the revealed 0/1 bits."""
         self._log.append(
             (
                 np.asarray(rows, dtype=np.int64),
@@ -176,3 +188,14 @@ class BanditFeedback:
                 np.asarray(propensities, dtype=np.float64),
             )
         )
+
+    def _log_mark(self) -> int:
+        """Rounds logged so far: a mark to roll the log back to."""
+        return self.n_rounds_
+
+    def _truncate_log(self, n_rounds: int) -> None:
+        """Forget the rounds logged after the first ``n_rounds``."""
+        if self.n_rounds_ == n_rounds:
+            return
+        logged = (self.rows_, self.actions_, self.rewards_, self.propensities_)
+        self._log = [tuple(a[:n_rounds] for a in logged)] if n_rounds > 0 else []

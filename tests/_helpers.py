@@ -1,33 +1,65 @@
-"""Assertions shared by the protocol and validation tests."""
+"""Assertions shared by the protocol and validation tests.
+
+They compare learners through the state protocol (``_get_state``): every
+declared state array, the counters and the generator, so a learner with state
+beyond ``coef_`` is compared whole without special cases.
+"""
 
 from __future__ import annotations
+
+import copy
 
 import numpy as np
 from numpy.testing import assert_array_equal
 
-STATE_ATTRS = ("t_", "n_mistakes_", "n_greedy_mistakes_", "n_features_in_")
+from skbandit import BanditFeedback
+
+FITTED_ATTRS = ("classes_", "n_features_in_")
 
 
 def snapshot(est) -> dict:
-    """Copies of the public fitted state of a learner."""
-    return {
-        "coef_": np.array(est.coef_, copy=True),
-        "classes_": np.array(est.classes_, copy=True),
-        **{a: getattr(est, a) for a in STATE_ATTRS},
-    }
+    """Copies of the whole fitted state of a learner (state protocol + classes)."""
+    snap = est._get_state()
+    for name in FITTED_ATTRS:
+        snap[name] = copy.deepcopy(getattr(est, name))
+    return snap
+
+
+def _assert_equal_values(a, b, name: str) -> None:
+    if isinstance(b, np.ndarray):
+        assert isinstance(a, np.ndarray), name
+        assert a.dtype == b.dtype, name
+        assert a.shape == b.shape, name
+        assert_array_equal(a, b, err_msg=name)
+    elif isinstance(b, dict):
+        assert isinstance(a, dict) and a.keys() == b.keys(), name
+        for key in b:
+            _assert_equal_values(a[key], b[key], f"{name}[{key!r}]")
+    else:
+        assert a == b, f"{name}: {a!r} != {b!r}"
 
 
 def assert_same_state(est, snap: dict) -> None:
-    assert_array_equal(est.coef_, snap["coef_"])
-    assert est.coef_.dtype == snap["coef_"].dtype
-    assert_array_equal(est.classes_, snap["classes_"])
-    for a in STATE_ATTRS:
-        assert getattr(est, a) == snap[a], a
+    """``est`` is bitwise in the state ``snap`` (generator included)."""
+    now = snapshot(est)
+    assert now.keys() == snap.keys()
+    for name in snap:
+        _assert_equal_values(now[name], snap[name], name)
 
 
 def assert_same_learner(a, b) -> None:
-    """Two learners in the same public state (bitwise-equal weights)."""
+    """Two learners in the same whole state (bitwise-equal arrays, same generator)."""
     assert_same_state(a, snapshot(b))
+
+
+def assert_same_next_actions(a, b, X, y) -> None:
+    """Copies of ``a`` and ``b`` play the continuation ``(X, y)`` identically."""
+    a, b = copy.deepcopy(a), copy.deepcopy(b)
+    fb_a, fb_b = BanditFeedback(y), BanditFeedback(y)
+    a.partial_fit(X, fb_a)
+    b.partial_fit(X, fb_b)
+    assert_same_log(fb_a, fb_b)
+    assert_same_learner(a, b)
 
 
 def assert_same_log(fb_a, fb_b) -> None:

@@ -1,78 +1,135 @@
 # Shared compiled core of every skbandit learner.
 #
 # A learner's kernel is a ``BaseKernel`` subclass (``LinearKernel`` when its
-# scores are ``W x``) that implements one round in two halves: ``act`` (choose
-# the played action from the row and the round's two uniforms) and ``learn``
-# (update from the revealed bit). The pass driver ``run_pass`` in _kernel.pyx
-# owns the loop over rows and is the only code that reads the true label: it
-# turns it into the reward ``played == y``. A bandit learner therefore cannot
-# see more than that bit. Full-information baselines set ``full_information``
-# and receive the label in ``learn_full`` instead.
+# scores are ``W x``). One round is two halves:
+#
+# * ``act`` -- scores, greedy label, distribution, draw. The default ``act``
+#   is generic: ``compute_scores`` (the learner's scores of the row), the
+#   greedy argmax with exact ties broken by ``u2``, the learner's
+#   ``distribution`` for that greedy label, and the inverse-CDF draw on ``u1``.
+#   A kernel normally overrides only ``compute_scores`` and ``distribution``.
+# * ``learn`` -- the update from the played action, the probability with which
+#   the kernel drew it (the paper's ``p(action)`` for the tie-broken greedy
+#   label) and a real-valued reward. ``learn`` may read what ``act`` computed
+#   independently of the draw (``scores``), never the draw itself, so the same
+#   kernel can learn from an action chosen elsewhere (a logged action).
+#
+# The pass driver ``run_pass`` in _kernel.pyx owns the loop over rows and is the
+# only code that reads the true label: it turns it into the reward
+# ``1.0 if played == y else 0.0``. A bandit learner therefore cannot see more
+# than that bit. Full-information baselines set ``full_information`` and
+# receive the label in ``learn_full`` instead.
+#
+# Every round also gets its 1-based global index ``t`` (rounds played before the
+# call + position in the call), for schedules such as gamma_t or eta_t.
+
+cdef extern from "_scores.h":
+    void skb_linear_scores(const double* W, Py_ssize_t ldw, int k,
+                           const double* val, const int* ind, Py_ssize_t nnz,
+                           double* out) noexcept nogil
+
+
+# ``BaseKernel.status``: a kernel sets a non-zero status to stop the pass
+# before the next round; the estimator reads it after ``run_pass`` returns.
+cpdef enum KernelStatus:
+    STATUS_OK = 0
+    # a score of the row was not finite (the state or x . w overflowed)
+    STATUS_NONFINITE = 1
+
 
 cdef struct Row:
-    # One row of X: ``nnz`` stored values and their column indices. Dense rows
-    # point at the row of X and at a shared ``0..d-1`` index vector.
+    # One row of X: ``nnz`` stored values and their column indices.
+    # ``ind == NULL`` marks a dense row: entry j is column j, ``nnz == d``.
     const double* val
     const int* ind
     int nnz
 
 
 cdef class BaseKernel:
-    # One round of a learner. ``act`` returns the played action and writes the
-    # greedy action and the played action's probability; ``learn`` updates from
-    # the reward (bandit learners), ``learn_full`` from the label (baselines
-    # with ``full_information``). State lives in arrays owned by the estimator.
     cdef readonly int n_classes
+    cdef readonly int n_features
     cdef readonly bint full_information
-    # Scratch buffer of k scores.
+    # Non-zero stops the pass (see STATUS_*); reset by the estimator.
+    cdef public int status
+    # k scores of the current row, written by ``compute_scores``.
     cdef double[::1] scores
+    # The distribution of the current round, and scratch for tie marginals.
+    cdef double[::1] proba
+    cdef double[::1] proba_tmp
 
-    cdef int act(self, Row x, double u1, double u2,
-                 int* greedy, double* prob) noexcept nogil
-    cdef void learn(self, Row x, int played, int greedy, double prob,
-                    bint reward) noexcept nogil
-    cdef void learn_full(self, Row x, int played, int greedy,
+    cdef void compute_scores(self, Row x, long long t) noexcept nogil
+    cdef void distribution(self, const double* s, long long t, int greedy,
+                           double* p) noexcept nogil
+    cdef void marginal_distribution(self, long long t, double* out) noexcept nogil
+    cdef double tie_marginal(self, long long t, int action) noexcept nogil
+    cdef int act(self, Row x, long long t, double u1, double u2,
+                 int* greedy, double* prob, double* marginal) noexcept nogil
+    cdef void learn(self, Row x, long long t, int played, int greedy,
+                    double prob, double reward) noexcept nogil
+    cdef void learn_full(self, Row x, long long t, int played, int greedy,
                          int label) noexcept nogil
 
 
 cdef class LinearKernel(BaseKernel):
-    # A learner whose scores are ``W x``. Its default ``act`` plays the greedy
-    # label with probability one.
-    cdef readonly int n_features
+    # A learner whose scores are ``W x``. Its default distribution plays the
+    # greedy label with probability one.
     # Weight matrix (k, d), the estimator's ``coef_``, updated in place.
     cdef double[:, ::1] W
 
-    cdef void linear_scores(self, Row x) noexcept nogil
+    cdef void add_row(self, int r, double a, Row x) noexcept nogil
+    cdef void add_row_div(self, int r, Row x, double denom) noexcept nogil
+
+
+cdef inline bint all_finite(const double* s, int k) noexcept nogil:
+    """True when every ``s[r]`` is finite (``v - v`` is NaN for inf and NaN)."""
+    cdef int r
+    cdef double acc = 0.0
+    for r in range(k):
+        acc = acc + (s[r] - s[r])
+    return acc == 0.0
 
 
 cdef inline double row_dot(const double* w, Row x) noexcept nogil:
     """Return ``w . x``, summed sequentially over the row's stored entries."""
     cdef double s = 0.0
     cdef int j
-    for j in range(x.nnz):
-        s = s + w[x.ind[j]] * x.val[j]
+    if x.ind == NULL:
+        for j in range(x.nnz):
+            s = s + w[j] * x.val[j]
+    else:
+        for j in range(x.nnz):
+            s = s + w[x.ind[j]] * x.val[j]
     return s
 
 
 cdef inline void row_axpy(double a, Row x, double* w) noexcept nogil:
     """``w += a * x`` (exact for a = +1 or -1)."""
     cdef int j
-    for j in range(x.nnz):
-        w[x.ind[j]] += a * x.val[j]
+    if x.ind == NULL:
+        for j in range(x.nnz):
+            w[j] += a * x.val[j]
+    else:
+        for j in range(x.nnz):
+            w[x.ind[j]] += a * x.val[j]
 
 
 cdef inline void row_add_div(Row x, double denom, double* w) noexcept nogil:
     """``w += x / denom`` (elementwise division, as written in the papers)."""
     cdef int j
-    for j in range(x.nnz):
-        w[x.ind[j]] += x.val[j] / denom
+    if x.ind == NULL:
+        for j in range(x.nnz):
+            w[j] += x.val[j] / denom
+    else:
+        for j in range(x.nnz):
+            w[x.ind[j]] += x.val[j] / denom
 
 
-cdef inline int argmax_ties(const double* s, int k, double u2) noexcept nogil:
+cdef inline int argmax_ties(const double* s, int k, double u2,
+                            int* n_ties) noexcept nogil:
     """Index of the maximum of ``s``; exact ties broken uniformly with ``u2``.
 
     With ``m`` exact maximisers in increasing index order, returns the
-    ``min(int(u2 * m), m - 1)``-th of them.
+    ``min(int(u2 * m), m - 1)``-th of them and writes ``m`` to ``n_ties``.
     """
     cdef int r, m = 1, first = 0, pick
     cdef double best = s[0]
@@ -83,12 +140,13 @@ cdef inline int argmax_ties(const double* s, int k, double u2) noexcept nogil:
             m = 1
         elif s[r] == best:
             m += 1
+    n_ties[0] = m
     if m == 1:
         return first
     pick = <int>(u2 * m)
     if pick > m - 1:
         pick = m - 1
-    for r in range(k):
+    for r in range(first, k):
         if s[r] == best:
             if pick == 0:
                 return r
@@ -96,27 +154,31 @@ cdef inline int argmax_ties(const double* s, int k, double u2) noexcept nogil:
     return k - 1  # unreachable
 
 
-cdef inline int sample_epsilon_greedy(int greedy, int k, double gamma, double u1,
-                                      double* prob) noexcept nogil:
-    """Draw from ``p = (1 - gamma) e_greedy + gamma / k`` by inverse CDF on ``u1``.
+cdef inline int sample_inverse_cdf(const double* p, int k, double u1) noexcept nogil:
+    """Draw from ``p`` by inverse CDF on ``u1``: the first ``r`` with
+    ``u1 < p[0] + ... + p[r]`` (summed sequentially, as ``np.cumsum``).
 
-    Writes ``p[action]`` to ``prob``. The cumulative sum runs over classes
-    ``0..k-1`` in order, exactly as ``np.cumsum`` would.
+    If rounding leaves the total at or below ``u1``, the last class with
+    positive probability is returned.
     """
     cdef int r
-    cdef double base = gamma / k
-    cdef double p, c = 0.0
+    cdef double c = 0.0
     for r in range(k):
-        p = base
-        if r == greedy:
-            p = p + (1.0 - gamma)
-        c = c + p
+        c = c + p[r]
         if u1 < c:
-            prob[0] = p
             return r
-    # Rounding left the last cumulative value below u1: take the last class.
-    p = base
-    if k - 1 == greedy:
-        p = p + (1.0 - gamma)
-    prob[0] = p
-    return k - 1
+    r = k - 1
+    while r > 0 and not p[r] > 0.0:
+        r -= 1
+    return r
+
+
+cdef inline void epsilon_greedy(int greedy, int k, double gamma,
+                                double* p) noexcept nogil:
+    """``p = (1 - gamma) e_greedy + gamma / k``: ``p[r] = gamma / k`` and
+    ``p[greedy] = gamma / k + (1 - gamma)`` (exactly these operations)."""
+    cdef int r
+    cdef double base = gamma / k
+    for r in range(k):
+        p[r] = base
+    p[greedy] = base + (1.0 - gamma)

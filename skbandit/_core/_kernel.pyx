@@ -1,33 +1,149 @@
-"""Pass driver shared by every learner's kernel (see _kernel.pxd)."""
+"""Pass driver and one-round interface shared by every learner (see _kernel.pxd)."""
 
 
 import numpy as np
 
 
 cdef class BaseKernel:
-    """One-round interface of a learner; subclasses implement ``act``/``learn``."""
+    """One-round interface of a learner; subclasses implement the halves.
 
-    def __init__(self, int n_classes, bint full_information=False):
+    Python-callable twins (``py_*``) expose the compiled functions one call at
+    a time, for the estimators' non-hot paths and for tests: there is one
+    implementation of each learner's distribution.
+    """
+
+    def __init__(self, int n_classes, int n_features, bint full_information=False):
         if type(self) is BaseKernel:
             raise TypeError("BaseKernel is abstract: use a learner's kernel")
         self.n_classes = n_classes
+        self.n_features = n_features
         self.full_information = full_information
+        self.status = STATUS_OK
         self.scores = np.zeros(n_classes, dtype=np.float64)
+        self.proba = np.zeros(n_classes, dtype=np.float64)
+        self.proba_tmp = np.zeros(n_classes, dtype=np.float64)
 
-    cdef int act(self, Row x, double u1, double u2,
-                 int* greedy, double* prob) noexcept nogil:
+    cdef void compute_scores(self, Row x, long long t) noexcept nogil:
         # Overridden by every concrete kernel (instantiation is refused above).
-        greedy[0] = 0
-        prob[0] = 1.0
-        return 0
-
-    cdef void learn(self, Row x, int played, int greedy, double prob,
-                    bint reward) noexcept nogil:
         pass
 
-    cdef void learn_full(self, Row x, int played, int greedy,
+    cdef void distribution(self, const double* s, long long t, int greedy,
+                           double* p) noexcept nogil:
+        # Default: play the greedy label (full-information baselines).
+        cdef int r
+        for r in range(self.n_classes):
+            p[r] = 0.0
+        p[greedy] = 1.0
+
+    cdef void marginal_distribution(self, long long t, double* out) noexcept nogil:
+        # The policy's probability of each action for the scores in
+        # ``self.scores``, tie-breaking included: with exact maximisers
+        # g_1 < ... < g_m, out[a] = (p_{g_1}(a) + ... + p_{g_m}(a)) / m,
+        # summed in class order then divided by m.
+        cdef int k = self.n_classes
+        cdef int r, a, m
+        cdef const double* s = &self.scores[0]
+        cdef double best
+        cdef int g = argmax_ties(s, k, 0.0, &m)
+        if m == 1:
+            self.distribution(s, t, g, out)
+            return
+        best = s[g]
+        for a in range(k):
+            out[a] = 0.0
+        for r in range(k):
+            if s[r] == best:
+                self.distribution(s, t, r, &self.proba_tmp[0])
+                for a in range(k):
+                    out[a] = out[a] + self.proba_tmp[a]
+        for a in range(k):
+            out[a] = out[a] / m
+
+    cdef double tie_marginal(self, long long t, int action) noexcept nogil:
+        # ``marginal_distribution(t)[action]``, computed for one action.
+        cdef int k = self.n_classes
+        cdef int r, m = 0
+        cdef const double* s = &self.scores[0]
+        cdef double best = s[0], total = 0.0
+        for r in range(1, k):
+            if s[r] > best:
+                best = s[r]
+        for r in range(k):
+            if s[r] == best:
+                self.distribution(s, t, r, &self.proba_tmp[0])
+                total = total + self.proba_tmp[action]
+                m += 1
+        return total / m
+
+    cdef int act(self, Row x, long long t, double u1, double u2,
+                 int* greedy, double* prob, double* marginal) noexcept nogil:
+        cdef int k = self.n_classes
+        cdef int a, m
+        cdef double* p = &self.proba[0]
+        self.compute_scores(x, t)
+        if not all_finite(&self.scores[0], k):
+            self.status = STATUS_NONFINITE
+            greedy[0] = 0
+            prob[0] = 0.0
+            marginal[0] = 0.0
+            return 0
+        greedy[0] = argmax_ties(&self.scores[0], k, u2, &m)
+        self.distribution(&self.scores[0], t, greedy[0], p)
+        a = sample_inverse_cdf(p, k, u1)
+        prob[0] = p[a]
+        marginal[0] = p[a] if m == 1 else self.tie_marginal(t, a)
+        return a
+
+    cdef void learn(self, Row x, long long t, int played, int greedy,
+                    double prob, double reward) noexcept nogil:
+        pass
+
+    cdef void learn_full(self, Row x, long long t, int played, int greedy,
                          int label) noexcept nogil:
         pass
+
+    # ------------------------------------------------ Python-callable twins
+    def py_distribution(self, const double[::1] scores, long long t, int greedy):
+        """The learner's distribution ``p`` when the greedy label is ``greedy``."""
+        _check_len(scores.shape[0], self.n_classes, "scores")
+        if not 0 <= greedy < self.n_classes:
+            raise ValueError(f"greedy={greedy} out of range")
+        out = np.empty(self.n_classes, dtype=np.float64)
+        cdef double[::1] o = out
+        self.distribution(&scores[0], t, greedy, &o[0])
+        return out
+
+    def py_marginal_distribution(self, const double[::1] scores, long long t):
+        """The policy's distribution for these scores, exact ties included."""
+        _check_len(scores.shape[0], self.n_classes, "scores")
+        out = np.empty(self.n_classes, dtype=np.float64)
+        cdef double[::1] o = out
+        self.scores[:] = scores
+        self.marginal_distribution(t, &o[0])
+        return out
+
+    def py_act(self, const double[::1] x, long long t, double u1, double u2):
+        """``act`` on one dense row: ``(action, greedy, prob, marginal)``."""
+        _check_len(x.shape[0], self.n_features, "x")
+        cdef Row row = _dense_row(x)
+        cdef int g
+        cdef double p, marginal
+        cdef int a = self.act(row, t, u1, u2, &g, &p, &marginal)
+        if self.status != STATUS_OK:
+            raise FloatingPointError("the scores of this row are not finite")
+        return a, g, p, marginal
+
+    def py_learn(self, const double[::1] x, long long t, int played, int greedy,
+                 double prob, double reward):
+        """``learn`` on one dense row (after ``py_act`` on the same row)."""
+        _check_len(x.shape[0], self.n_features, "x")
+        if not (0 <= played < self.n_classes and 0 <= greedy < self.n_classes):
+            raise ValueError("played or greedy out of range")
+        self.learn(_dense_row(x), t, played, greedy, prob, reward)
+
+    def py_scores(self):
+        """A copy of the scores computed by the last ``act``."""
+        return np.array(self.scores, copy=True)
 
 
 cdef class LinearKernel(BaseKernel):
@@ -35,56 +151,80 @@ cdef class LinearKernel(BaseKernel):
     (the full-information baselines and the one-vs-all learners)."""
 
     def __init__(self, double[:, ::1] W, bint full_information=False):
-        BaseKernel.__init__(self, <int>W.shape[0], full_information)
+        BaseKernel.__init__(self, <int>W.shape[0], <int>W.shape[1], full_information)
         self.W = W
-        self.n_features = <int>W.shape[1]
 
-    cdef void linear_scores(self, Row x) noexcept nogil:
-        # scores[r] = row_dot(W[r], x) for every class r. Classes are taken
-        # four at a time with the accumulators in registers, so the row's
-        # values and indices are loaded once per block instead of once per
-        # class, and four independent sums are in flight. Each score is still
-        # summed over the row's entries in stored order: bit-identical to
-        # row_dot.
-        cdef int j, r = 0, col
-        cdef int k = self.n_classes
-        cdef Py_ssize_t d = self.n_features
-        cdef double v, a0, a1, a2, a3
-        cdef const double* w0
-        cdef const double* w1
-        cdef const double* w2
-        cdef const double* w3
-        while r + 4 <= k:
-            w0 = &self.W[r, 0]
-            w1 = w0 + d
-            w2 = w1 + d
-            w3 = w2 + d
-            a0 = 0.0
-            a1 = 0.0
-            a2 = 0.0
-            a3 = 0.0
-            for j in range(x.nnz):
-                col = x.ind[j]
-                v = x.val[j]
-                a0 = a0 + w0[col] * v
-                a1 = a1 + w1[col] * v
-                a2 = a2 + w2[col] * v
-                a3 = a3 + w3[col] * v
-            self.scores[r] = a0
-            self.scores[r + 1] = a1
-            self.scores[r + 2] = a2
-            self.scores[r + 3] = a3
-            r += 4
-        while r < k:
-            self.scores[r] = row_dot(&self.W[r, 0], x)
-            r += 1
+    cdef void compute_scores(self, Row x, long long t) noexcept nogil:
+        skb_linear_scores(&self.W[0, 0], self.n_features, self.n_classes,
+                          x.val, x.ind, x.nnz, &self.scores[0])
 
-    cdef int act(self, Row x, double u1, double u2,
-                 int* greedy, double* prob) noexcept nogil:
-        self.linear_scores(x)
-        greedy[0] = argmax_ties(&self.scores[0], self.n_classes, u2)
-        prob[0] = 1.0
-        return greedy[0]
+    cdef void add_row(self, int r, double a, Row x) noexcept nogil:
+        row_axpy(a, x, &self.W[r, 0])
+
+    cdef void add_row_div(self, int r, Row x, double denom) noexcept nogil:
+        row_add_div(x, denom, &self.W[r, 0])
+
+
+# Target of ``Row.ind`` for an empty row of an all-zero CSR matrix (``NULL``
+# would mean a dense row).
+cdef int _EMPTY_INDEX = 0
+
+
+cdef inline Row _dense_row(const double[::1] x) noexcept:
+    cdef Row row
+    row.val = &x[0]
+    row.ind = NULL
+    row.nnz = <int>x.shape[0]
+    return row
+
+
+cdef inline Row _csr_row(const double[::1] data, const int[::1] indices,
+                         const int[::1] indptr, Py_ssize_t i) noexcept nogil:
+    # Pointer arithmetic, not indexing: an all-zero CSR matrix has empty data
+    # and indices arrays.
+    cdef Row row
+    cdef Py_ssize_t start = indptr[i]
+    row.nnz = indptr[i + 1] - indptr[i]
+    row.val = &data[0] + start if data.shape[0] > 0 else NULL
+    row.ind = &indices[0] + start if indices.shape[0] > 0 else NULL
+    if row.ind == NULL:
+        # ``ind == NULL`` means dense: an empty sparse row has no entries.
+        row.nnz = 0
+        row.ind = <const int*>&_EMPTY_INDEX
+    return row
+
+
+def _check_len(Py_ssize_t got, Py_ssize_t expected, str name):
+    if got != expected:
+        raise ValueError(f"{name} has length {got}, expected {expected}")
+
+
+cdef Py_ssize_t _n_rows(const double[::1] data, const int[::1] indices,
+                        const int[::1] indptr, bint dense, int d) except -1:
+    """Number of rows of the dense or CSR arrays, after O(1) shape checks."""
+    cdef Py_ssize_t n
+    if dense:
+        if d <= 0 or data.shape[0] % d != 0:
+            raise ValueError(f"dense data of length {data.shape[0]} is not a "
+                             f"whole number of rows of {d} features")
+        return data.shape[0] // d
+    n = indptr.shape[0] - 1
+    if n < 0 or indptr[0] != 0 or indptr[n] > data.shape[0] \
+            or indptr[n] > indices.shape[0]:
+        raise ValueError("malformed CSR arrays (use check_csr first)")
+    return n
+
+
+cdef inline Row _row(const double[::1] data, const int[::1] indices,
+                     const int[::1] indptr, bint dense, int d,
+                     Py_ssize_t i) noexcept nogil:
+    cdef Row row
+    if dense:
+        row.val = &data[0] + i * d
+        row.ind = NULL
+        row.nnz = d
+        return row
+    return _csr_row(data, indices, indptr, i)
 
 
 def run_pass(
@@ -96,61 +236,155 @@ def run_pass(
     const int[::1] rows,
     const int[::1] y,
     const double[:, ::1] uniforms,
+    long long t0,
     int[::1] played,
     int[::1] greedy,
-    signed char[::1] rewards,
+    double[::1] rewards,
     double[::1] propensities,
 ):
     """Play rounds ``rows[t]`` of X (dense or CSR arrays) with ``uniforms[t]``.
 
-    Writes the played action, greedy action, reward and propensity of round
-    ``t`` to the output arrays. ``y`` holds the true label codes: it is read
-    here only, to form the reward (and handed to ``learn_full`` for
-    full-information learners). ``dense`` means ``data`` is a C-ordered
-    ``(n, d)`` array flattened and ``indices`` is ``0..d-1``.
+    Round ``t`` of the block has global index ``t0 + t + 1``. Writes the played
+    action, greedy action, reward and logged propensity of each round to the
+    output arrays; the logged propensity is the policy's marginal probability
+    of the played action, exact ties of the greedy label included. ``y`` holds
+    the true label codes: it is read here only, to form the reward (and handed
+    to ``learn_full`` for full-information learners). ``dense`` means ``data``
+    is a C-ordered ``(n, d)`` array flattened (``indices``/``indptr`` unused);
+    CSR arrays must have passed ``check_csr``.
+
+    Returns the number of rounds played: ``len(rows)``, or fewer when the
+    kernel set a non-zero ``status`` (the round that set it is not played).
     """
     cdef Py_ssize_t t, n = rows.shape[0]
-    cdef Py_ssize_t i, start
-    # Dense rows: ``indices`` is ``0..d-1``, so its length is the row width.
-    cdef Py_ssize_t d = indices.shape[0]
+    cdef Py_ssize_t i
+    cdef int d = kernel.n_features
     cdef int a, g
-    cdef double p
-    cdef bint reward
+    cdef double p, marginal, reward
     cdef bint full = kernel.full_information
     cdef Row x
-    cdef Py_ssize_t n_rows = (data.shape[0] // d if d > 0 else 0) if dense \
-        else indptr.shape[0] - 1
-    if uniforms.shape[0] < n or played.shape[0] < n or greedy.shape[0] < n \
-            or rewards.shape[0] < n or propensities.shape[0] < n:
+    cdef Py_ssize_t n_rows = _n_rows(data, indices, indptr, dense, d)
+    if uniforms.shape[0] < n or uniforms.shape[1] != 2 or played.shape[0] < n \
+            or greedy.shape[0] < n or rewards.shape[0] < n \
+            or propensities.shape[0] < n:
         raise ValueError("output or uniform arrays are shorter than rows")
     if y.shape[0] < n_rows:
         raise ValueError("fewer labels than rows")
     for t in range(n):
         if rows[t] < 0 or rows[t] >= n_rows:
             raise IndexError(f"row {rows[t]} out of range for {n_rows} rows")
+    if kernel.status != STATUS_OK:
+        raise RuntimeError(f"kernel status {kernel.status} was not reset")
+    cdef Py_ssize_t done = n
     with nogil:
         for t in range(n):
             i = rows[t]
-            if dense:
-                start = i * d
-                x.nnz = <int>d
-                x.val = &data[0] + start
-                x.ind = &indices[0]
-            else:
-                start = indptr[i]
-                x.nnz = indptr[i + 1] - indptr[i]
-                # Pointer arithmetic, not indexing: an all-zero CSR matrix has
-                # empty data and indices arrays.
-                x.val = &data[0] + start if data.shape[0] > 0 else NULL
-                x.ind = &indices[0] + start if indices.shape[0] > 0 else NULL
-            a = kernel.act(x, uniforms[t, 0], uniforms[t, 1], &g, &p)
+            x = _row(data, indices, indptr, dense, d, i)
+            a = kernel.act(x, t0 + t + 1, uniforms[t, 0], uniforms[t, 1],
+                           &g, &p, &marginal)
+            if kernel.status != STATUS_OK:
+                done = t
+                break
             # The bandit boundary: the only read of the true label.
-            reward = a == y[i]
+            reward = 1.0 if a == y[i] else 0.0
             if full:
-                kernel.learn_full(x, a, g, y[i])
+                kernel.learn_full(x, t0 + t + 1, a, g, y[i])
             else:
-                kernel.learn(x, a, g, p, reward)
+                kernel.learn(x, t0 + t + 1, a, g, p, reward)
             played[t] = a
             greedy[t] = g
             rewards[t] = reward
-            propensities[t] = p
+            propensities[t] = marginal
+            if kernel.status != STATUS_OK:
+                done = t + 1
+                break
+    return done
+
+
+def run_distribution(
+    BaseKernel kernel,
+    const double[::1] data,
+    const int[::1] indices,
+    const int[::1] indptr,
+    bint dense,
+    long long t,
+    double[:, ::1] out,
+):
+    """The policy's distribution (exact ties included) for each row, at round
+    ``t``, written to ``out`` (n_rows, k). Returns False (and stops) if a row's
+    scores are not finite. Changes no learner state."""
+    cdef int d = kernel.n_features
+    cdef Py_ssize_t i, n = _n_rows(data, indices, indptr, dense, d)
+    cdef Row x
+    cdef bint finite = True
+    if out.shape[0] != n or out.shape[1] != kernel.n_classes:
+        raise ValueError("out has the wrong shape")
+    with nogil:
+        for i in range(n):
+            x = _row(data, indices, indptr, dense, d, i)
+            kernel.compute_scores(x, t)
+            if not all_finite(&kernel.scores[0], kernel.n_classes):
+                finite = False
+                break
+            kernel.marginal_distribution(t, &out[i, 0])
+    return finite
+
+
+ctypedef fused index_t:
+    int
+    long long
+
+
+def check_csr(const index_t[::1] indptr, const index_t[::1] indices,
+              Py_ssize_t n_data, Py_ssize_t n_rows, Py_ssize_t n_cols):
+    """Validate the structure of CSR arrays in O(nnz), without copying.
+
+    Returns ``""`` when ``indptr`` has ``n_rows + 1`` non-decreasing entries
+    from 0 to ``n_data == len(indices)`` and every column index is in
+    ``[0, n_cols)``; otherwise a message naming the first problem found.
+    """
+    cdef Py_ssize_t i, j, nnz
+    if indptr.shape[0] != n_rows + 1:
+        return (f"indptr has length {indptr.shape[0]}, expected n_rows + 1 = "
+                f"{n_rows + 1}")
+    if indptr[0] != 0:
+        return f"indptr[0] is {indptr[0]}, expected 0"
+    nnz = indptr[n_rows]
+    if nnz != n_data or nnz != indices.shape[0]:
+        return (f"indptr[-1] is {nnz} but there are {n_data} stored values and "
+                f"{indices.shape[0]} column indices")
+    with nogil:
+        for i in range(n_rows):
+            if indptr[i + 1] < indptr[i]:
+                break
+        else:
+            i = -1
+    if i >= 0:
+        return (f"indptr is not non-decreasing: indptr[{i + 1}] = {indptr[i + 1]} "
+                f"< indptr[{i}] = {indptr[i]}")
+    with nogil:
+        for j in range(nnz):
+            if indices[j] < 0 or indices[j] >= n_cols:
+                break
+        else:
+            j = -1
+    if j >= 0:
+        return (f"column index {indices[j]} at position {j} is out of range for "
+                f"{n_cols} columns")
+    return ""
+
+
+def py_argmax_ties(const double[::1] scores, double u2):
+    """``(index, number of exact maximisers)`` of the shared tie-breaking argmax."""
+    if scores.shape[0] == 0:
+        raise ValueError("scores is empty")
+    cdef int m
+    cdef int g = argmax_ties(&scores[0], <int>scores.shape[0], u2, &m)
+    return g, m
+
+
+def py_sample_inverse_cdf(const double[::1] p, double u1):
+    """The shared inverse-CDF sampler: first ``r`` with ``u1 < cumsum(p)[r]``."""
+    if p.shape[0] == 0:
+        raise ValueError("p is empty")
+    return sample_inverse_cdf(&p[0], <int>p.shape[0], u1)

@@ -94,26 +94,3 @@ class Banditron(LinearBanditClassifier):
 
     def _make_kernel(self):
         return BanditronKernel(self.coef_, float(self.gamma))
-
-    def exploration_distribution(self, X):
-        """Probability of playing each class on each row, under the current model.
-
-        ``p = (1 - gamma) e_greedy + gamma / k``, where exact ties of the greedy
-        argmax share its mass (training breaks them uniformly at random). This
-        is the exploration policy, not a model of ``P(y | x)``.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Rows.
-
-        Returns
-        -------
-        proba : ndarray of shape (n_samples, n_classes)
-            Rows sum to one.
-        """
-        scores = self._scores(X)
-        k = scores.shape[1]
-        top = scores == scores.max(axis=1, keepdims=True)
-        greedy = top / top.sum(axis=1, keepdims=True)
-        return self.gamma / k + (1.0 - self.gamma) * greedy

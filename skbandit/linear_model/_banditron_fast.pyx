@@ -1,18 +1,12 @@
 """Banditron kernel (Kakade, Shalev-Shwartz and Tewari, 2008)."""
 
-from skbandit._core._kernel cimport (
-    LinearKernel,
-    Row,
-    argmax_ties,
-    row_add_div,
-    row_axpy,
-    sample_epsilon_greedy,
-)
+from skbandit._core._kernel cimport LinearKernel, Row, epsilon_greedy
 
 
 cdef class BanditronKernel(LinearKernel):
-    """Epsilon-greedy play over ``W x``; update ``w_greedy -= x`` every round
-    and ``w_played += x / p(played)`` when the played action was right."""
+    """Epsilon-greedy play over ``W x``: ``p = (1 - gamma) e_greedy + gamma / k``.
+    Update every round ``w_greedy -= x`` and, when the played action ``a`` was
+    right (reward 1), ``w_a += x / p(a)``."""
 
     cdef double gamma
 
@@ -20,14 +14,13 @@ cdef class BanditronKernel(LinearKernel):
         LinearKernel.__init__(self, W, False)
         self.gamma = gamma
 
-    cdef int act(self, Row x, double u1, double u2,
-                 int* greedy, double* prob) noexcept nogil:
-        self.linear_scores(x)
-        greedy[0] = argmax_ties(&self.scores[0], self.n_classes, u2)
-        return sample_epsilon_greedy(greedy[0], self.n_classes, self.gamma, u1, prob)
+    cdef void distribution(self, const double* s, long long t, int greedy,
+                           double* p) noexcept nogil:
+        epsilon_greedy(greedy, self.n_classes, self.gamma, p)
 
-    cdef void learn(self, Row x, int played, int greedy, double prob,
-                    bint reward) noexcept nogil:
-        row_axpy(-1.0, x, &self.W[greedy, 0])
-        if reward:
-            row_add_div(x, prob, &self.W[played, 0])
+    cdef void learn(self, Row x, long long t, int played, int greedy,
+                    double prob, double reward) noexcept nogil:
+        # Rewards are 0 or 1 (the bit 1[played == y]).
+        self.add_row(greedy, -1.0, x)
+        if reward != 0.0:
+            self.add_row_div(played, x, prob)
