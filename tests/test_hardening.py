@@ -1,0 +1,569 @@
+"""The core's guarantees: memory safety on malformed sparse input, the failure
+guarantee (rollback to the last finished block), overflow detection, the kernel
+protocol (round index, real-valued reward, the probability handed to ``learn``,
+status flag, separable ``act``/``learn``), the compiled distributions and their
+Python twins, the state protocol and the per-block hooks."""
+
+from __future__ import annotations
+
+import copy
+import pickle
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from _data import make_stream
+from _helpers import (
+    assert_same_learner,
+    assert_same_log,
+    assert_same_next_actions,
+    assert_same_state,
+    snapshot,
+)
+from _registry import ENTRIES, entry_params
+from numpy.testing import assert_array_equal
+from sklearn import get_config
+
+import skbandit.base
+from skbandit import BanditFeedback, Banditron
+from skbandit._core._kernel import py_argmax_ties, py_sample_inverse_cdf
+from skbandit._core._testing import RecordingKernel
+from skbandit.base import LinearBanditClassifier, _kernel_arrays
+
+ALL = entry_params()
+K, D = 4, 6
+
+
+def _fitted(entry, n=40, seed=3):
+    X, y = make_stream(n=200, d=D, k=K, seed=seed)
+    est = entry.make(random_state=seed)
+    est.partial_fit(X[:n], y[:n], classes=np.arange(K))
+    return est, X[n:], y[n:]
+
+
+# --------------------------------------------------------------------------------------
+# memory safety: malformed sparse input is refused before any kernel or SciPy reads it
+
+
+def _csr(n=5, d=D, seed=0):
+    X, _ = make_stream(n=n, d=d, k=K, n_empty=1, seed=seed)
+    return sp.csr_matrix(X)
+
+
+def _malformed():
+    """(id, matrix, words the message must contain)."""
+    cases = []
+    X = _csr()
+    bad = X.copy()
+    bad.indices[2] = D + 1000  # edited after construction: scipy does not check
+    cases.append(("column-too-large", bad, "out of range"))
+    bad = X.copy()
+    bad.indices[-1] = -1
+    cases.append(("column-negative", bad, "out of range"))
+    built = sp.csr_matrix(
+        (np.ones(3), np.array([0, 7, 1], dtype=np.int32), np.array([0, 2, 3])),
+        shape=(2, 3),
+    )
+    cases.append(("column-out-of-shape-at-construction", built, "out of range"))
+    bad = X.copy()
+    bad.indptr[2], bad.indptr[3] = bad.indptr[3], bad.indptr[2] - 1
+    cases.append(("indptr-decreasing", bad, "non-decreasing"))
+    bad = X.copy()
+    bad.indptr = bad.indptr.copy()
+    bad.indptr[-1] = bad.nnz + 5
+    cases.append(("indptr-last-too-large", bad, "indptr"))
+    bad = X.copy()
+    bad.indptr = bad.indptr.copy()
+    bad.indptr[-1] = bad.nnz - 1
+    cases.append(("indptr-last-too-small", bad, "indptr"))
+    bad = X.copy()
+    bad.indptr = bad.indptr[:-1]
+    cases.append(("indptr-wrong-length", bad, "indptr"))
+    bad = X.copy()
+    bad.indptr = bad.indptr.copy()
+    bad.indptr[0] = 1
+    cases.append(("indptr-not-from-zero", bad, "indptr"))
+    csc = sp.csc_matrix(X.toarray())
+    csc.indices[1] = 10_000
+    cases.append(("csc-row-index", csc, "row index"))
+    coo = sp.coo_matrix(X.toarray())
+    coo.col[0] = D + 3
+    cases.append(("coo-column", coo, "column index"))
+    return cases
+
+
+MALFORMED = _malformed()
+
+
+@pytest.mark.parametrize("entry", ALL)
+@pytest.mark.parametrize("case", MALFORMED, ids=[c[0] for c in MALFORMED])
+def test_malformed_sparse_input_is_refused_everywhere(entry, case):
+    _, bad, words = case
+    if bad.shape[1] != D:  # the small hand-built matrix: fit/first call only
+        est = entry.make(random_state=0)
+        with pytest.raises(ValueError, match="Malformed sparse"):
+            est.fit(bad, np.arange(bad.shape[0]) % 2)
+        assert not hasattr(est, "coef_")
+        return
+    n = bad.shape[0]
+    y = np.arange(n) % K
+    with pytest.raises(ValueError, match=words):
+        entry.make(random_state=0).fit(bad, y)
+    fresh = entry.make(random_state=0)
+    with pytest.raises(ValueError, match=words):
+        fresh.partial_fit(bad, y, classes=np.arange(K))
+    assert not hasattr(fresh, "coef_") and not hasattr(fresh, "n_features_in_")
+
+    est, X_cont, y_cont = _fitted(entry)
+    snap = snapshot(est)
+    fb = BanditFeedback(y)
+    calls = [
+        lambda: est.partial_fit(bad, fb),
+        lambda: est.fit(bad, y),
+        lambda: est.predict(bad),
+        lambda: est.decision_function(bad),
+        lambda: est.score(bad, y),
+        lambda: est.exploration_distribution(bad),
+    ]
+    for call in calls:
+        with pytest.raises(ValueError, match="Malformed sparse"):
+            call()
+        assert_same_state(est, snap)
+    assert fb.n_rounds_ == 0
+    twin = _fitted(entry)[0]
+    assert_same_next_actions(est, twin, X_cont, y_cont)
+
+
+def test_check_csr_names_each_problem():
+    from skbandit._core._kernel import check_csr
+
+    ptr = np.array([0, 2, 3], dtype=np.int32)
+    ind = np.array([0, 2, 1], dtype=np.int32)
+    assert check_csr(ptr, ind, 3, 2, 3) == ""
+    assert check_csr(ptr.astype(np.int64), ind.astype(np.int64), 3, 2, 3) == ""
+    assert "length" in check_csr(ptr, ind, 3, 3, 3)
+    assert "stored values" in check_csr(ptr, ind, 4, 2, 3)
+    assert "column index 2" in check_csr(ptr, ind, 3, 2, 2)
+    assert "non-decreasing" in check_csr(np.array([0, 3, 1, 3], np.int32), ind, 3, 3, 3)
+
+
+@pytest.mark.parametrize("entry", ALL)
+def test_int64_indices_copy_only_the_index_arrays(entry):
+    X, y = make_stream(n=120, d=D, k=K, seed=5)
+    X32 = sp.csr_matrix(X)
+    X64 = X32.copy()
+    X64.indices = X64.indices.astype(np.int64)
+    X64.indptr = X64.indptr.astype(np.int64)
+    data, indices, indptr, dense = _kernel_arrays(X64)
+    assert not dense and indices.dtype == np.int32 and indptr.dtype == np.int32
+    assert np.shares_memory(data, X64.data)  # the values are never copied
+    a = entry.make(random_state=1).partial_fit(X64, y, classes=np.arange(K))
+    b = entry.make(random_state=1).partial_fit(X32, y, classes=np.arange(K))
+    assert_same_learner(a, b)
+
+
+# --------------------------------------------------------------------------------------
+# the failure guarantee
+
+
+class _Fail(Exception):
+    pass
+
+
+def _failing_after_blocks(entry, n_ok, exc=_Fail):
+    """A learner of ``entry`` whose ``_after_block`` raises in block n_ok + 1."""
+    est = entry.make(random_state=9)
+    count = {"blocks": 0}
+    original = est._after_block
+
+    def after_block(kernel):
+        original(kernel)
+        count["blocks"] += 1
+        if count["blocks"] > n_ok:
+            raise exc("injected")
+
+    est._after_block = after_block  # instance attribute: not a parameter
+    return est
+
+
+@pytest.mark.parametrize("entry", ALL)
+@pytest.mark.parametrize("exc", [_Fail, KeyboardInterrupt])
+@pytest.mark.parametrize("container", ["dense", "csr"])
+def test_failure_between_blocks_leaves_the_last_finished_block(
+    entry, exc, container, monkeypatch
+):
+    monkeypatch.setattr(skbandit.base, "_BLOCK_ROWS", 7)
+    X, y = make_stream(n=60, d=D, k=K, seed=2)
+    Xc = sp.csr_matrix(X) if container == "csr" else X
+    # a first successful call, then a call that fails in its third block
+    est = _failing_after_blocks(entry, n_ok=3 + 2, exc=exc)
+    est.partial_fit(Xc[:20], y[:20], classes=np.arange(K))  # 3 blocks
+    fb = BanditFeedback(y[20:50])
+    with pytest.raises(exc):
+        est.partial_fit(Xc[20:50], fb)
+    # as after 14 rows of the second call: state, counters, generator and log
+    ref = entry.make(random_state=9)
+    ref.partial_fit(Xc[:20], y[:20], classes=np.arange(K))
+    fb_ref = BanditFeedback(y[20:34])
+    ref.partial_fit(Xc[20:34], fb_ref)
+    del est.__dict__["_after_block"]
+    assert_same_learner(est, ref)
+    assert_same_log(fb, fb_ref)
+    assert est.t_ == 34
+    assert_same_next_actions(est, ref, Xc[34:], y[34:])
+
+
+@pytest.mark.parametrize("entry", ALL)
+def test_failure_inside_a_block_rolls_that_block_back(entry, monkeypatch):
+    """A failure after the kernel played a block but before it was committed (here:
+    writing the log) restores the block's start: weights updated in place, the
+    generator advanced by the uniforms, the counters and the log."""
+    monkeypatch.setattr(skbandit.base, "_BLOCK_ROWS", 10)
+    X, y = make_stream(n=60, d=D, k=K, seed=4)
+    est = entry.make(random_state=4)
+    fb = BanditFeedback(y)
+    calls = {"n": 0}
+    record = fb._record
+
+    def failing_record(*args):
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise MemoryError("injected")
+        record(*args)
+
+    fb._record = failing_record
+    with pytest.raises(MemoryError):
+        est.partial_fit(X, fb, classes=np.arange(K))
+    ref = entry.make(random_state=4)
+    fb_ref = BanditFeedback(y[:20])
+    ref.partial_fit(X[:20], fb_ref, classes=np.arange(K))
+    assert_same_learner(est, ref)
+    assert_same_log(fb, fb_ref)
+
+
+@pytest.mark.parametrize("entry", ALL)
+def test_failure_in_the_first_block_restores_the_previous_learner(entry, monkeypatch):
+    monkeypatch.setattr(skbandit.base, "_BLOCK_ROWS", 8)
+    X, y = make_stream(n=60, d=D, k=K, seed=6)
+    # first call: the learner stays unfitted
+    est = _failing_after_blocks(entry, n_ok=0)
+    with pytest.raises(_Fail):
+        est.partial_fit(X, y, classes=np.arange(K))
+    assert not hasattr(est, "classes_") and not hasattr(est, "n_features_in_")
+    # fit on a fitted learner: the previous model is intact
+    est, X_cont, y_cont = _fitted(entry)
+    snap = snapshot(est)
+    failing = copy.deepcopy(est)
+    failing._after_block = _failing_after_blocks(entry, n_ok=0)._after_block
+    with pytest.raises(_Fail):
+        failing.fit(X, y)
+    del failing.__dict__["_after_block"]
+    assert_same_state(failing, snap)
+
+
+# --------------------------------------------------------------------------------------
+# overflow
+
+
+@pytest.mark.parametrize("entry", ALL)
+@pytest.mark.parametrize("container", ["dense", "csr"])
+def test_overflow_raises_and_keeps_the_last_finite_block(entry, container, monkeypatch):
+    monkeypatch.setattr(skbandit.base, "_BLOCK_ROWS", 16)
+    X, y = make_stream(n=120, d=D, k=K, n_empty=0, seed=8)
+    X[40:] *= 1e200  # rows 40.. overflow the scores (1e200 * 1e200)
+    Xc = sp.csr_matrix(X) if container == "csr" else X
+    est = entry.make(random_state=8)
+    fb = BanditFeedback(y)
+    with pytest.raises(FloatingPointError, match="(?s)non-finite.*[Ss]cale"):
+        est.partial_fit(Xc, fb, classes=np.arange(K))
+    # the last finished block before the overflow ends at a multiple of 16
+    assert est.t_ % 16 == 0 and 32 <= est.t_ <= 48
+    assert np.isfinite(est.coef_).all()
+    assert np.isfinite(est.decision_function(X[:40])).all()
+    ref = entry.make(random_state=8)
+    fb_ref = BanditFeedback(y[: est.t_])
+    ref.partial_fit(Xc[: est.t_], fb_ref, classes=np.arange(K))
+    assert_same_learner(est, ref)
+    assert_same_log(fb, fb_ref)
+    # a first call that overflows in its first block leaves the learner unfitted
+    fresh = entry.make(random_state=8)
+    with pytest.raises(FloatingPointError):
+        fresh.partial_fit(Xc[40:], y[40:], classes=np.arange(K))
+    assert not hasattr(fresh, "coef_")
+
+
+@pytest.mark.parametrize("entry", ALL)
+def test_exploration_distribution_refuses_overflowing_rows(entry):
+    est, _, _ = _fitted(entry)
+    X = np.full((2, D), 1e300)
+    est.coef_[:] = 1e300
+    with pytest.raises(FloatingPointError, match="[Ss]cale"):
+        est.exploration_distribution(X)
+
+
+# --------------------------------------------------------------------------------------
+# the kernel protocol, observed through a recording kernel
+
+
+class Recorder(LinearBanditClassifier):
+    """Epsilon-greedy over W x with W fixed; records what ``learn`` receives."""
+
+    _parameter_constraints = {**LinearBanditClassifier._parameter_constraints}
+
+    def __init__(
+        self, *, max_iter=2, shuffle=True, random_state=None, stop_at=0, status=0
+    ):
+        super().__init__(max_iter=max_iter, shuffle=shuffle, random_state=random_state)
+        self.stop_at = stop_at
+        self.status = status
+
+    def _init_state(self, n_features, n_classes):
+        super()._init_state(n_features, n_classes)
+        self.rec_ = {
+            "rounds": np.zeros(10_000, dtype=np.int64),
+            "played": np.zeros(10_000, dtype=np.int32),
+            "greedy": np.zeros(10_000, dtype=np.int32),
+            "prob": np.zeros(10_000),
+            "reward": np.zeros(10_000),
+        }
+        self.n_rec_ = 0
+
+    def _make_kernel(self):
+        r = self.rec_
+        return RecordingKernel(
+            self.coef_,
+            0.3,
+            r["rounds"],
+            r["played"],
+            r["greedy"],
+            r["prob"],
+            r["reward"],
+            self.n_rec_,
+            self.stop_at,
+            self.status,
+        )
+
+    def _after_block(self, kernel):
+        self.n_rec_ = kernel.n_recorded
+
+
+def test_round_index_is_global_and_one_based():
+    X, y = make_stream(n=30, d=D, k=K, seed=1)
+    est = Recorder(random_state=0)
+    est.partial_fit(X[:10], y[:10], classes=np.arange(K))
+    est.partial_fit(X[10:], y[10:])
+    assert_array_equal(est.rec_["rounds"][: est.n_rec_], np.arange(1, 31))
+    fitted = Recorder(random_state=0, max_iter=3).fit(X, y)  # epochs continue t
+    assert_array_equal(fitted.rec_["rounds"][: fitted.n_rec_], np.arange(1, 91))
+
+
+def test_learn_receives_the_papers_probability_and_a_real_reward():
+    """``learn`` gets p_g(a) for the tie-broken greedy label g (the update's
+    probability), while the log holds the marginal; the reward is the double
+    1.0 / 0.0 of 1[a == y]."""
+    X = np.zeros((50, D))  # every row ties: greedy is the tie-break
+    y = np.arange(50) % K
+    est = Recorder(random_state=0)
+    fb = BanditFeedback(y)
+    est.partial_fit(X, fb, classes=np.arange(K))
+    r = {name: v[: est.n_rec_] for name, v in est.rec_.items()}
+    gamma = 0.3
+    expected_prob = np.where(
+        r["played"] == r["greedy"], gamma / K + (1 - gamma), gamma / K
+    )
+    assert_array_equal(r["prob"], expected_prob)
+    assert_array_equal(r["reward"], (r["played"] == y).astype(np.float64))
+    assert np.allclose(fb.propensities_, 1 / K)  # the marginal at a K-way tie
+    assert not np.allclose(r["prob"], 1 / K)
+
+
+@pytest.mark.parametrize("where", [5, 10])
+def test_kernel_status_stops_and_rolls_back_the_block(where, monkeypatch):
+    monkeypatch.setattr(skbandit.base, "_BLOCK_ROWS", 10)
+    X, y = make_stream(n=30, d=D, k=K, seed=1)
+    est = Recorder(random_state=0, stop_at=10 + where, status=99)
+    with pytest.raises(RuntimeError, match="status 99"):
+        est.partial_fit(X, y, classes=np.arange(K))
+    assert est.t_ == 10  # the first block stands, the second is rolled back
+    ref = Recorder(random_state=0).partial_fit(X[:10], y[:10], classes=np.arange(K))
+    assert_same_learner(est, ref)
+
+
+def test_partial_fit_runs_under_fit_context():
+    """Like fit, partial_fit is wrapped by scikit-learn's _fit_context: nested
+    parameter validation is skipped while it runs."""
+    seen = []
+
+    class Probe(Banditron):
+        def _after_block(self, kernel):
+            seen.append(get_config()["skip_parameter_validation"])
+
+    X, y = make_stream(n=20, d=D, k=K, seed=1)
+    Probe(random_state=0).partial_fit(X, y, classes=np.arange(K))
+    Probe(random_state=0).fit(X, y)
+    assert seen and all(seen)
+
+
+# --------------------------------------------------------------------------------------
+# compiled distributions, their Python twins, and separable act/learn
+
+
+def test_inverse_cdf_sampler_follows_its_definition():
+    rng = np.random.default_rng(0)
+    for _ in range(500):
+        k = int(rng.integers(1, 9))
+        p = rng.random(k) * (rng.random(k) < 0.7)
+        if p.sum() == 0:
+            p[rng.integers(k)] = 1.0
+        p /= p.sum()
+        u = float(rng.random())
+        c = np.cumsum(p)
+        hits = np.flatnonzero(u < c)
+        expected = hits[0] if len(hits) else np.flatnonzero(p > 0)[-1]
+        assert py_sample_inverse_cdf(p, u) == expected
+    # rounding fallback: u above the total goes to the last positive class
+    assert py_sample_inverse_cdf(np.array([0.5, 0.49999, 0.0]), 0.999995) == 1
+
+
+def test_argmax_ties_follows_its_definition():
+    rng = np.random.default_rng(1)
+    for _ in range(500):
+        s = rng.integers(0, 3, size=int(rng.integers(1, 8))).astype(float)
+        u = float(rng.random())
+        best = np.flatnonzero(s == s.max())
+        g, m = py_argmax_ties(s, u)
+        assert m == len(best)
+        assert g == best[min(int(u * m), m - 1)]
+
+
+@pytest.mark.parametrize("entry", ALL)
+def test_compiled_distribution_twins(entry):
+    est, _, _ = _fitted(entry)
+    kernel = est._make_kernel()
+    k = K
+    s = np.array([0.3, 1.2, -0.5, 1.2])
+    for g in range(k):
+        p = kernel.py_distribution(s, est.t_ + 1, g)
+        if entry.name == "Banditron":
+            expected = np.full(k, est.gamma / k)
+            expected[g] += 1 - est.gamma
+        else:
+            expected = np.eye(k)[g]
+        assert_array_equal(p, expected)
+    # marginal: the average over the two tied maximisers 1 and 3
+    marginal = kernel.py_marginal_distribution(s, est.t_ + 1)
+    avg = (kernel.py_distribution(s, 1, 1) + kernel.py_distribution(s, 1, 3)) / 2
+    np.testing.assert_allclose(marginal, avg, rtol=1e-15)
+
+
+def test_learn_does_not_depend_on_the_draw():
+    """act's draw only selects the action: learning from action b after a draw of
+    a equals learning from b after a draw of b (what logged-data learning needs)."""
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal(D)
+    for _ in range(50):
+        W = rng.standard_normal((K, D))
+        states = []
+        for u1 in (0.01, 0.99):  # two draws: the first and the last class
+            est = Banditron(gamma=0.5, random_state=0)
+            est.partial_fit(np.zeros((1, D)), [0], classes=np.arange(K))
+            est.coef_[:] = W
+            kernel = est._make_kernel()
+            a, g, p, _ = kernel.py_act(x, 2, u1, 0.5)
+            b = 1  # learn from another action than the one drawn
+            pb = kernel.py_distribution(kernel.py_scores(), 2, g)[b]
+            kernel.py_learn(x, 2, b, g, pb, 1.0)
+            states.append(est.coef_.copy())
+        assert_array_equal(states[0], states[1])
+
+
+# --------------------------------------------------------------------------------------
+# state protocol and block hooks
+
+
+@pytest.mark.parametrize("entry", ALL)
+def test_state_protocol_covers_everything_play_changes(entry):
+    est, X, y = _fitted(entry)
+    state = est._get_state()
+    assert set(state) == {
+        *type(est)._state_attrs,
+        "t_",
+        "n_mistakes_",
+        "n_greedy_mistakes_",
+        "_rng",
+    }
+    before = copy.deepcopy(est)
+    est.partial_fit(X, y)
+    est._set_state(state)
+    assert_same_learner(est, before)
+    assert_same_next_actions(est, before, X, y)
+    # pickling carries the whole state
+    assert_same_learner(pickle.loads(pickle.dumps(est)), est)
+
+
+@pytest.mark.parametrize("entry", ALL)
+def test_read_only_state_arrays_are_copied_before_learning(entry, tmp_path):
+    """A learner loaded with read-only (memory-mapped) arrays keeps learning."""
+    import joblib
+
+    est, X, y = _fitted(entry)
+    straight = copy.deepcopy(est).partial_fit(X, y)
+    joblib.dump(est, tmp_path / "est.joblib")
+    loaded = joblib.load(tmp_path / "est.joblib", mmap_mode="r")
+    for name in type(est)._state_attrs:
+        getattr(loaded, name).flags.writeable = False
+    assert_array_equal(
+        loaded.exploration_distribution(X), est.exploration_distribution(X)
+    )
+    loaded.partial_fit(X, y)
+    assert_same_learner(loaded, straight)
+
+
+def test_block_hooks_run_once_per_block_and_see_the_committed_state(monkeypatch):
+    """_after_block edits the state in place (here: halves W, like a projection);
+    the next block starts from it. Equivalent to chunked calls with the same edit."""
+    monkeypatch.setattr(skbandit.base, "_BLOCK_ROWS", 7)
+    sizes = []
+
+    class Halving(Banditron):
+        def _before_block(self, kernel, n_rows):
+            sizes.append(n_rows)
+            return kernel
+
+        def _after_block(self, kernel):
+            self.coef_ *= 0.5
+
+    X, y = make_stream(n=30, d=D, k=K, seed=12)
+    est = Halving(gamma=0.2, random_state=1).partial_fit(X, y, classes=np.arange(K))
+    assert sizes == [7, 7, 7, 7, 2]
+    ref = Banditron(gamma=0.2, random_state=1)
+    for start in range(0, 30, 7):
+        ref.partial_fit(
+            X[start : start + 7], y[start : start + 7], classes=np.arange(K)
+        )
+        ref.coef_ *= 0.5
+    assert_same_learner(est, ref)
+
+
+def test_plain_labels_build_no_log(monkeypatch):
+    def no_record(*args, **kwargs):
+        raise AssertionError("a log was built for plain labels")
+
+    monkeypatch.setattr(BanditFeedback, "_record", no_record)
+    X, y = make_stream(n=30, d=D, k=K, seed=1)
+    Banditron(random_state=0).partial_fit(X, y, classes=np.arange(K)).fit(X, y)
+
+
+def test_log_arrays_are_concatenated_once(monkeypatch):
+    monkeypatch.setattr(skbandit.base, "_BLOCK_ROWS", 5)
+    X, y = make_stream(n=30, d=D, k=K, seed=1)
+    fb = BanditFeedback(y)
+    Banditron(random_state=0).partial_fit(X, fb, classes=np.arange(K))
+    assert fb.actions_ is fb.actions_ and fb.rows_ is fb.rows_
+    assert len(fb.rows_) == 30
+
+
+def test_registry_flags_come_from_the_kernels():
+    flags = {e.name: e.bandit for e in ENTRIES}
+    assert flags["Banditron"] is True
+    assert flags["MulticlassPerceptron"] is False
