@@ -4,10 +4,9 @@ The uniforms are replayed as the estimators document them: ``partial_fit`` on n 
 uses ``rng.random((n, 2))`` of ``rng = default_rng(random_state)`` (created at the
 first call, never re-seeded); ``fit`` re-creates the generator and, per epoch, draws
 ``rng.permutation(n)`` (if ``shuffle``) and then ``rng.random((n, 2))``.
-Played actions, greedy actions and rewards must agree exactly; the logged
-propensities (marginal probabilities of the played action, ties included) to within
-a few units in the last place, since ``(1/m) * sum_g p_g(a)`` may be evaluated in
-another order; the weights to within ``RTOL``/``ATOL``.
+Played actions, greedy actions, rewards and the logged propensities (marginal
+probabilities of the played action, ties included, summed in class order then
+divided by m) must agree exactly; the weights to within ``RTOL``/``ATOL``.
 """
 
 from __future__ import annotations
