@@ -55,6 +55,11 @@ class Trace(NamedTuple):
     rewards: np.ndarray
     propensities: np.ndarray
 
+    @property
+    def state(self) -> dict[str, np.ndarray]:
+        """The learner's declared state (``_state_attrs``) after the replay."""
+        return {"coef_": self.W}
+
 
 def _row(X, i: int) -> tuple[np.ndarray | None, np.ndarray]:
     """(column indices or None for "all columns", values) of row ``i``."""
@@ -200,6 +205,11 @@ class FitTrace(NamedTuple):
     greedy: np.ndarray
     rewards: np.ndarray
     propensities: np.ndarray
+
+    @property
+    def state(self) -> dict[str, np.ndarray]:
+        """The learner's declared state (``_state_attrs``) after the replay."""
+        return {"coef_": self.W}
 
 
 def run_fit(
