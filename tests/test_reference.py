@@ -43,6 +43,8 @@ def assert_same_declared_state(est, trace):
     assert set(type(est)._state_attrs) == set(trace.state)
     for name, value in trace.state.items():
         assert_array_equal(getattr(est, name), value, err_msg=name)
+
+
 # logged propensities: the marginal (p_{g_1}(a) + ... + p_{g_m}(a)) / m, summed in
 # class order then divided by m, is computed with the same float operations as
 # the kernel: bit-identical.
