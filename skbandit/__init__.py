@@ -6,8 +6,15 @@ estimators learn through ``partial_fit`` chunk after chunk.
 """
 
 from skbandit.feedback import BanditFeedback
-from skbandit.linear_model import Banditron, MulticlassPerceptron
+from skbandit.linear_model import SOBA, Banditron, MulticlassPerceptron, PNewtron
 
 __version__ = "0.1.0.dev0"
 
-__all__ = ["BanditFeedback", "Banditron", "MulticlassPerceptron", "__version__"]
+__all__ = [
+    "BanditFeedback",
+    "Banditron",
+    "MulticlassPerceptron",
+    "PNewtron",
+    "SOBA",
+    "__version__",
+]

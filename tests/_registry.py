@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from skbandit import Banditron, MulticlassPerceptron
+from skbandit import SOBA, Banditron, MulticlassPerceptron, PNewtron
 
 
 @dataclass(frozen=True)
@@ -25,10 +25,20 @@ class Entry:
     invalid_params: tuple[tuple[dict[str, Any], str], ...] = ()
     # boundary settings that must be accepted
     valid_edge_params: tuple[dict[str, Any], ...] = ()
+    # the learner plays (1 - gamma) e_greedy + gamma / k with gamma = est.gamma
+    epsilon_greedy: bool = False
+    # a learner registered more than once: its variant (test ids, sklearn checks)
+    variant: str = ""
+    # parameters of the instance given to scikit-learn's checks
+    check_params: dict[str, Any] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
         return self.cls.__name__
+
+    @property
+    def id(self) -> str:
+        return f"{self.name}-{self.variant}" if self.variant else self.name
 
     def make(self, **kwargs: Any):
         return self.cls(**{**self.params, **kwargs})
@@ -60,8 +70,45 @@ ENTRIES: list[Entry] = [
             ({"gamma": 1.5}, "gamma"),
         ),
         valid_edge_params=({"gamma": 1}, {"gamma": 1.0}, {"gamma": 1e-6}),
+        epsilon_greedy=True,
     ),
     Entry(MulticlassPerceptron, params={}),
+    Entry(
+        SOBA,
+        params={"gamma": 0.2},
+        invalid_params=(
+            ({"gamma": 0}, "gamma"),
+            ({"gamma": 1.5}, "gamma"),
+            ({"gamma": "auto"}, "gamma"),
+            ({"a": 0.0}, "'a' parameter"),
+            ({"a": -1}, "'a' parameter"),
+            ({"covariance": "lowrank"}, "covariance"),
+            ({"max_memory": 0}, "max_memory"),
+        ),
+        valid_edge_params=({"gamma": 1.0}, {"gamma": 1e-6}, {"gamma": "adaptive"}),
+        epsilon_greedy=True,
+        variant="diag",
+    ),
+    Entry(
+        SOBA,
+        params={"gamma": 0.2, "covariance": "full"},
+        valid_edge_params=({"gamma": "adaptive"}, {"a": 1e-3}),
+        epsilon_greedy=True,
+        variant="full",
+        check_params={"covariance": "full"},
+    ),
+    Entry(
+        PNewtron,
+        params={"gamma": 0.1},
+        invalid_params=(
+            ({"gamma": -0.1}, "gamma"),
+            ({"gamma": 1.5}, "gamma"),
+            ({"alpha": -1.0}, "alpha"),
+            ({"beta": -1.0}, "beta"),
+            ({"D": 0.0}, "'D' parameter"),
+        ),
+        valid_edge_params=({"gamma": 0.0}, {"gamma": 1.0}, {"alpha": 0.0}),
+    ),
 ]
 
 BANDIT_ENTRIES = [e for e in ENTRIES if e.bandit]
@@ -70,9 +117,9 @@ BANDIT_ENTRIES = [e for e in ENTRIES if e.bandit]
 def entry_params(entries: list[Entry] | None = None) -> list[Any]:
     """``pytest.param`` objects (id = class name) for ``parametrize``."""
     chosen = ENTRIES if entries is None else entries
-    return [pytest.param(e, id=e.name) for e in chosen]
+    return [pytest.param(e, id=e.id) for e in chosen]
 
 
 def estimators_for_sklearn_checks() -> list[Any]:
     """Default-constructed instances (with a fixed seed) for scikit-learn's checks."""
-    return [e.cls(random_state=0) for e in ENTRIES]
+    return [e.cls(random_state=0, **e.check_params) for e in ENTRIES]

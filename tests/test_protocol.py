@@ -436,6 +436,8 @@ def test_counters_consistent_with_log(entry):
         # full information plays the greedy label
         assert est.n_greedy_mistakes_ == est.n_mistakes_
         return
+    if not entry.epsilon_greedy:
+        return  # the propensities below are those of the epsilon-greedy policy
     gamma = est.gamma
     # epsilon-greedy without ties: propensity gamma/k + (1 - gamma) iff the played
     # action is the greedy one, gamma/k otherwise; with m tied maximisers the
@@ -444,7 +446,8 @@ def test_counters_consistent_with_log(entry):
     is_greedy = fb.propensities_ == p_greedy
     is_other = fb.propensities_ == p_other
     tied = ~(is_greedy | is_other)
-    assert tied.sum() < n // 10
+    # SOBA updates only on rounds it got right: W = 0 (all tied) lasts longer
+    assert tied.sum() < (n // 10 if entry.name == "Banditron" else n // 4)
     right = fb.rewards_ == 1
     # greedy mistakes: certainly wrong when (greedy played and wrong) or
     # (non-greedy played and right); unknown otherwise

@@ -2,5 +2,7 @@
 
 from skbandit.linear_model._banditron import Banditron
 from skbandit.linear_model._perceptron import MulticlassPerceptron
+from skbandit.linear_model._pnewtron import PNewtron
+from skbandit.linear_model._soba import SOBA
 
-__all__ = ["Banditron", "MulticlassPerceptron"]
+__all__ = ["Banditron", "MulticlassPerceptron", "PNewtron", "SOBA"]

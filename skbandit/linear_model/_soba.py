@@ -1,0 +1,265 @@
+"""SOBA: the Second Order Banditron, full and diagonal (SOBAdiag)."""
+
+from __future__ import annotations
+
+from numbers import Real
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.utils._param_validation import Interval, StrOptions
+
+from skbandit.base import LinearBanditClassifier
+from skbandit.linear_model._soba_fast import SOBAKernel
+
+__all__ = ["SOBA"]
+
+
+def _sum_duplicates(X):
+    """``X`` with every column stored at most once per row (a copy if needed).
+
+    Second-order learners square the entries of a row, so a column stored twice
+    in a CSR row (which SciPy reads as the sum of its values) must be summed
+    before the kernel sees it. Canonical matrices are returned as they are.
+    """
+    if sp.issparse(X) and not X.has_canonical_format:
+        X = X.copy()
+        X.sum_duplicates()
+    return X
+
+
+class SOBA(LinearBanditClassifier):
+    r"""SOBA: the Second Order Banditron, with bandit feedback.
+
+    Each round the learner computes the scores ``s = W x``, plays the greedy
+    label ``ŷ = argmax s`` with probability ``1 - gamma`` and a uniformly random
+    label with probability ``gamma``, and learns only whether the played label
+    ``ỹ`` was right. It updates only on rounds where it was right (then it knows
+    ``y = ỹ``), as a second-order (ridge-regression) learner on the vector
+    ``vec(W)`` of length ``k d`` (rows of ``W`` stacked):
+
+    .. math::
+
+        \bar y = \arg\max_{i \ne y} s_i, \quad
+        g = \frac{1}{p_y} (e_{\bar y} - e_y) \otimes x, \quad
+        z = \sqrt{p_y}\, g, \quad
+        m = \frac{\langle W, z\rangle^2 + 2 \langle W, g\rangle}{1 + z^T A^{-1} z}.
+
+    If ``S + m >= 0``, where ``S = sum_s n_s m_s`` is the sum of the margins of
+    the past updates (kept non-negative, the invariant of the paper's proof),
+    the update is made (``n_t = 1``): ``S += m``, ``A += z z^T``, ``θ -= g`` and
+    ``W = mat(A^{-1} θ)``, from ``A = a I`` and ``θ = 0``. When the greedy label
+    was wrong and the explored one right, ``m >= 0`` and the update always
+    happens; when the greedy label was right, it happens only if the margin
+    budget allows it.
+
+    ``covariance="full"`` is Algorithm 1 exactly: ``A^{-1}`` (``kd x kd``) is
+    kept by Sherman-Morrison, ``O((kd)^2)`` time and memory per update. With
+    ``v = A^{-1} z``:
+
+    .. math::
+
+        W \leftarrow W - \frac{\langle W, z\rangle + 1/\sqrt{p_y}}{1 + z^T v}\, v,
+        \qquad A^{-1} \leftarrow A^{-1} - \frac{v v^T}{1 + z^T v}.
+
+    ``covariance="diag"`` (SOBAdiag, the variant of the paper's experiments)
+    keeps only the diagonal of ``A``: ``z^T A^{-1} z = sum_i z_i^2 / A_ii``,
+    ``A_ii += z_i^2`` and ``W = θ / diag(A)`` on the touched entries (rows ``y``
+    and ``ȳ``, the columns of ``x``): ``O(k nnz(x))`` per round, ``O(kd)``
+    memory, for text-sized sparse input.
+
+    Parameters
+    ----------
+    gamma : float or "adaptive", default=0.01
+        Exploration rate in (0, 1]. ``"adaptive"`` uses the rate of Appendix A
+        (Theorem 5) of the paper,
+        ``γ_t = min(1, sqrt(k (1 + sum_{s<t} n_s z_s^T A_s^{-1} z_s) / t))``,
+        where ``z_s^T A_s^{-1} z_s = q_s / (1 + q_s)`` with
+        ``q_s = z_s^T A_{s-1}^{-1} z_s`` (exact for ``covariance="full"``; the
+        same formula on the diagonal ``q_s`` for ``"diag"``). The theorem takes
+        ``a = X^2`` with ``X`` a bound on ``||x||``.
+    a : float, default=1.0
+        Regulariser ``a > 0``: ``A`` starts at ``a I``. The paper uses 1.
+    covariance : {"diag", "full"}, default="diag"
+        Keep the diagonal of ``A`` (SOBAdiag) or its whole inverse.
+    max_memory : int, default=2**30
+        Budget in bytes for the ``(kd)^2`` float64 inverse of
+        ``covariance="full"``. A first ``fit``/``partial_fit`` whose inverse
+        would exceed it is refused with an error that suggests
+        ``covariance="diag"``. Unused by ``"diag"``.
+    max_iter : int, default=5
+        Passes over the data in ``fit``. ``partial_fit`` always makes one.
+    shuffle : bool, default=True
+        Whether ``fit`` visits the rows in a new random order each pass.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the learner's own ``numpy.random.Generator`` (two uniforms per
+        round: action, tie-break; and the shuffles of ``fit``), advanced across
+        calls.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        Class labels, sorted.
+    coef_ : ndarray of shape (n_classes, n_features)
+        ``W = mat(A^{-1} θ)``, one weight row per class.
+    theta_ : ndarray of shape (n_classes, n_features)
+        ``θ = - sum_s n_s g_s``, the sum of the importance-weighted
+        Perceptron-style updates.
+    A_diag_ : ndarray of shape (n_classes, n_features)
+        The diagonal of ``A``, entry ``[r, j]`` for coordinate ``r d + j`` of
+        ``vec(W)``. Only with ``covariance="diag"``.
+    A_inv_ : ndarray of shape (n_classes * n_features, n_classes * n_features)
+        ``A^{-1}``, symmetric. Only with ``covariance="full"``.
+    cumulative_margin_ : float
+        ``S = sum_s n_s m_s``, never negative.
+    exploration_sum_ : float
+        ``sum_s n_s z_s^T A_s^{-1} z_s``, which drives ``gamma="adaptive"``.
+    n_updates_ : int
+        Rounds with an update (``n_t = 1``).
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of features seen during fit, when X has string column names.
+    t_ : int
+        Rounds played so far.
+    n_mistakes_ : int
+        Rounds whose played action was wrong (``n_mistakes_ / t_`` is the online
+        error of the paper).
+    n_greedy_mistakes_ : int
+        Rounds whose greedy action was wrong (bookkeeping only).
+    n_iter_ : int
+        Passes made by the last call.
+
+    See Also
+    --------
+    Banditron : The first-order learner SOBA improves on.
+    PNewtron : The diagonal Newtron baseline of the paper's experiments.
+
+    Notes
+    -----
+    ``ȳ``: when the greedy label is not ``y`` it is the greedy label (a maximiser
+    of all scores, ties broken at random by the round's second uniform);
+    otherwise the first maximiser among the other classes. Rows of a sparse
+    matrix that store a column twice are summed first (the entries of ``x`` are
+    squared).
+
+    References
+    ----------
+    .. [1] A. Beygelzimer, F. Orabona and C. Zhang, "Efficient online bandit
+       multiclass learning with Õ(√T) regret", ICML 2017 (Algorithm 1, §5,
+       Appendix A).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_digits
+    >>> from skbandit import SOBA
+    >>> X, y = load_digits(return_X_y=True)
+    >>> clf = SOBA(gamma=0.25, random_state=0)
+    >>> clf = clf.partial_fit(X / 16, y, classes=range(10))
+    >>> clf.t_, clf.cumulative_margin_ >= 0
+    (1797, True)
+    >>> print(f"online error {clf.n_mistakes_ / clf.t_:.2f}")
+    online error 0.66
+    >>> full = SOBA(gamma=0.25, covariance="full", random_state=0).fit(X / 16, y)
+    >>> full.A_inv_.shape
+    (640, 640)
+    >>> print(f"online error {full.n_mistakes_ / full.t_:.2f} over 5 passes")
+    online error 0.36 over 5 passes
+    >>> print(f"greedy accuracy {full.score(X / 16, y):.2f}")
+    greedy accuracy 0.90
+    """
+
+    _parameter_constraints: dict = {
+        **LinearBanditClassifier._parameter_constraints,
+        "gamma": [Interval(Real, 0, 1, closed="right"), StrOptions({"adaptive"})],
+        "a": [Interval(Real, 0, None, closed="neither")],
+        "covariance": [StrOptions({"diag", "full"})],
+        "max_memory": [Interval(Real, 0, None, closed="neither")],
+    }
+
+    @property
+    def _state_attrs(self) -> tuple[str, ...]:
+        # The second-order state of the fitted variant (of the ``covariance``
+        # parameter before the first fit).
+        if "A_inv_" in self.__dict__ or "A_diag_" in self.__dict__:
+            full = "A_inv_" in self.__dict__
+        else:
+            full = self.covariance == "full"
+        return (
+            "coef_",
+            "theta_",
+            "A_inv_" if full else "A_diag_",
+            "cumulative_margin_",
+            "exploration_sum_",
+            "n_updates_",
+        )
+
+    def __init__(
+        self,
+        *,
+        gamma=0.01,
+        a=1.0,
+        covariance="diag",
+        max_memory=2**30,
+        max_iter=5,
+        shuffle=True,
+        random_state=None,
+    ):
+        super().__init__(max_iter=max_iter, shuffle=shuffle, random_state=random_state)
+        self.gamma = gamma
+        self.a = a
+        self.covariance = covariance
+        self.max_memory = max_memory
+
+    def _init_state(self, n_features, n_classes):
+        kd = n_classes * n_features
+        full = self.covariance == "full"
+        if full and 8 * kd * kd > self.max_memory:
+            raise ValueError(
+                f"SOBA(covariance='full') keeps the inverse of a kd x kd matrix, "
+                f"kd = {n_classes} classes x {n_features} features = {kd}: "
+                f"{8 * kd * kd / 2**20:,.1f} MiB of float64, above "
+                f"max_memory={self.max_memory:,} bytes. Use covariance='diag' "
+                "(SOBAdiag, O(kd) memory), or raise max_memory."
+            )
+        super()._init_state(n_features, n_classes)
+        self.theta_ = np.zeros((n_classes, n_features), dtype=np.float64)
+        a = float(self.a)
+        # a new fit may switch the variant: drop the other one's state
+        self.__dict__.pop("A_diag_" if full else "A_inv_", None)
+        if full:
+            self.A_inv_ = np.eye(kd) / a
+        else:
+            self.A_diag_ = np.full((n_classes, n_features), a)
+        self.cumulative_margin_ = 0.0
+        self.exploration_sum_ = 0.0
+        self.n_updates_ = 0
+
+    def _validate_X(self, X, *, reset):
+        return _sum_duplicates(super()._validate_X(X, reset=reset))
+
+    def _make_kernel(self):
+        empty = np.empty((0, 0), dtype=np.float64)
+        full = "A_inv_" in self.__dict__
+        if full != (self.covariance == "full"):
+            raise ValueError(
+                f"covariance={self.covariance!r} does not match the fitted state "
+                f"(covariance={'full' if full else 'diag'!r}); call fit to start over."
+            )
+        adaptive = isinstance(self.gamma, str)
+        return SOBAKernel(
+            self.coef_,
+            self.theta_,
+            empty if full else self.A_diag_,
+            self.A_inv_ if full else empty,
+            full,
+            0.0 if adaptive else float(self.gamma),
+            adaptive,
+            float(self.cumulative_margin_),
+            float(self.exploration_sum_),
+            int(self.n_updates_),
+        )
+
+    def _after_block(self, kernel):
+        self.cumulative_margin_ = kernel.cumulative_margin
+        self.exploration_sum_ = kernel.exploration_sum
+        self.n_updates_ = int(kernel.n_updates)

@@ -1,0 +1,211 @@
+"""SOBA kernel: the Second Order Banditron (Beygelzimer, Orabona and Zhang, 2017).
+
+One kernel serves both variants; ``full`` selects how ``A`` is kept:
+
+* ``full=False`` (SOBAdiag): ``A`` is the diagonal ``A_diag`` (k, d), ``W = θ / A``
+  elementwise; an update touches rows ``y`` and ``ȳ`` on the support of ``x``.
+* ``full=True``: ``A⁻¹`` (kd, kd) is maintained by Sherman-Morrison; with
+  ``v = A⁻¹ z``, ``W ← W − (⟨W, z⟩ + 1/sqrt(p_y)) / (1 + zᵀv) · v`` and
+  ``A⁻¹ ← A⁻¹ − w wᵀ`` with ``w = v / sqrt(1 + zᵀv)`` (so ``A⁻¹`` stays exactly
+  symmetric: ``w_i w_j == w_j w_i``).
+
+The round (``learn``) is one skeleton for both: the played action ``y`` was right
+(reward 1), ``ȳ = argmax_{i≠y} s_i``, ``g = (1/p_y)(e_ȳ − e_y) ⊗ x``,
+``z = sqrt(p_y) g``, the margin ``m = (⟨W,z⟩² + 2⟨W,g⟩) / (1 + zᵀA⁻¹z)`` and the
+update when ``S + m ≥ 0``. Only ``zᵀA⁻¹z`` and the update of ``A`` and ``W``
+depend on the variant.
+
+Zero entries of a row (dense rows, or stored zeros) are skipped: they change
+nothing, and skipping them makes dense and CSR rows give bit-identical states.
+A CSR row must not store a column twice (the estimator sums duplicates first):
+``z`` is squared, so the entries of a column must be summed before.
+"""
+
+from libc.math cimport sqrt
+
+import numpy as np
+
+from skbandit._core._kernel cimport (
+    LinearKernel,
+    Row,
+    STATUS_NONFINITE,
+    epsilon_greedy,
+)
+
+
+cdef inline bint _finite(double v) noexcept nogil:
+    return v - v == 0.0
+
+
+cdef class SOBAKernel(LinearKernel):
+    """ε-greedy play over ``W x`` (``gamma`` fixed, or ``γ_t`` when ``adaptive``);
+    the SOBA update on rounds whose played action was right."""
+
+    cdef double[:, ::1] theta
+    cdef double[:, ::1] A_diag
+    cdef double[:, ::1] A_inv
+    cdef double[::1] v
+    cdef readonly bint full
+    cdef readonly bint adaptive
+    cdef readonly double gamma
+    # Σ n_s m_s, Σ n_s z_sᵀA_s⁻¹z_s and Σ n_s (read back by the estimator).
+    cdef public double cumulative_margin
+    cdef public double exploration_sum
+    cdef public long long n_updates
+
+    def __init__(self, double[:, ::1] W, double[:, ::1] theta,
+                 double[:, ::1] A_diag, double[:, ::1] A_inv, bint full,
+                 double gamma, bint adaptive, double cumulative_margin,
+                 double exploration_sum, long long n_updates):
+        LinearKernel.__init__(self, W, False)
+        cdef Py_ssize_t kd = <Py_ssize_t>W.shape[0] * W.shape[1]
+        if theta.shape[0] != W.shape[0] or theta.shape[1] != W.shape[1]:
+            raise ValueError("theta must have the shape of W")
+        if full:
+            if A_inv.shape[0] != kd or A_inv.shape[1] != kd:
+                raise ValueError("A_inv must be (kd, kd)")
+        elif A_diag.shape[0] != W.shape[0] or A_diag.shape[1] != W.shape[1]:
+            raise ValueError("A_diag must have the shape of W")
+        self.theta = theta
+        self.A_diag = A_diag
+        self.A_inv = A_inv
+        self.full = full
+        self.v = np.zeros(kd if full else 0, dtype=np.float64)
+        self.gamma = gamma
+        self.adaptive = adaptive
+        self.cumulative_margin = cumulative_margin
+        self.exploration_sum = exploration_sum
+        self.n_updates = n_updates
+
+    cdef inline double gamma_at(self, long long t) noexcept nogil:
+        # γ_t = min(1, sqrt(k (1 + Σ_{s<t} n_s z_sᵀA_s⁻¹z_s) / t)) (App. A, Thm 5)
+        cdef double g
+        if not self.adaptive:
+            return self.gamma
+        g = sqrt(self.n_classes * (1.0 + self.exploration_sum) / <double>t)
+        return 1.0 if g > 1.0 else g
+
+    cdef void distribution(self, const double* s, long long t, int greedy,
+                           double* p) noexcept nogil:
+        epsilon_greedy(greedy, self.n_classes, self.gamma_at(t), p)
+
+    cdef double quadratic(self, Row x, int ybar, int y, double zscale) noexcept nogil:
+        # zᵀA⁻¹z with z = zscale (e_ȳ − e_y) ⊗ x; the full variant also
+        # leaves v = A⁻¹z in self.v.
+        cdef int j, c, d = self.n_features
+        cdef Py_ssize_t i, kd = <Py_ssize_t>self.n_classes * d
+        cdef double zj, q = 0.0
+        cdef double* v = NULL
+        cdef const double* a_ybar
+        cdef const double* a_y
+        if not self.full:
+            for j in range(x.nnz):
+                if x.val[j] == 0.0:
+                    continue
+                c = j if x.ind == NULL else x.ind[j]
+                zj = zscale * x.val[j]
+                q = q + zj * zj / self.A_diag[ybar, c]
+            for j in range(x.nnz):
+                if x.val[j] == 0.0:
+                    continue
+                c = j if x.ind == NULL else x.ind[j]
+                zj = zscale * x.val[j]
+                q = q + zj * zj / self.A_diag[y, c]
+            return q
+        # v = A⁻¹z = Σ_c z_c A⁻¹[:, c], read as rows (A⁻¹ is symmetric)
+        v = &self.v[0]
+        for i in range(kd):
+            v[i] = 0.0
+        for j in range(x.nnz):
+            if x.val[j] == 0.0:
+                continue
+            c = j if x.ind == NULL else x.ind[j]
+            zj = zscale * x.val[j]
+            a_ybar = &self.A_inv[<Py_ssize_t>ybar * d + c, 0]
+            a_y = &self.A_inv[<Py_ssize_t>y * d + c, 0]
+            for i in range(kd):
+                v[i] = v[i] + zj * (a_ybar[i] - a_y[i])
+        for j in range(x.nnz):
+            if x.val[j] == 0.0:
+                continue
+            c = j if x.ind == NULL else x.ind[j]
+            zj = zscale * x.val[j]
+            q = q + zj * (v[<Py_ssize_t>ybar * d + c] - v[<Py_ssize_t>y * d + c])
+        return q
+
+    cdef void update(self, Row x, int ybar, int y, double p, double zscale,
+                     double wz, double q) noexcept nogil:
+        # A += z zᵀ, θ −= g, W = mat(A⁻¹θ).
+        cdef int j, c, d = self.n_features
+        cdef Py_ssize_t i, l, kd = <Py_ssize_t>self.n_classes * d
+        cdef double zj, gj, step, root, vi
+        cdef double* v
+        cdef double* Ai
+        cdef double* W = &self.W[0, 0]
+        for j in range(x.nnz):
+            if x.val[j] == 0.0:
+                continue
+            c = j if x.ind == NULL else x.ind[j]
+            gj = x.val[j] / p
+            self.theta[ybar, c] = self.theta[ybar, c] - gj
+            self.theta[y, c] = self.theta[y, c] + gj
+            if not self.full:
+                zj = zscale * x.val[j]
+                self.A_diag[ybar, c] = self.A_diag[ybar, c] + zj * zj
+                self.A_diag[y, c] = self.A_diag[y, c] + zj * zj
+                self.W[ybar, c] = self.theta[ybar, c] / self.A_diag[ybar, c]
+                self.W[y, c] = self.theta[y, c] / self.A_diag[y, c]
+        if not self.full:
+            return
+        # W ← W − (⟨W,z⟩ + α) / (1 + q) · v, α = 1/sqrt(p)
+        v = &self.v[0]
+        step = (wz + 1.0 / sqrt(p)) / (1.0 + q)
+        for i in range(kd):
+            W[i] = W[i] - step * v[i]
+        # A⁻¹ ← A⁻¹ − w wᵀ, w = v / sqrt(1 + q)
+        root = sqrt(1.0 + q)
+        for i in range(kd):
+            v[i] = v[i] / root
+        for i in range(kd):
+            Ai = &self.A_inv[i, 0]
+            vi = v[i]
+            for l in range(kd):
+                Ai[l] = Ai[l] - vi * v[l]
+
+    cdef void learn(self, Row x, long long t, int played, int greedy,
+                    double prob, double reward) noexcept nogil:
+        cdef int k = self.n_classes
+        cdef int y = played, ybar, r
+        cdef const double* s = &self.scores[0]
+        cdef double p = prob, delta, wg, wz, zscale, q, m
+        if reward == 0.0:
+            return  # ỹ ≠ y: y is unknown, no update (n_t = 0)
+        # ȳ = argmax_{i≠y} s_i: the greedy label when it is not y (ties were
+        # broken by u2), else the first maximiser among the other classes.
+        if greedy != y:
+            ybar = greedy
+        else:
+            ybar = 1 if y == 0 else 0
+            for r in range(k):
+                if r != y and s[r] > s[ybar]:
+                    ybar = r
+        # ⟨W,g⟩ = (s_ȳ − s_y)/p, ⟨W,z⟩ = sqrt(p) ⟨W,g⟩, z = sqrt(p) g
+        delta = s[ybar] - s[y]
+        wg = delta / p
+        wz = sqrt(p) * wg
+        zscale = sqrt(p) / p
+        q = self.quadratic(x, ybar, y, zscale)
+        m = (wz * wz + 2.0 * wg) / (1.0 + q)
+        if not (_finite(q) and _finite(m)):
+            self.status = STATUS_NONFINITE
+            return
+        if self.cumulative_margin + m >= 0.0:
+            self.cumulative_margin = self.cumulative_margin + m
+            self.exploration_sum = self.exploration_sum + q / (1.0 + q)
+            self.n_updates += 1
+            self.update(x, ybar, y, p, zscale, wz, q)
+
+    # ------------------------------------------------ Python-callable twins
+    def py_gamma(self, long long t):
+        """The exploration rate of round ``t`` (``gamma``, or ``γ_t`` when adaptive)."""
+        return self.gamma_at(t)

@@ -1,0 +1,244 @@
+"""Pure-NumPy references of SOBA (Beygelzimer, Orabona & Zhang 2017) and PNewtron.
+
+Written from ALGORITHMS.md §3 and §7 and the paper's Algorithm 1, with the
+conventions of ``_reference.py`` (same ``X``/``y``/``U`` arguments, two uniforms per
+round, scores summed sequentially, ties broken with ``u2``, inverse-CDF sampling on
+``u1``, logged propensity = marginal over tied greedy labels).
+
+- ``soba_full``: Algorithm 1 as written. It forms ``A = a I + Σ n_s z_s z_sᵀ``
+  explicitly and solves ``A⁻¹θ`` and ``A⁻¹z`` directly with ``np.linalg.solve``
+  (no Sherman-Morrison, no incremental ``W``); the kernel agrees to a rounding
+  tolerance.
+- ``soba_diag``: SOBAdiag with the same float operations as the kernel: bit-identical.
+- ``pnewtron``: the diagonal Newtron, same float operations as the kernel
+  (``math.exp`` per class, as C's ``exp``): bit-identical.
+
+The rows are read through their non-zero columns only (a zero entry changes
+nothing). CSR rows must not store a column twice (the estimators sum duplicates
+before their kernels see them; ``canonical`` does it here).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+import scipy.sparse as sp
+from _reference import epsilon_greedy, greedy_label, marginal_propensity, maximisers
+from _reference import sample as sample_inverse_cdf
+from _reference import scores as row_scores
+
+
+class SOBATrace(NamedTuple):
+    W: np.ndarray
+    played: np.ndarray
+    greedy: np.ndarray
+    rewards: np.ndarray
+    propensities: np.ndarray
+    theta: np.ndarray
+    A: np.ndarray  # (k, d) diagonal, or (kd, kd) for the full variant
+    cumulative_margin: float
+    exploration_sum: float
+    n_updates: int
+    updated: np.ndarray  # bool per round: n_t
+    margins: np.ndarray  # S after each round
+
+
+def canonical(X):
+    if sp.issparse(X):
+        X = sp.csr_matrix(X, copy=True)
+        X.sum_duplicates()
+    return X
+
+
+def _row(X, i):
+    """(columns, values) of row i, as stored (dense: every column)."""
+    if sp.issparse(X):
+        a, b = X.indptr[i], X.indptr[i + 1]
+        return X.indices[a:b], X.data[a:b]
+    return np.arange(X.shape[1]), X[i]
+
+
+def gamma_t(gamma, k: int, t: int, exploration_sum: float) -> float:
+    """gamma, or for "adaptive" min(1, sqrt(k (1 + E) / t)) (App. A, Thm 5)."""
+    if gamma != "adaptive":
+        return gamma
+    g = math.sqrt(k * (1.0 + exploration_sum) / t)
+    return 1.0 if g > 1.0 else g
+
+
+def _ybar(s: np.ndarray, y: int, greedy: int) -> int:
+    """argmax_{i != y} s_i: the greedy label if it is not y, else the first
+    maximiser among the other classes."""
+    if greedy != y:
+        return greedy
+    others = [i for i in range(len(s)) if i != y]
+    return max(others, key=lambda i: (s[i], -i))
+
+
+def soba(
+    X,
+    y,
+    U: np.ndarray,
+    k: int,
+    *,
+    gamma,
+    a: float = 1.0,
+    covariance: str = "diag",
+    t0: int = 0,
+    state: dict | None = None,
+) -> SOBATrace:
+    """SOBA over the rows of ``X`` with uniforms ``U``; ``t0`` rounds before.
+
+    ``state`` (from a previous trace's fields) continues a learner."""
+    X = canonical(X)
+    n, d = X.shape
+    full = covariance == "full"
+    if state is None:
+        theta = np.zeros((k, d))
+        A = np.eye(k * d) * a if full else np.full((k, d), float(a))
+        S, E, n_upd = 0.0, 0.0, 0
+        W = np.zeros((k, d))
+    else:
+        theta, A = state["theta"].copy(), state["A"].copy()
+        S, E, n_upd = state["S"], state["E"], state["n_updates"]
+        W = state["W"].copy()
+    played = np.empty(n, dtype=np.int64)
+    greedy = np.empty(n, dtype=np.int64)
+    rewards = np.empty(n, dtype=np.int8)
+    props = np.empty(n)
+    updated = np.zeros(n, dtype=bool)
+    margins = np.empty(n)
+    for i in range(n):
+        t = t0 + i + 1
+        cols, vals = _row(X, i)
+        s = row_scores(W, cols, vals)
+        g = greedy_label(s, U[i, 1])
+        gam = gamma_t(gamma, k, t, E)
+        p = epsilon_greedy(k, g, gam)
+        act = sample_inverse_cdf(p, U[i, 0])
+        reward = act == y[i]
+        props[i] = marginal_propensity(
+            lambda c, gam=gam: epsilon_greedy(k, c, gam), maximisers(s), act
+        )
+        played[i], greedy[i], rewards[i] = act, g, reward
+        if reward:
+            yy = act
+            py = p[yy]
+            yb = _ybar(s, yy, g)
+            nz = vals != 0.0
+            cols, vals = cols[nz], vals[nz]
+            wg = (s[yb] - s[yy]) / py
+            wz = math.sqrt(py) * wg
+            zscale = math.sqrt(py) / py
+            z = zscale * vals
+            if full:
+                zvec = np.zeros(k * d)
+                zvec[yb * d + cols] = z
+                zvec[yy * d + cols] = -z
+                q = float(zvec @ np.linalg.solve(A, zvec))
+            else:
+                terms = np.concatenate([z * z / A[yb, cols], z * z / A[yy, cols]])
+                q = float(np.cumsum(terms)[-1]) if len(terms) else 0.0
+            m = (wz * wz + 2.0 * wg) / (1.0 + q)
+            if S + m >= 0.0:
+                S = S + m
+                E = E + q / (1.0 + q)
+                n_upd += 1
+                updated[i] = True
+                gvec = vals / py
+                theta[yb, cols] -= gvec
+                theta[yy, cols] += gvec
+                if full:
+                    A += np.outer(zvec, zvec)
+                    W = np.linalg.solve(A, theta.reshape(-1)).reshape(k, d)
+                else:
+                    A[yb, cols] += z * z
+                    A[yy, cols] += z * z
+                    W[yb, cols] = theta[yb, cols] / A[yb, cols]
+                    W[yy, cols] = theta[yy, cols] / A[yy, cols]
+        margins[i] = S
+    return SOBATrace(
+        W, played, greedy, rewards, props, theta, A, S, E, n_upd, updated, margins
+    )
+
+
+class PNewtronTrace(NamedTuple):
+    W: np.ndarray
+    played: np.ndarray
+    greedy: np.ndarray
+    rewards: np.ndarray
+    propensities: np.ndarray
+    b: np.ndarray
+    A: np.ndarray
+
+
+def softmax(s: np.ndarray, alpha: float) -> np.ndarray:
+    """exp(α s_r − max α s) / Σ, with math.exp and sequential sums."""
+    mx = max(alpha * v for v in s)
+    e = np.array([math.exp(alpha * v - mx) for v in s])
+    return e / np.cumsum(e)[-1]
+
+
+def pnewtron_distribution(s, gamma, alpha):
+    k = len(s)
+    return (1.0 - gamma) * softmax(s, alpha) + gamma / k
+
+
+def pnewtron(
+    X,
+    y,
+    U: np.ndarray,
+    k: int,
+    *,
+    gamma: float,
+    alpha: float = 10.0,
+    beta: float = 0.01,
+    D: float = 1.0,
+    W0=None,
+    state: dict | None = None,
+) -> PNewtronTrace:
+    """PNewtron (ALGORITHMS.md §7), rescaling to ||W||_F <= D every round."""
+    X = canonical(X)
+    n, d = X.shape
+    if state is None:
+        W, b, A = np.zeros((k, d)), np.zeros((k, d)), np.full((k, d), 1.0 / D)
+    else:
+        W, b, A = (state[n].copy() for n in ("W", "b", "A"))
+    played = np.empty(n, dtype=np.int64)
+    greedy = np.empty(n, dtype=np.int64)
+    rewards = np.empty(n, dtype=np.int8)
+    props = np.empty(n)
+    invk = 1.0 / k
+    for i in range(n):
+        cols, vals = _row(X, i)
+        s = row_scores(W, cols, vals)
+        g = greedy_label(s, U[i, 1])
+        pp = pnewtron_distribution(s, gamma, alpha)
+        act = sample_inverse_cdf(pp, U[i, 0])
+        reward = act == y[i]
+        props[i] = pp[act]  # the distribution does not depend on the greedy label
+        played[i], greedy[i], rewards[i] = act, g, reward
+        P = softmax(s, alpha)
+        e = np.zeros(k)
+        e[act] = 1.0
+        if reward:
+            co = ((1.0 - P[act]) / pp[act]) * (invk - e)
+            kappa = pp[act]
+        else:
+            co = (P[act] / pp[act]) * (e - invk)
+            kappa = 1.0
+        gw = float(np.cumsum(co * s)[-1])
+        kb = kappa * beta
+        w = 1.0 - kb * gw
+        nz = vals != 0.0
+        cols, vals = cols[nz], vals[nz]
+        G = co[:, None] * vals[None, :]
+        A[:, cols] += kb * (G * G)
+        b[:, cols] += w * G
+        W = -b / A
+        nrm = float(np.cumsum(W.reshape(-1) * W.reshape(-1))[-1])
+        if nrm > D * D:
+            W = W * (D / math.sqrt(nrm))
+    return PNewtronTrace(W, played, greedy, rewards, props, b, A)
