@@ -6,13 +6,20 @@ estimators learn through ``partial_fit`` chunk after chunk.
 """
 
 from skbandit.feedback import BanditFeedback
-from skbandit.linear_model import SOBA, Banditron, MulticlassPerceptron, PNewtron
+from skbandit.linear_model import (
+    SOBA,
+    Banditron,
+    Gaptron,
+    MulticlassPerceptron,
+    PNewtron,
+)
 
 __version__ = "0.1.0.dev0"
 
 __all__ = [
     "BanditFeedback",
     "Banditron",
+    "Gaptron",
     "MulticlassPerceptron",
     "PNewtron",
     "SOBA",

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from skbandit import SOBA, Banditron, MulticlassPerceptron, PNewtron
+from skbandit import SOBA, Banditron, Gaptron, MulticlassPerceptron, PNewtron
 
 
 @dataclass(frozen=True)
@@ -31,6 +31,9 @@ class Entry:
     variant: str = ""
     # parameters of the instance given to scikit-learn's checks
     check_params: dict[str, Any] = field(default_factory=dict)
+    # a full-information learner whose policy is randomised (it does not always
+    # play its greedy label)
+    randomised_full_information: bool = False
 
     @property
     def name(self) -> str:
@@ -109,6 +112,49 @@ ENTRIES: list[Entry] = [
         ),
         valid_edge_params=({"gamma": 0.0}, {"gamma": 1.0}, {"alpha": 0.0}),
     ),
+]
+
+# Gaptron: each loss x feedback combination (the parameters chosen so that the
+# learner learns the digits in the ecosystem tests; each step-size mode is covered)
+_GAPTRON = {
+    ("logistic", "bandit"): {"gamma": 0.2},
+    ("hinge", "bandit"): {"gamma": 0.2, "x_norm_bound": 5.0},
+    ("smooth_hinge", "bandit"): {"gamma": 0.2, "eta": "adagrad"},
+    ("logistic", "full"): {},
+    ("hinge", "full"): {"eta": 0.05},
+    ("smooth_hinge", "full"): {"eta": "adagrad"},
+}
+ENTRIES += [
+    Entry(
+        Gaptron,
+        params={"loss": loss, "feedback": feedback, **extra},
+        invalid_params=(
+            ({"loss": "squared"}, "loss"),
+            ({"feedback": "partial"}, "feedback"),
+            ({"gamma": -0.1}, "gamma"),
+            ({"gamma": 1.5}, "gamma"),
+            ({"gamma": "adaptive"}, "gamma"),
+            ({"eta": 0.0}, "eta"),
+            ({"eta": -1.0}, "eta"),
+            ({"eta": "fast"}, "eta"),
+            ({"x_norm_bound": 0.0}, "x_norm_bound"),
+            ({"n_rounds": 0}, "n_rounds"),
+        )
+        + ((({"gamma": 0.0}, "'gamma' parameter"),) if feedback == "bandit" else ()),
+        valid_edge_params=(
+            {"gamma": 1.0},
+            {"gamma": 1e-6},
+            {"gamma": "auto", "n_rounds": 1},
+            {"eta": "adagrad"},
+            {"eta": 1e-8},
+            {"x_norm_bound": 1e-3},
+        )
+        + (({"gamma": 0.0},) if feedback == "full" else ()),
+        variant=f"{loss}-{feedback}",
+        check_params={"loss": loss, "feedback": feedback},
+        randomised_full_information=feedback == "full",
+    )
+    for (loss, feedback), extra in _GAPTRON.items()
 ]
 
 BANDIT_ENTRIES = [e for e in ENTRIES if e.bandit]

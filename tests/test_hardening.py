@@ -276,8 +276,11 @@ def test_overflow_raises_and_keeps_the_last_finite_block(entry, container, monke
     fb = BanditFeedback(y)
     with pytest.raises(FloatingPointError, match="(?s)non-finite.*[Ss]cale"):
         est.partial_fit(Xc, fb, classes=np.arange(K))
-    # the last finished block before the overflow ends at a multiple of 16
-    assert est.t_ % 16 == 0 and 32 <= est.t_ <= 48
+    # the last finished block before the overflow ends at a multiple of 16; a
+    # learner that does not update every round (Gaptron with bandit feedback:
+    # only on right plays with an active loss) may overflow a few blocks later
+    last = 112 if entry.name == "Gaptron" else 48
+    assert est.t_ % 16 == 0 and 32 <= est.t_ <= last
     assert np.isfinite(est.coef_).all()
     assert np.isfinite(est.decision_function(X[:40])).all()
     ref = entry.make(random_state=8)
@@ -447,7 +450,7 @@ def test_compiled_distribution_twins(entry):
         if entry.epsilon_greedy:
             expected = np.full(k, est.gamma / k)
             expected[g] += 1 - est.gamma
-        elif not entry.bandit:
+        elif not entry.bandit and not entry.randomised_full_information:
             expected = np.eye(k)[g]
         else:  # another policy: its formula is tested with the learner
             expected = kernel.py_distribution(s, est.t_ + 1, g)

@@ -432,7 +432,7 @@ def test_counters_consistent_with_log(entry):
     assert est.t_ == n
     assert est.n_mistakes_ == int(np.sum(fb.actions_ != y))
     assert 0 <= est.n_greedy_mistakes_ <= est.t_
-    if not entry.bandit:
+    if not entry.bandit and not entry.randomised_full_information:
         # full information plays the greedy label
         assert est.n_greedy_mistakes_ == est.n_mistakes_
         return
@@ -516,7 +516,7 @@ def test_exploration_distribution(entry, k):
     if entry.name == "Banditron":
         expected = _expected_exploration(S, est.gamma)
         assert_allclose(P, expected, rtol=1e-12, atol=1e-15)
-    elif not entry.bandit:
+    elif not entry.bandit and not entry.randomised_full_information:
         # a full-information baseline plays its greedy label (ties shared),
         # the limit gamma = 0 of the epsilon-greedy policy
         assert_allclose(P, _expected_exploration(S, 0.0), rtol=1e-12, atol=1e-15)

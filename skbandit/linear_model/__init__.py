@@ -1,8 +1,9 @@
 """Linear bandit learners and full-information baselines."""
 
 from skbandit.linear_model._banditron import Banditron
+from skbandit.linear_model._gaptron import Gaptron
 from skbandit.linear_model._perceptron import MulticlassPerceptron
 from skbandit.linear_model._pnewtron import PNewtron
 from skbandit.linear_model._soba import SOBA
 
-__all__ = ["Banditron", "MulticlassPerceptron", "PNewtron", "SOBA"]
+__all__ = ["Banditron", "Gaptron", "MulticlassPerceptron", "PNewtron", "SOBA"]

@@ -1,0 +1,327 @@
+"""Gaptron kernel (van der Hoeven 2020): one kernel, the loss as an integer code.
+
+Each round, with scores ``s = W x`` and the tie-broken greedy label ``g``:
+
+* policy: ``p = (1 - u) e_g + (u / k) 1`` with ``u = gamma + (1 - gamma) a(s)``,
+  i.e. ``p' = (1 - a) e_g + (a / k) 1`` mixed with ``gamma`` of uniform
+  exploration; ``a(s)`` is the loss's *gap map* (``gap_map`` below);
+* update: ``W -= eta_t * w * grad(s, g, y) (x)`` where ``grad`` is the gradient
+  of the surrogate loss with respect to the scores (``surrogate_gradient``) and
+  ``w`` the importance weight: ``1 / p(y)`` when the played action was right
+  (bandit feedback; no update otherwise), ``1`` with full information.
+
+The gap maps and the step sizes are the reconstructions of ALGORITHMS.md section 4
+(the paper's formulas were lost); they are plain functions of the loss code, so a
+different map is one more code. ``py_gap_map``, ``py_surrogate_gradient`` and
+``py_surrogate_loss`` call the very same compiled functions, for the tests.
+"""
+
+from libc.math cimport exp, log, log2, sqrt
+
+from skbandit._core._kernel cimport LinearKernel, Row, epsilon_greedy
+
+import numpy as np
+
+
+cpdef enum GaptronLoss:
+    LOSS_LOGISTIC = 0
+    LOSS_HINGE = 1
+    LOSS_SMOOTH_HINGE = 2
+
+
+# ln 2, as Python's math.log(2.0) (the references use the same libm call)
+cdef double LN2 = log(2.0)
+# AdaGrad-norm: eta_t = B / sqrt(2 (ADAGRAD_EPS + sum of squared gradient norms))
+cdef double ADAGRAD_EPS = 1e-8
+
+
+# ---------------------------------------------------------------- compiled maps
+cdef inline double max_other(const double* s, int k, int c) noexcept nogil:
+    """``max_{r != c} s_r`` (k >= 2)."""
+    cdef int r
+    cdef int first = 1 if c == 0 else 0
+    cdef double best = s[first]
+    for r in range(first + 1, k):
+        if r != c and s[r] > best:
+            best = s[r]
+    return best
+
+
+cdef inline int argmax_other(const double* s, int k, int c) noexcept nogil:
+    """The first ``r != c`` maximising ``s_r`` (k >= 2)."""
+    cdef int r
+    cdef int best_r = 1 if c == 0 else 0
+    cdef double best = s[best_r]
+    for r in range(best_r + 1, k):
+        if r != c and s[r] > best:
+            best = s[r]
+            best_r = r
+    return best_r
+
+
+cdef inline double log_partition(const double* s, int k, double* mx) noexcept nogil:
+    """``Z = sum_r exp(s_r - max s)`` (summed in class order); writes ``max s``."""
+    cdef int r
+    cdef double m = s[0], z = 0.0
+    for r in range(1, k):
+        if s[r] > m:
+            m = s[r]
+    for r in range(k):
+        z = z + exp(s[r] - m)
+    mx[0] = m
+    return z
+
+
+cdef double gap_map(int loss, const double* s, int k, int g) noexcept nogil:
+    """The gap map ``a(s)`` in [0, 1] at greedy label ``g`` [reconstruction].
+
+    With the top margin ``m* = s_g - max_{r != g} s_r``:
+    logistic ``min(1, -log2 max_r softmax(s)_r) = min(1, log2 Z)``;
+    hinge ``max(0, 1 - 2 k m*)``; smooth hinge ``max(0, 1 - m*)^2``.
+    """
+    cdef double mx, a, m
+    if loss == LOSS_LOGISTIC:
+        a = log2(log_partition(s, k, &mx))
+        return 1.0 if a > 1.0 else a
+    m = s[g] - max_other(s, k, g)
+    if loss == LOSS_HINGE:
+        a = 1.0 - (2.0 * k) * m
+        return a if a > 0.0 else 0.0
+    # LOSS_SMOOTH_HINGE
+    if m >= 1.0:
+        return 0.0
+    a = 1.0 - m
+    return a * a
+
+
+cdef bint surrogate_gradient(int loss, const double* s, int k, int g, int y,
+                             double* grad) noexcept nogil:
+    """Gradient of the surrogate loss with respect to the scores, for label ``y``
+    at greedy label ``g``, written to ``grad`` (k entries). Returns False (and
+    leaves ``grad`` unspecified) when the gradient is zero.
+
+    With ``c = argmax_{r != y} s_r`` (first such class) and ``m = s_y - s_c``:
+    logistic ``(softmax(s) - e_y) / ln 2``; hinge ``e_c - e_y`` if ``m < 1``,
+    except zero when ``g = y`` and ``a(s) = 0``; smooth hinge ``-2 (e_y - e_c)``
+    if ``m <= 0``, ``-2 (1 - m) (e_y - e_c)`` if ``0 < m < 1``, zero otherwise.
+    """
+    cdef int r, c
+    cdef double mx, z, m, coef, ey
+    if loss == LOSS_LOGISTIC:
+        # the values of log_partition, with each exponential computed once
+        mx = s[0]
+        for r in range(1, k):
+            if s[r] > mx:
+                mx = s[r]
+        z = 0.0
+        for r in range(k):
+            grad[r] = exp(s[r] - mx)
+            z = z + grad[r]
+        ey = grad[y]
+        for r in range(k):
+            grad[r] = (grad[r] / z) / LN2
+        grad[y] = (ey / z - 1.0) / LN2
+        return True
+    c = argmax_other(s, k, y)
+    m = s[y] - s[c]
+    if m >= 1.0:
+        return False
+    if loss == LOSS_HINGE:
+        if g == y and gap_map(loss, s, k, g) == 0.0:
+            return False
+        coef = -1.0
+    elif m <= 0.0:
+        coef = -2.0
+    else:
+        coef = -2.0 * (1.0 - m)
+    for r in range(k):
+        grad[r] = 0.0
+    grad[y] = coef
+    grad[c] = -coef
+    return True
+
+
+cdef double surrogate_loss(int loss, const double* s, int k, int g,
+                           int y) noexcept nogil:
+    """The surrogate loss whose gradient ``surrogate_gradient`` returns.
+
+    logistic ``-log2 softmax(s)_y = (ln Z - (s_y - max s)) / ln 2``; hinge
+    ``max(0, 1 - m)``, except 0 when ``g = y`` and ``a(s) = 0``; smooth hinge
+    ``1 - 2m`` (m <= 0), ``(1 - m)^2`` (0 < m < 1), 0 (m >= 1).
+    """
+    cdef double mx, z, m
+    if loss == LOSS_LOGISTIC:
+        z = log_partition(s, k, &mx)
+        return (log(z) - (s[y] - mx)) / LN2
+    m = s[y] - max_other(s, k, y)
+    if m >= 1.0:
+        return 0.0
+    if loss == LOSS_HINGE:
+        if g == y and gap_map(loss, s, k, g) == 0.0:
+            return 0.0
+        return 1.0 - m
+    if m <= 0.0:
+        return 1.0 - 2.0 * m
+    return (1.0 - m) * (1.0 - m)
+
+
+# ---------------------------------------------------------------------- kernel
+cdef class GaptronKernel(LinearKernel):
+    """Gaptron over ``W x`` for one loss code; bandit (``learn``: the bit, weight
+    ``1 / p(y)``) or full information (``learn_full``: the label, weight 1).
+
+    ``grad_sq_sum`` (one entry, updated in place) accumulates the squared norms
+    ``||g_hat||^2 = ||grad||^2 ||x||^2 w^2`` of the gradients used; with
+    ``adagrad`` the step is ``eta_t = eta / sqrt(2 (1e-8 + grad_sq_sum))`` (the
+    current gradient included), otherwise ``eta``. Rows with
+    ``||x||^2 > x_bound_sq`` are counted in ``n_large`` (largest in
+    ``max_sq_norm``) for the estimator's warning.
+    """
+
+    cdef readonly int loss
+    cdef readonly double gamma
+    cdef readonly double eta
+    cdef readonly bint adagrad
+    cdef readonly double x_bound_sq
+    cdef public long long n_large
+    cdef public double max_sq_norm
+    cdef double[::1] grad_sq_sum
+    cdef double[::1] grad
+    # zeros between rounds: sums repeated CSR columns for ||x||^2
+    cdef double[::1] col_sum
+
+    def __init__(self, double[:, ::1] W, int loss, double gamma, double eta,
+                 bint adagrad, double x_bound_sq, bint full_information,
+                 double[::1] grad_sq_sum):
+        LinearKernel.__init__(self, W, full_information)
+        if loss not in (LOSS_LOGISTIC, LOSS_HINGE, LOSS_SMOOTH_HINGE):
+            raise ValueError(f"unknown loss code {loss}")
+        if W.shape[0] < 2:
+            raise ValueError("Gaptron needs at least 2 classes")
+        if grad_sq_sum.shape[0] != 1:
+            raise ValueError("grad_sq_sum must have one entry")
+        self.loss = loss
+        self.gamma = gamma
+        self.eta = eta
+        self.adagrad = adagrad
+        self.x_bound_sq = x_bound_sq
+        self.n_large = 0
+        self.max_sq_norm = 0.0
+        self.grad_sq_sum = grad_sq_sum
+        self.grad = np.zeros(W.shape[0], dtype=np.float64)
+        self.col_sum = np.zeros(W.shape[1], dtype=np.float64)
+
+    cdef void distribution(self, const double* s, long long t, int greedy,
+                           double* p) noexcept nogil:
+        cdef double a = gap_map(self.loss, s, self.n_classes, greedy)
+        epsilon_greedy(greedy, self.n_classes, self.gamma + (1.0 - self.gamma) * a, p)
+
+    cdef double sq_norm(self, Row x) noexcept nogil:
+        """``||x||^2`` of the row as a vector (a CSR column stored several times
+        counts once, with the sum of its values); summed in stored order."""
+        cdef int j, c, prev = -1
+        cdef double acc = 0.0, v
+        if x.ind == NULL:
+            for j in range(x.nnz):
+                acc = acc + x.val[j] * x.val[j]
+            return acc
+        # strictly increasing columns (canonical CSR): each column once, and the
+        # same sum as below (0.0 + v == v)
+        for j in range(x.nnz):
+            if x.ind[j] <= prev:
+                break
+            prev = x.ind[j]
+            acc = acc + x.val[j] * x.val[j]
+        else:
+            return acc
+        acc = 0.0
+        for j in range(x.nnz):
+            self.col_sum[x.ind[j]] += x.val[j]
+        for j in range(x.nnz):
+            c = x.ind[j]
+            v = self.col_sum[c]
+            acc = acc + v * v
+            self.col_sum[c] = 0.0
+        return acc
+
+    cdef inline double check_norm(self, Row x) noexcept nogil:
+        cdef double xsq = self.sq_norm(x)
+        if xsq > self.x_bound_sq:
+            self.n_large += 1
+            if xsq > self.max_sq_norm:
+                self.max_sq_norm = xsq
+        return xsq
+
+    cdef void step(self, Row x, double xsq, int greedy, int y,
+                   double iw) noexcept nogil:
+        """``W -= eta_t * iw * grad (x) x`` for the gradient at label ``y``."""
+        cdef int r, k = self.n_classes
+        cdef double* g = &self.grad[0]
+        cdef double gn = 0.0, eta_t, scale
+        if not surrogate_gradient(self.loss, &self.scores[0], k, greedy, y, g):
+            return
+        for r in range(k):
+            gn = gn + g[r] * g[r]
+        self.grad_sq_sum[0] = self.grad_sq_sum[0] + (gn * xsq) * (iw * iw)
+        if self.adagrad:
+            eta_t = self.eta / sqrt(2.0 * (ADAGRAD_EPS + self.grad_sq_sum[0]))
+        else:
+            eta_t = self.eta
+        scale = eta_t * iw
+        for r in range(k):
+            if g[r] != 0.0:
+                self.add_row(r, -(scale * g[r]), x)
+
+    cdef void learn(self, Row x, long long t, int played, int greedy,
+                    double prob, double reward) noexcept nogil:
+        # Bandit feedback: the gradient is known only when the played action
+        # was right (then y = played); importance weight 1 / p(y).
+        cdef double xsq = self.check_norm(x)
+        if reward != 0.0:
+            self.step(x, xsq, greedy, played, 1.0 / prob)
+
+    cdef void learn_full(self, Row x, long long t, int played, int greedy,
+                         int label) noexcept nogil:
+        cdef double xsq = self.check_norm(x)
+        self.step(x, xsq, greedy, label, 1.0)
+
+
+# ------------------------------------------------------------ Python twins
+def _scores_arg(const double[::1] scores, int greedy, int label):
+    cdef int k = <int>scores.shape[0]
+    if k < 2:
+        raise ValueError("scores must have at least 2 entries")
+    if not (0 <= greedy < k and 0 <= label < k):
+        raise ValueError("greedy or label out of range")
+    return k
+
+
+def _loss_arg(int loss):
+    if loss not in (LOSS_LOGISTIC, LOSS_HINGE, LOSS_SMOOTH_HINGE):
+        raise ValueError(f"unknown loss code {loss}")
+
+
+def py_gap_map(int loss, const double[::1] scores, int greedy):
+    """The compiled gap map ``a(s)`` at greedy label ``greedy``."""
+    _loss_arg(loss)
+    cdef int k = _scores_arg(scores, greedy, 0)
+    return gap_map(loss, &scores[0], k, greedy)
+
+
+def py_surrogate_gradient(int loss, const double[::1] scores, int greedy, int label):
+    """The compiled gradient of the surrogate loss wrt the scores (zeros when
+    the kernel makes no update)."""
+    _loss_arg(loss)
+    cdef int k = _scores_arg(scores, greedy, label)
+    out = np.zeros(k, dtype=np.float64)
+    cdef double[::1] o = out
+    if not surrogate_gradient(loss, &scores[0], k, greedy, label, &o[0]):
+        out[:] = 0.0
+    return out
+
+
+def py_surrogate_loss(int loss, const double[::1] scores, int greedy, int label):
+    """The compiled surrogate loss whose gradient the kernel uses."""
+    _loss_arg(loss)
+    cdef int k = _scores_arg(scores, greedy, label)
+    return surrogate_loss(loss, &scores[0], k, greedy, label)

@@ -1,0 +1,286 @@
+"""Pure-Python/NumPy reference of Gaptron (van der Hoeven 2020), from ALGORITHMS.md §4.
+
+Written line by line from the specification, independently of the compiled
+kernel, with the same uniforms (``_reference.py`` rules 1, 2, 4 and 6: scores
+summed sequentially, greedy label ``min(int(u2 * m), m - 1)``-th exact maximiser,
+inverse-CDF sampling on ``u1``, logged propensity = the marginal over tied greedy
+labels). Per round, with scores ``s``, greedy label ``g`` and ``k`` classes:
+
+1. Gap map [rec]: top margin ``m* = s_g - max_{r != g} s_r``; logistic
+   ``min(1, log2 Z)`` with ``Z = sum_r exp(s_r - max s)`` (``= -log2`` of the top
+   softmax probability); hinge ``max(0, 1 - 2 k m*)``; smooth hinge
+   ``max(0, 1 - m*)^2`` (0 when ``m* >= 1``).
+2. Policy: ``u = gamma + (1 - gamma) a``; ``p = full(k, u / k)``, ``p[g] += 1 - u``
+   (the same as ``(1 - gamma) p' + gamma / k`` with ``p' = (1 - a) e_g + a / k``).
+3. Gradient wrt the scores for label ``y``, ``c`` = first ``argmax_{r != y} s_r``,
+   ``m = s_y - s_c``: logistic ``softmax(s)_r / ln 2`` and ``(softmax(s)_y - 1) /
+   ln 2`` at ``y``; hinge ``e_c - e_y`` when ``m < 1``, except zero when ``g = y``
+   and ``a = 0``; smooth hinge ``coef (e_y - e_c)`` with ``coef = -2`` (m <= 0) or
+   ``-2 (1 - m)`` (0 < m < 1), zero when ``m >= 1``.
+4. Full information: ``y`` is the true label, weight ``w = 1``. Bandit: only when the
+   played action ``a`` is right, with ``y = a`` and ``w = 1 / p_g(a)``.
+5. ``G += (||grad||^2 * ||x||^2) * (w * w)``; step ``eta_t = eta`` or, AdaGrad-norm,
+   ``eta / sqrt(2 (1e-8 + G))``; ``W[r] += -(eta_t * w * grad_r) * x`` for every
+   ``r`` with ``grad_r != 0`` (each stored entry in turn, ``np.add.at``).
+6. ``||x||^2``: sum of squares of the row as a vector, summed in stored order over
+   the first occurrences of the columns (a repeated CSR column counts once, with
+   the sum of its values).
+
+Exponentials and logarithms are Python's ``math.exp``/``math.log``/``math.log2``
+(the C library's, as the kernel calls), in scalar loops in class order, so the
+logistic loss is reproduced bit for bit too (on one platform and C library).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+import scipy.sparse as sp
+from _reference import (
+    Trace,
+    _row,
+    greedy_label,
+    marginal_propensity,
+    maximisers,
+    sample,
+    scores,
+)
+
+LN2 = math.log(2.0)
+LOSSES = ("logistic", "hinge", "smooth_hinge")
+
+
+def log_partition(s: np.ndarray) -> tuple[float, float]:
+    """(Z = sum_r exp(s_r - max s) in class order, max s)."""
+    mx = float(s[0])
+    for v in s[1:]:
+        if v > mx:
+            mx = float(v)
+    z = 0.0
+    for v in s:
+        z = z + math.exp(float(v) - mx)
+    return z, mx
+
+
+def max_other(s: np.ndarray, c: int) -> float:
+    return float(max(s[r] for r in range(len(s)) if r != c))
+
+
+def argmax_other(s: np.ndarray, c: int) -> int:
+    best = None
+    for r in range(len(s)):
+        if r != c and (best is None or s[r] > s[best]):
+            best = r
+    return best
+
+
+def gap_map(loss: str, s: np.ndarray, g: int) -> float:
+    k = len(s)
+    if loss == "logistic":
+        z, _ = log_partition(s)
+        return min(1.0, math.log2(z))
+    m = float(s[g]) - max_other(s, g)
+    if loss == "hinge":
+        return max(0.0, 1.0 - (2.0 * k) * m)
+    if m >= 1.0:
+        return 0.0
+    return (1.0 - m) * (1.0 - m)
+
+
+def distribution(loss: str, s: np.ndarray, g: int, gamma: float) -> np.ndarray:
+    k = len(s)
+    u = gamma + (1.0 - gamma) * gap_map(loss, s, g)
+    p = np.full(k, u / k)
+    p[g] += 1 - u
+    return p
+
+
+def gradient(loss: str, s: np.ndarray, g: int, y: int) -> np.ndarray:
+    """Gradient of the surrogate loss wrt the scores (zeros: no update)."""
+    k = len(s)
+    grad = np.zeros(k)
+    if loss == "logistic":
+        z, mx = log_partition(s)
+        for r in range(k):
+            grad[r] = (math.exp(float(s[r]) - mx) / z) / LN2
+        grad[y] = (math.exp(float(s[y]) - mx) / z - 1.0) / LN2
+        return grad
+    c = argmax_other(s, y)
+    m = float(s[y]) - float(s[c])
+    if m >= 1.0:
+        return grad
+    if loss == "hinge":
+        if g == y and gap_map(loss, s, g) == 0.0:
+            return grad
+        coef = -1.0
+    elif m <= 0.0:
+        coef = -2.0
+    else:
+        coef = -2.0 * (1.0 - m)
+    grad[y] = coef
+    grad[c] = -coef
+    return grad
+
+
+def loss_value(loss: str, s: np.ndarray, g: int, y: int) -> float:
+    """The surrogate loss (used by the property tests)."""
+    if loss == "logistic":
+        z, mx = log_partition(s)
+        return (math.log(z) - (float(s[y]) - mx)) / LN2
+    m = float(s[y]) - max_other(s, y)
+    if m >= 1.0:
+        return 0.0
+    if loss == "hinge":
+        if g == y and gap_map(loss, s, g) == 0.0:
+            return 0.0
+        return 1.0 - m
+    if m <= 0.0:
+        return 1.0 - 2.0 * m
+    return (1.0 - m) * (1.0 - m)
+
+
+def sq_norm(cols: np.ndarray | None, vals: np.ndarray, d: int) -> float:
+    acc = 0.0
+    if cols is None:
+        for v in vals:
+            acc = acc + float(v) * float(v)
+        return acc
+    col_sum = np.zeros(d)
+    for c, v in zip(cols, vals, strict=True):
+        col_sum[c] += v
+    for c in cols:
+        v = float(col_sum[c])
+        acc = acc + v * v
+        col_sum[c] = 0.0
+    return acc
+
+
+def full_information_step(loss: str, k: int, X: float) -> float:
+    xx = X * X
+    return {
+        "logistic": 2.0 * math.log(2.0) / (k * xx),
+        "hinge": 1.0 / (2.0 * k * xx),
+        "smooth_hinge": 1.0 / (4.0 * k * xx),
+    }[loss]
+
+
+class GaptronTrace(NamedTuple):
+    W: np.ndarray
+    played: np.ndarray
+    greedy: np.ndarray
+    rewards: np.ndarray
+    propensities: np.ndarray
+    grad_sq_sum: float
+    n_large: int
+
+
+def gaptron(
+    X,
+    y,
+    U: np.ndarray,
+    k: int,
+    *,
+    loss: str,
+    feedback: str,
+    gamma: float,
+    eta: float,
+    adagrad: bool = False,
+    x_norm_bound: float = 1.0,
+    W0: np.ndarray | None = None,
+    G0: float = 0.0,
+) -> GaptronTrace:
+    """Gaptron with resolved ``gamma`` and ``eta`` (AdaGrad-norm scale if
+    ``adagrad``)."""
+    n, d = X.shape
+    assert U.shape == (n, 2) and len(y) == n
+    W = np.zeros((k, d)) if W0 is None else np.array(W0, dtype=np.float64)
+    G = float(G0)
+    bound_sq = x_norm_bound**2 * (1.0 + 1e-9)  # counted beyond rounding
+    played = np.empty(n, dtype=np.int64)
+    greedy = np.empty(n, dtype=np.int64)
+    rewards = np.empty(n, dtype=np.int8)
+    props = np.empty(n, dtype=np.float64)
+    n_large = 0
+    for t in range(n):
+        cols, vals = _row(X, t)
+        s = scores(W, cols, vals)
+        g = greedy_label(s, U[t, 1])
+        p = distribution(loss, s, g, gamma)
+        a = sample(p, U[t, 0])
+        reward = a == y[t]  # bandit: the only place the label is used
+        xsq = sq_norm(cols, vals, d)
+        n_large += xsq > bound_sq
+        if feedback == "full":
+            label, w = int(y[t]), 1.0
+        elif reward:
+            label, w = a, 1.0 / p[a]
+        else:
+            label = None
+        if label is not None:
+            grad = gradient(loss, s, g, label)
+            if grad.any():
+                gn = 0.0
+                for v in grad:
+                    gn = gn + v * v
+                G = G + (gn * xsq) * (w * w)
+                eta_t = eta / math.sqrt(2.0 * (1e-8 + G)) if adagrad else eta
+                scale = eta_t * w
+                for r in range(k):
+                    if grad[r] != 0.0:
+                        coef = -(scale * grad[r])
+                        if cols is None:
+                            W[r] += coef * vals
+                        else:
+                            np.add.at(W[r], cols, coef * vals)
+        props[t] = marginal_propensity(
+            lambda c, s=s: distribution(loss, s, c, gamma), maximisers(s), a
+        )
+        played[t], greedy[t], rewards[t] = a, g, reward
+    return GaptronTrace(W, played, greedy, rewards, props, G, n_large)
+
+
+def resolve(loss, feedback, k, *, gamma="auto", eta="auto", x_norm_bound=1.0,
+            n_rounds=None):  # fmt: skip
+    """(gamma, eta, adagrad) from the estimator's parameters, per ALGORITHMS.md."""
+    X = float(x_norm_bound)
+    if gamma == "auto":
+        if feedback == "full":
+            gamma = 0.0
+        elif n_rounds is None:
+            gamma = 0.05
+        else:
+            c = {"logistic": 1 / (4 * math.log(2.0)), "hinge": 1.0, "smooth_hinge": 2.0}
+            gamma = min(1.0, k * X * math.sqrt(c[loss] / n_rounds))
+    gamma = float(gamma)
+    if eta == "adagrad":
+        return gamma, 1.0, True
+    if eta == "auto":
+        eta = full_information_step(loss, k, X)
+        if feedback == "bandit":
+            eta = gamma * eta / k
+    return gamma, float(eta), False
+
+
+def run_partial_fit(X, y, k, rng, *, W0=None, G0=0.0, **params) -> GaptronTrace:
+    """Replay one ``partial_fit(X, y)`` of ``Gaptron(**params)``."""
+    gamma, eta, adagrad = resolve(
+        params["loss"], params["feedback"], k,
+        **{p: params[p] for p in ("gamma", "eta", "x_norm_bound", "n_rounds")
+           if p in params},
+    )  # fmt: skip
+    U = rng.random((X.shape[0], 2))
+    return gaptron(
+        X, y, U, k, loss=params["loss"], feedback=params["feedback"], gamma=gamma,
+        eta=eta, adagrad=adagrad, x_norm_bound=float(params.get("x_norm_bound", 1.0)),
+        W0=W0, G0=G0,
+    )  # fmt: skip
+
+
+def as_trace(tr: GaptronTrace) -> Trace:
+    return Trace(tr.W, tr.played, tr.greedy, tr.rewards, tr.propensities)
+
+
+def csr(X) -> sp.csr_matrix:
+    return sp.csr_matrix(X)

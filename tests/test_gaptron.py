@@ -1,0 +1,488 @@
+"""Gaptron (van der Hoeven 2020): the kernel against the NumPy reference, the
+surrogate-gap property of the reconstructed gap maps and step sizes (on the
+compiled functions the kernel uses), logarithmic mistakes on a separable stream,
+the x_norm_bound warning, predict_proba and the parameter resolution."""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import _reference_gaptron as ref
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from _data import label_values, make_stream
+from numpy.testing import assert_allclose, assert_array_equal
+from test_reference import _csr_with_duplicates
+
+from skbandit import BanditFeedback, Gaptron
+from skbandit.datasets import make_synsep
+from skbandit.linear_model._gaptron import (
+    LOSS_CODES,
+    full_information_step,
+    gap_map,
+    surrogate_gradient,
+    surrogate_loss,
+)
+
+LOSSES = ("logistic", "hinge", "smooth_hinge")
+FEEDBACKS = ("bandit", "full")
+ROOT = Path(__file__).resolve().parents[1]
+
+# Weights: the hinge losses' trajectories are bit-identical (same float operations
+# in the same order); the logistic loss too where the C library's exp/log are
+# those Python's math module calls (same platform). A tolerance would only hide a
+# different order of operations, so none is allowed.
+
+
+@pytest.fixture(autouse=True)
+def _no_norm_warnings():
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Gaptron: .* x_norm_bound")
+        yield
+
+
+def _as(X, container):
+    return sp.csr_matrix(X) if container == "csr" else X
+
+
+def _check(est, fb, trace, labels, y):
+    assert_array_equal(fb.actions_, labels[trace.played])
+    assert_array_equal(fb.rewards_, trace.rewards)
+    assert_array_equal(fb.propensities_, trace.propensities)
+    assert est.n_mistakes_ == int(np.sum(trace.played != y))
+    assert est.n_greedy_mistakes_ == int(np.sum(trace.greedy != y))
+    assert_array_equal(est.coef_, trace.W)
+    assert est.grad_sq_sum_[0] == trace.grad_sq_sum
+
+
+PARAM_SETS = [
+    {},
+    {"gamma": 0.3, "eta": "adagrad"},
+    {"gamma": 0.1, "eta": 0.7, "x_norm_bound": 2.0},
+    {"gamma": "auto", "n_rounds": 500},
+]
+
+
+@pytest.mark.parametrize("container", ["dense", "csr"])
+@pytest.mark.parametrize("kind", ["gaussian", "binary"])
+@pytest.mark.parametrize("k", [2, 3, 7])
+@pytest.mark.parametrize("params", PARAM_SETS, ids=str)
+@pytest.mark.parametrize("feedback", FEEDBACKS)
+@pytest.mark.parametrize("loss", LOSSES)
+def test_partial_fit_matches_reference(loss, feedback, params, k, kind, container):
+    seed = 7 * k + len(kind) + len(loss)
+    X, y = make_stream(n=250, d=12, k=k, kind=kind, seed=seed)
+    X *= 3.0  # large steps: the scores leave the neighbourhood of zero
+    labels = label_values(k, seed)
+    p = {"loss": loss, "feedback": feedback, **params}
+    est = Gaptron(random_state=seed, **p)
+    fb = BanditFeedback(labels[y])
+    est.partial_fit(_as(X, container), fb, classes=labels)
+    trace = ref.run_partial_fit(
+        _as(X, container), y, k, np.random.default_rng(seed), **p
+    )
+    _check(est, fb, trace, labels, y)
+    assert (trace.rewards == 0).any() and (trace.rewards == 1).any()
+
+
+@pytest.mark.parametrize("feedback", FEEDBACKS)
+@pytest.mark.parametrize("loss", LOSSES)
+def test_dense_and_csr_trajectories_are_identical(loss, feedback):
+    """Same actions, propensities and weights, bitwise, dense vs CSR (and the
+    reference on either input), over several calls."""
+    k, seed = 5, 3
+    X, y = make_stream(n=400, d=10, k=k, seed=seed)
+    X *= 2.0
+    p = {"loss": loss, "feedback": feedback, "gamma": 0.2, "eta": "adagrad"}
+    runs = []
+    for container in ("dense", "csr"):
+        est = Gaptron(random_state=seed, **p)
+        logs = []
+        for start, stop in [(0, 1), (1, 150), (150, 400)]:
+            fb = BanditFeedback(y[start:stop])
+            est.partial_fit(_as(X[start:stop], container), fb, classes=np.arange(k))
+            logs.append(fb)
+        runs.append((est, logs))
+    (a, la), (b, lb) = runs
+    assert_array_equal(a.coef_, b.coef_)
+    assert_array_equal(a.grad_sq_sum_, b.grad_sq_sum_)
+    for fa, fbb in zip(la, lb, strict=True):
+        assert_array_equal(fa.actions_, fbb.actions_)
+        assert_array_equal(fa.propensities_, fbb.propensities_)
+    trace = ref.run_partial_fit(
+        sp.csr_matrix(X), y, k, np.random.default_rng(seed), **p
+    )
+    assert_array_equal(a.coef_, trace.W)
+
+
+@pytest.mark.parametrize("feedback", FEEDBACKS)
+@pytest.mark.parametrize("loss", LOSSES)
+def test_fit_matches_reference(loss, feedback):
+    k, seed, n = 4, 12, 150
+    X, y = make_stream(n=n, d=8, k=k, seed=seed)
+    p = {"loss": loss, "feedback": feedback, "gamma": 0.25, "eta": 0.5}
+    est = Gaptron(random_state=seed, max_iter=3, **p)
+    fb = BanditFeedback(y)
+    est.fit(X, fb)
+    rng = np.random.default_rng(seed)
+    W, G = None, 0.0
+    for _ in range(3):
+        rows = rng.permutation(n)
+        tr = ref.run_partial_fit(X[rows], y[rows], k, rng, W0=W, G0=G, **p)
+        W, G = tr.W, tr.grad_sq_sum
+    assert_array_equal(est.coef_, W)
+    assert est.grad_sq_sum_[0] == G
+    assert est.t_ == 3 * n
+
+
+@pytest.mark.parametrize("feedback", FEEDBACKS)
+@pytest.mark.parametrize("loss", LOSSES)
+def test_csr_rows_with_repeated_columns(loss, feedback):
+    """A column stored twice counts as the sum of its values: in the scores, the
+    update and ``||x||^2`` (AdaGrad, warning count); kernel == reference."""
+    k, seed = 4, 21
+    X, y = make_stream(n=200, d=10, k=k, n_empty=15, seed=seed)
+    Xs = _csr_with_duplicates(X, seed)
+    p = {"loss": loss, "feedback": feedback, "gamma": 0.2, "eta": "adagrad"}
+    est = Gaptron(random_state=seed, **p)
+    fb = BanditFeedback(y)
+    est.partial_fit(Xs, fb, classes=np.arange(k))
+    trace = ref.run_partial_fit(Xs, y, k, np.random.default_rng(seed), **p)
+    _check(est, fb, trace, np.arange(k), y)
+
+
+@pytest.mark.parametrize("feedback", FEEDBACKS)
+@pytest.mark.parametrize("loss", LOSSES)
+def test_usps_stream_matches_reference(loss, feedback, usps_stream):
+    """Bit-for-bit over the first 3,000 USPS rounds (256 features, 10 classes)."""
+    X, y = usps_stream
+    X, y = X[:3000], y[:3000]
+    seed = 2020
+    p = {"loss": loss, "feedback": feedback, "gamma": 0.1, "eta": "adagrad"}
+    est = Gaptron(random_state=seed, **p)
+    fb = BanditFeedback(y)
+    est.partial_fit(X, fb, classes=np.arange(10))
+    trace = ref.run_partial_fit(X, y, 10, np.random.default_rng(seed), **p)
+    _check(est, fb, trace, np.arange(10), y)
+
+
+def test_bandit_update_needs_the_bit_only():
+    """Bandit feedback: no update on a wrong play; on a right play the step is
+    the full-information gradient weighted by 1 / p(y)."""
+    k, d = 4, 5
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal(d)
+    for loss in LOSSES:
+        est = Gaptron(loss=loss, gamma=0.3, eta=0.5, random_state=0)
+        est.partial_fit(np.zeros((1, d)), [0], classes=np.arange(k))
+        W = rng.standard_normal((k, d))
+        est.coef_[:] = W
+        kernel = est._make_kernel()
+        a, g, p, _ = kernel.py_act(x, 2, 0.5, 0.5)
+        s = kernel.py_scores()
+        kernel.py_learn(x, 2, a, g, p, 0.0)
+        assert_array_equal(est.coef_, W)  # wrong: nothing learnt
+        kernel.py_learn(x, 2, a, g, p, 1.0)
+        grad = surrogate_gradient(LOSS_CODES[loss], s, g, a)
+        expected = W.copy()
+        for r in range(k):
+            if grad[r] != 0:
+                expected[r] += -((0.5 * (1.0 / p)) * grad[r]) * x
+        assert_array_equal(est.coef_, expected)
+
+
+# --------------------------------------------------------------------------------------
+# the surrogate-gap property, on the compiled functions the kernel uses
+
+
+def _score_vectors(k: int, rng: np.random.Generator) -> list[np.ndarray]:
+    """Random scores at several scales, and adversarial ones: every class tied,
+    a top margin m* (or a label margin m) just below, at and just above each
+    breakpoint of the maps and losses (0, 1/(2k), 1 and the logistic map's top
+    probability 1/2), huge and tiny spreads."""
+    out = [np.zeros(k)]
+    for scale in (1e-3, 0.1, 1.0, 5.0, 50.0):
+        out += [scale * rng.standard_normal(k) for _ in range(20)]
+    breakpoints = [0.0, 1.0 / (2 * k), 1.0, 0.5, 2.0]
+    eps = [0.0, 1e-12, -1e-12, 1e-6, -1e-6, 1e-3, -1e-3]
+    for b in breakpoints:
+        for e in eps:
+            m = b + e
+            for _ in range(3):
+                s = rng.standard_normal(k)
+                top, second = rng.choice(k, size=2, replace=False)
+                s = np.minimum(s, 0.0)
+                s[second] = 0.0
+                s[top] = m
+                out.append(s)
+                # two classes tied below the top (runner-up ties)
+                if k > 2:
+                    s2 = s.copy()
+                    s2[[c for c in range(k) if c not in (top, second)][0]] = 0.0
+                    out.append(s2)
+    # logistic: top softmax probability near 1/2 (Z near 2)
+    for q in (0.5 - 1e-9, 0.5, 0.5 + 1e-9, 0.9, 1 - 1e-9):
+        s = np.full(k, -np.inf)
+        s[0] = 0.0
+        rest = (1 - q) / q / (k - 1)  # sum_{r>0} exp(s_r) = (1 - q) / q
+        s[1:] = math.log(rest)
+        out.append(s)
+    return out
+
+
+def _gap(loss: str, s: np.ndarray, g: int, y: int, eta: float, gamma: float,
+         bandit: bool) -> float:  # fmt: skip
+    """E_p[1(played != y)] + (eta / 2) E||g_hat||^2 - loss, with ||x|| = X = 1 (the
+    worst case of ||grad||^2 ||x||^2 for rows within the bound)."""
+    code = LOSS_CODES[loss]
+    k = len(s)
+    a = gap_map(code, s, g)
+    u = gamma + (1.0 - gamma) * a
+    p = np.full(k, u / k)
+    p[g] += 1 - u
+    grad = surrogate_gradient(code, s, g, y)
+    gn = float(grad @ grad)
+    if bandit:
+        gn = gn / p[y]  # E[1(played = y) / p(y)^2] ||grad||^2
+    return (1.0 - p[y]) + 0.5 * eta * gn - surrogate_loss(code, s, g, y)
+
+
+GAP_MAXIMA: dict[tuple[str, str], float] = {}
+
+
+@pytest.mark.parametrize("feedback", FEEDBACKS)
+@pytest.mark.parametrize("loss", LOSSES)
+def test_surrogate_gap_property(loss, feedback):
+    """For every score vector, greedy label (the maximisers, ties included) and
+    label: gap <= 1e-12 with full information (gamma = 0, eta = eta_full) and
+    <= gamma with bandit feedback (eta = gamma eta_full / k), k = 2..50."""
+    rng = np.random.default_rng(len(loss) + len(feedback))
+    worst = -np.inf
+    for k in (2, 3, 4, 5, 7, 10, 20, 50):
+        eta_full = full_information_step(loss, k, 1.0)
+        gammas = [0.0] if feedback == "full" else [1e-3, 0.05, 0.3, 1.0]
+        for s in _score_vectors(k, rng):
+            s = np.ascontiguousarray(s, dtype=np.float64)
+            if not np.isfinite(s).all():
+                s = np.where(np.isfinite(s), s, -745.0)
+            greedy = np.flatnonzero(s == s.max())
+            for gamma in gammas:
+                eta = eta_full if feedback == "full" else gamma * eta_full / k
+                bound = 1e-12 if feedback == "full" else gamma + 1e-12
+                for g in greedy:
+                    for y in range(k):
+                        gap = _gap(loss, s, int(g), y, eta, gamma, feedback == "bandit")
+                        excess = gap - (bound - 1e-12)
+                        worst = max(worst, excess)
+                        assert gap <= bound, (k, s.tolist(), int(g), y, gamma, gap)
+    GAP_MAXIMA[(loss, feedback)] = worst
+    print(f"max surrogate gap - bound, {loss}/{feedback}: {worst:.3e}")
+
+
+@pytest.mark.parametrize("loss", LOSSES)
+def test_compiled_maps_equal_the_reference(loss):
+    """The compiled gap map, gradient and loss are the reference's, bitwise."""
+    rng = np.random.default_rng(5)
+    code = LOSS_CODES[loss]
+    for k in (2, 3, 9, 50):
+        for s in _score_vectors(k, rng)[:80]:
+            s = np.where(np.isfinite(s), s, -745.0).astype(np.float64)
+            for g in np.flatnonzero(s == s.max()):
+                assert gap_map(code, s, int(g)) == ref.gap_map(loss, s, int(g))
+                for y in range(k):
+                    assert_array_equal(
+                        surrogate_gradient(code, s, int(g), y),
+                        ref.gradient(loss, s, int(g), y),
+                    )
+                    assert surrogate_loss(code, s, int(g), y) == ref.loss_value(
+                        loss, s, int(g), y
+                    )
+
+
+@pytest.mark.parametrize("loss", LOSSES)
+def test_gradient_is_the_derivative_of_the_loss(loss):
+    """Central differences of the compiled loss agree with the compiled gradient
+    away from the kinks."""
+    rng = np.random.default_rng(9)
+    code = LOSS_CODES[loss]
+    h = 1e-6
+    checked = 0
+    for _ in range(300):
+        k = int(rng.integers(2, 8))
+        s = rng.standard_normal(k) * 1.5
+        g = int(np.argmax(s))
+        y = int(rng.integers(k))
+        grad = surrogate_gradient(code, s, g, y)
+        num = np.zeros(k)
+        for r in range(k):
+            e = np.zeros(k)
+            e[r] = h
+            if int(np.argmax(s + e)) != g or int(np.argmax(s - e)) != g:
+                break
+            num[r] = (
+                surrogate_loss(code, s + e, g, y) - surrogate_loss(code, s - e, g, y)
+            ) / (2 * h)
+        else:
+            sorted_s = np.sort(s)
+            m_y = s[y] - np.max(np.delete(s, y))
+            near_kink = min(abs(m_y), abs(m_y - 1), abs(sorted_s[-1] - sorted_s[-2]))
+            if near_kink < 1e-3 or (loss == "hinge" and abs(
+                1 - 2 * k * (sorted_s[-1] - sorted_s[-2])) < 1e-3):  # fmt: skip
+                continue
+            assert_allclose(num, grad, atol=1e-5)
+            checked += 1
+    assert checked > 100
+
+
+# --------------------------------------------------------------------------------------
+# logarithmic mistakes with full information on a separable stream
+
+
+@pytest.fixture(scope="module")
+def synsep():
+    X, y = make_synsep(100_000, sparse=True, random_state=0)
+    norms = np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
+    return X, y, float(norms.max())
+
+
+@pytest.mark.parametrize("loss", LOSSES)
+def test_full_information_mistakes_grow_logarithmically(loss, synsep):
+    """SynSep is linearly separable: with the theory's step (X = max ||x||) the
+    mistakes of rounds 50,000-100,000 are at most a quarter of those of the
+    first 10,000 (a regret that grows at most logarithmically)."""
+    X, y, x_max = synsep
+    est = Gaptron(loss=loss, feedback="full", x_norm_bound=x_max, random_state=0)
+    counts = []
+    for start, stop in [(0, 10_000), (10_000, 50_000), (50_000, 100_000)]:
+        before = est.n_mistakes_ if start else 0
+        est.partial_fit(X[start:stop], y[start:stop], classes=np.arange(9))
+        counts.append(est.n_mistakes_ - before)
+    print(f"{loss}: mistakes in [0,10k) {counts[0]}, [10k,50k) {counts[1]}, "
+          f"[50k,100k) {counts[2]}")  # fmt: skip
+    assert counts[0] > 0
+    assert counts[2] <= counts[0] / 4, counts
+
+
+# --------------------------------------------------------------------------------------
+# the x_norm_bound warning, predict_proba, parameters
+
+
+def test_one_warning_per_call_about_large_rows(monkeypatch):
+    import skbandit.base
+
+    monkeypatch.setattr(skbandit.base, "_BLOCK_ROWS", 10)
+    X, y = make_stream(n=100, d=6, k=3, n_empty=0, seed=1)
+    norms = np.linalg.norm(X, axis=1)
+    bound = float(np.median(norms))
+    est = Gaptron(x_norm_bound=bound, random_state=0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        est.partial_fit(X, y, classes=np.arange(3))
+    msgs = [str(w.message) for w in caught if "x_norm_bound" in str(w.message)]
+    assert len(msgs) == 1, msgs
+    assert "not rescaled" in msgs[0] and f"x_norm_bound={bound!r}" in msgs[0]
+    # fit: one warning for all its passes; rows within the bound: none
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        est.fit(X, y)
+        Gaptron(x_norm_bound=1.001 * norms.max(), random_state=0).fit(X, y)
+        est.exploration_distribution(X)
+        est.predict(X)
+    assert sum("x_norm_bound" in str(w.message) for w in caught) == 1
+    assert not hasattr(est, "_x_norm_warned")
+
+
+def test_warning_reports_the_largest_norm():
+    X = np.array([[3.0, 4.0], [0.1, 0.0], [6.0, 8.0]])
+    with pytest.warns(UserWarning, match=r"2 of the rows .*largest \|\|x\|\| seen: 10"):
+        Gaptron(random_state=0).partial_fit(X, [0, 1, 0], classes=[0, 1])
+
+
+def test_predict_proba_only_for_the_logistic_loss():
+    X, y = make_stream(n=200, d=6, k=4, seed=2)
+    est = Gaptron(loss="logistic", feedback="full", random_state=0).fit(X, y)
+    P = est.predict_proba(X)
+    S = X @ est.coef_.T
+    E = np.exp(S - S.max(axis=1, keepdims=True))
+    assert_allclose(P, E / E.sum(axis=1, keepdims=True), rtol=1e-12)
+    assert_allclose(est.predict_log_proba(X), np.log(P), rtol=1e-10, atol=1e-12)
+    assert_array_equal(est.classes_[np.argmax(P, axis=1)], est.predict(X))
+    for loss in ("hinge", "smooth_hinge"):
+        other = Gaptron(loss=loss, random_state=0).fit(X, y)
+        assert not hasattr(other, "predict_proba")
+        with pytest.raises(AttributeError):
+            other.predict_proba(X)
+
+
+def test_neg_log_loss_scoring_works_in_cross_validation():
+    from sklearn.model_selection import cross_val_score
+
+    X, y = make_stream(n=300, d=8, k=3, seed=4)
+    scores = cross_val_score(
+        Gaptron(feedback="full", random_state=0), X, y, cv=3, scoring="neg_log_loss"
+    )
+    assert np.isfinite(scores).all() and (scores < 0).all()
+
+
+@pytest.mark.parametrize("loss", LOSSES)
+def test_exploration_distribution_is_the_gap_map_policy(loss):
+    X, y = make_stream(n=200, d=6, k=5, seed=6)
+    est = Gaptron(loss=loss, gamma=0.1, eta=0.5, random_state=0).fit(X, y)
+    Xq = X[:40]
+    P = est.exploration_distribution(Xq)
+    S = Xq @ est.coef_.T
+    for i in range(len(Xq)):
+        s = np.ascontiguousarray(S[i])
+        G = np.flatnonzero(s == s.max())
+        expected = sum(ref.distribution(loss, s, int(g), 0.1) for g in G) / len(G)
+        assert_allclose(P[i], expected, rtol=1e-12, atol=1e-15)
+
+
+def test_parameter_resolution():
+    k = 9
+    for loss in LOSSES:
+        assert ref.resolve(loss, "full", k) == (
+            0.0, full_information_step(loss, k, 1.0), False
+        )  # fmt: skip
+        est = Gaptron(loss=loss, n_rounds=10**6, x_norm_bound=2.0)
+        gamma = est._resolved_gamma(k)
+        assert (
+            gamma == ref.resolve(loss, "bandit", k, x_norm_bound=2.0, n_rounds=10**6)[0]
+        )
+        c = {"logistic": 1 / (4 * math.log(2)), "hinge": 1.0, "smooth_hinge": 2.0}[loss]
+        assert gamma == pytest.approx(min(1, k * 2.0 * math.sqrt(c / 1e6)))
+        assert est._resolved_eta(k, gamma) == (
+            gamma * full_information_step(loss, k, 2.0) / k, False
+        )  # fmt: skip
+    assert Gaptron()._resolved_gamma(k) == 0.05
+    assert Gaptron(feedback="full")._resolved_gamma(k) == 0.0
+    assert Gaptron(eta="adagrad")._resolved_eta(k, 0.1) == (1.0, True)
+    assert full_information_step("logistic", 4, 1.0) == 2 * math.log(2) / 4
+    assert full_information_step("hinge", 4, 2.0) == 1 / 32
+    assert full_information_step("smooth_hinge", 4, 1.0) == 1 / 16
+
+
+def test_bandit_refuses_gamma_zero():
+    X, y = make_stream(n=20, d=4, k=3, seed=0)
+    with pytest.raises(ValueError, match="'gamma' parameter.*> 0"):
+        Gaptron(gamma=0.0).fit(X, y)
+    Gaptron(gamma=0.0, feedback="full").fit(X, y)
+
+
+def test_bench_gaptron_smoke_run(tmp_path):
+    bench = ROOT / "benchmarks" / "bench_gaptron.py"
+    out = subprocess.run(
+        [sys.executable, str(bench), "--n-rounds", "1500", "--repeat", "1",
+         "--inputs", "csr", "--numpy-rounds", "200", "--vw-rounds", "200"],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    for name in ("Banditron", "Gaptron logistic", "Gaptron hinge",
+                 "Gaptron smooth_hinge"):  # fmt: skip
+        assert f"skbandit {name} partial_fit (1 call)" in out.stdout, name
+    assert "FAILED" not in out.stdout
