@@ -1,0 +1,33 @@
+"""Progressive validation of online learners: results as data.
+
+:func:`progressive_validation` streams a data set through a learner chunk by
+chunk and records, at log-spaced checkpoints, the cumulative mistakes of the
+played action and of the greedy action, with timings. It works on skbandit's
+bandit learners (bandit feedback, one round per row) and on any scikit-learn
+classifier with ``partial_fit`` (full information, mini-batch: each chunk is
+predicted, then learned). :func:`compare` runs several learners on one stream.
+
+Results are small objects (:class:`ProgressiveValidationResult`,
+:class:`ComparisonResult`) with ``to_dict()`` and ``to_frame()``; printing
+(``str(result)``) and plotting (:func:`plot_learning_curves`) are thin layers.
+"""
+
+from skbandit.evaluation._plot import plot_learning_curves
+from skbandit.evaluation._progressive import (
+    ComparisonResult,
+    ProgressiveValidationResult,
+    compare,
+    iter_progressive_validation,
+    log_checkpoints,
+    progressive_validation,
+)
+
+__all__ = [
+    "ComparisonResult",
+    "ProgressiveValidationResult",
+    "compare",
+    "iter_progressive_validation",
+    "log_checkpoints",
+    "plot_learning_curves",
+    "progressive_validation",
+]

@@ -1,0 +1,337 @@
+"""The ``skbandit`` command: list, run, compare and re-run experiments."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+__all__ = ["main"]
+
+EXTRA = 'pip install "skbandit[experiments]"'
+
+
+class _Fail(Exception):
+    """A clear one-line error: printed, exit code ``code``."""
+
+    def __init__(self, message: str, code: int = 2) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def _echo(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def _check_extras(plots: bool, progress: bool) -> None:
+    try:
+        import joblib  # noqa: F401
+    except ImportError:
+        raise _Fail(f"skbandit experiments need joblib: {EXTRA}", 1) from None
+    if plots:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            raise _Fail(
+                f"plots need matplotlib, which is not installed: {EXTRA} "
+                "(or pass --no-plots)",
+                1,
+            ) from None
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="reduced version: under two minutes on two cores",
+    )
+    parser.add_argument(
+        "--n-jobs",
+        type=int,
+        default=2,
+        metavar="N",
+        help="parallel workers, joblib's n_jobs (default 2; -1: all cores)",
+    )
+    parser.add_argument(
+        "--backend",
+        default=None,
+        help="joblib backend, passed through (loky, threading, dask, ray, ...)",
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="output folder for CSV, JSON and PNG (default skbandit-results/NAME)",
+    )
+    parser.add_argument(
+        "--data-dir",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="folder with local copies of the real data sets (usps.npz, "
+        "t10k-images-idx3-ubyte.gz, covtype_small.csv, mini_newsgroups.tsv.gz, "
+        "...); default: the loaders' cache",
+    )
+    parser.add_argument(
+        "--no-download",
+        action="store_true",
+        help="never download: skip real data sets that are not cached",
+    )
+    parser.add_argument(
+        "--seeds",
+        type=int,
+        default=None,
+        metavar="N",
+        help="repetitions (seeds 0..N-1)",
+    )
+    parser.add_argument(
+        "--n-samples", type=int, default=None, metavar="N", help="rows per data set"
+    )
+    parser.add_argument(
+        "--no-plots", action="store_true", help="write CSV and JSON only"
+    )
+    parser.add_argument(
+        "--progress",
+        action="store_true",
+        help="progress bar (needs tqdm and a terminal)",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="skbandit",
+        description="Reproduce the bandit multiclass papers' experiments: "
+        "progressive validation of skbandit learners, CSV/JSON results, PNG plots.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    sub.add_parser(
+        "list",
+        help="list the experiments and data sets",
+        description="List the registered experiments and data sets.",
+    )
+
+    run = sub.add_parser(
+        "run",
+        help="run a registered experiment",
+        description="Run a registered experiment (see `skbandit list`), print "
+        "the table of results and write CSV, JSON and PNG files.",
+    )
+    run.add_argument("name", help="experiment name, e.g. soba2017-fig2")
+    run.add_argument(
+        "--datasets",
+        nargs="+",
+        default=None,
+        metavar="NAME",
+        help="only these data sets",
+    )
+    _common(run)
+
+    cmp_ = sub.add_parser(
+        "compare",
+        help="ad-hoc comparison: data sets x learners x grid x seeds",
+        description="Compare learners on data sets: skbandit learners by name "
+        "(Banditron, SOBA, ...), scikit-learn baselines (sklearn:Perceptron, "
+        "sklearn:SGD-hinge, sklearn:SGD-log, sklearn:PA-I) and vw.",
+    )
+    cmp_.add_argument(
+        "--datasets",
+        "--data",
+        nargs="+",
+        default=["synsep"],
+        metavar="NAME",
+        help="data sets (default synsep)",
+    )
+    cmp_.add_argument(
+        "--learners",
+        nargs="+",
+        default=["Banditron", "MulticlassPerceptron"],
+        metavar="NAME",
+        help="learners (default Banditron MulticlassPerceptron)",
+    )
+    cmp_.add_argument(
+        "--grid",
+        nargs="*",
+        default=[],
+        metavar="PARAM=V1,V2",
+        help="parameter grid applied to the learners that accept it, e.g. "
+        "gamma=0.01,0.05",
+    )
+    cmp_.add_argument(
+        "--no-baselines",
+        action="store_true",
+        help="leave out the scikit-learn full-information rows",
+    )
+    _common(cmp_)
+
+    rerun = sub.add_parser(
+        "rerun",
+        help="re-run the configuration of a results.json",
+        description="Re-run exactly the configuration stored in a results.json.",
+    )
+    rerun.add_argument("json", type=Path, help="a results.json written by run")
+    _common(rerun)
+    return parser
+
+
+def _parse_value(text: str):
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return {"None": None, "True": True, "False": False}.get(text, text)
+
+
+def _parse_grid(items: Sequence[str]) -> dict:
+    grid = {}
+    for item in items:
+        if "=" not in item:
+            raise _Fail(f"--grid expects PARAM=V1,V2,..., got {item!r}")
+        key, values = item.split("=", 1)
+        grid[key.strip()] = [_parse_value(v.strip()) for v in values.split(",") if v]
+    return grid
+
+
+def _cmd_list() -> int:
+    from skbandit.experiments import DATASETS, EXPERIMENTS
+
+    print("experiments:")
+    for name in sorted(EXPERIMENTS):
+        exp = EXPERIMENTS[name]
+        print(f"  {name:18s} {exp.title}")
+        print(f"  {'':18s} data: {', '.join(exp.datasets)}")
+        learners = ", ".join(dict.fromkeys(lrn.display for lrn in exp.learners))
+        print(f"  {'':18s} learners: {learners}")
+    print("data sets:")
+    for name, info in DATASETS.items():
+        print(f"  {name:18s} {info.description}")
+    return 0
+
+
+def _finish(result, out: Path, plots: bool) -> int:
+    result.write(out, plots=plots)
+    print(
+        f"\n{result.config['experiment']}"
+        + (" (--quick)" if result.config.get("quick") else "")
+        + f": {len(result.rows)} runs in {result.seconds:.1f} s"
+    )
+    if result.rows:
+        print(result.table())
+    else:
+        print("no run was possible (see the messages above)")
+    print(f"\nwrote {len(result.files)} files to {out}/")
+    for path in result.files:
+        print(f"  {path.name}")
+    return 0 if result.rows else 1
+
+
+def _run(args) -> int:
+    from skbandit.experiments import get_experiment
+    from skbandit.experiments._data import check_dataset_names
+
+    try:
+        spec = get_experiment(args.name)
+    except KeyError as exc:
+        raise _Fail(str(exc.args[0])) from None
+    if args.datasets:
+        try:
+            check_dataset_names(args.datasets)
+        except KeyError as exc:
+            raise _Fail(str(exc.args[0])) from None
+    _check_extras(not args.no_plots, args.progress)
+    config = spec.config(
+        quick=args.quick,
+        n_seeds=args.seeds,
+        n_samples=args.n_samples,
+        datasets=args.datasets,
+    )
+    return _execute(config, args, args.out or Path("skbandit-results") / spec.name)
+
+
+def _execute(config, args, out: Path) -> int:
+    from skbandit.experiments import run_config
+
+    result = run_config(
+        config,
+        n_jobs=args.n_jobs,
+        backend=args.backend,
+        data_dir=args.data_dir,
+        download=not args.no_download,
+        progress=args.progress,
+        echo=_echo,
+    )
+    return _finish(result, out, not args.no_plots)
+
+
+def _compare(args) -> int:
+    from skbandit.experiments import get_experiment
+    from skbandit.experiments._data import check_dataset_names
+    from skbandit.experiments._learners import has_numeric_gamma
+    from skbandit.experiments._specs import SKLEARN_BASELINES, LearnerSpec
+
+    try:
+        check_dataset_names(args.datasets)
+    except KeyError as exc:
+        raise _Fail(str(exc.args[0])) from None
+    grid = _parse_grid(args.grid)
+    _check_extras(not args.no_plots, args.progress)
+    learners = []
+    for name in args.learners:
+        own = {
+            k: v
+            for k, v in grid.items()
+            if not (k == "gamma" and not has_numeric_gamma(name))
+            and not name.startswith("sklearn:")
+        }
+        learners.append(LearnerSpec(name, grid=own))
+    if not args.no_baselines:
+        learners += [
+            LearnerSpec(b) for b in SKLEARN_BASELINES if b not in args.learners
+        ]
+    base = get_experiment("compare")
+    spec = base.with_(
+        datasets=tuple(args.datasets),
+        quick_datasets=None,
+        learners=tuple(learners),
+        plots=("gamma", "curve") if "gamma" in grid else ("curve",),
+    )
+    config = spec.config(quick=args.quick, n_seeds=args.seeds, n_samples=args.n_samples)
+    return _execute(config, args, args.out or Path("skbandit-results") / "compare")
+
+
+def _rerun(args) -> int:
+    import json
+
+    if not args.json.is_file():
+        raise _Fail(f"no such file: {args.json}")
+    try:
+        stored = json.loads(args.json.read_text())
+        config = stored["config"]
+    except (ValueError, KeyError):
+        raise _Fail(f"{args.json} is not a results.json written by skbandit") from None
+    _check_extras(not args.no_plots, args.progress)
+    if args.data_dir is None and config.get("data_dir"):
+        args.data_dir = Path(config["data_dir"])
+    out = args.out or args.json.parent / "rerun"
+    return _execute(config, args, out)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``skbandit`` console script; returns the exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "list":
+            return _cmd_list()
+        if args.command == "run":
+            return _run(args)
+        if args.command == "compare":
+            return _compare(args)
+        return _rerun(args)
+    except _Fail as exc:
+        print(f"skbandit: error: {exc}", file=sys.stderr)
+        return exc.code

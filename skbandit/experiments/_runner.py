@@ -1,0 +1,597 @@
+"""Run an experiment: (learner, parameters, seed) tasks in parallel with joblib."""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import json
+import math
+import platform
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from skbandit.base import BaseBanditClassifier
+from skbandit.evaluation import log_checkpoints, progressive_validation
+from skbandit.evaluation._progressive import format_table
+from skbandit.experiments._data import (
+    DatasetUnavailable,
+    check_dataset_names,
+    load_dataset,
+)
+from skbandit.experiments._learners import (
+    LearnerUnavailable,
+    VWLearner,
+    bandit_learner_names,
+    has_numeric_gamma,
+    make_learner,
+)
+from skbandit.experiments._specs import (
+    ALL_BANDIT,
+    Experiment,
+    get_experiment,
+    param_points,
+)
+
+__all__ = ["ExperimentResult", "rerun", "run_config", "run_experiment"]
+
+
+def _quiet(message: str) -> None:
+    pass
+
+
+def _versions() -> dict[str, str]:
+    versions = {"python": platform.python_version(), "platform": platform.platform()}
+    for dist in (
+        "skbandit",
+        "numpy",
+        "scipy",
+        "scikit-learn",
+        "joblib",
+        "matplotlib",
+        "pandas",
+        "vowpalwabbit",
+    ):
+        try:
+            versions[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            versions[dist] = "not installed"
+    return versions
+
+
+def _params_str(params: dict[str, Any], keys: Sequence[str] | None = None) -> str:
+    keys = list(params) if keys is None else [k for k in keys if k in params]
+    parts = []
+    for k in keys:
+        v = params[k]
+        if isinstance(v, float):
+            exponent = math.log2(v) if v > 0 else 0.5
+            v = (
+                f"2^{int(exponent)}"
+                if exponent == int(exponent) and v < 1
+                else f"{v:g}"
+            )
+        parts.append(f"{k}={v}")
+    return ", ".join(parts)
+
+
+def expand_learners(learners: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Replace ``all-bandit`` by every skbandit bandit learner (default + grid)."""
+    out = []
+    for learner in learners:
+        if learner["name"] != ALL_BANDIT:
+            out.append(learner)
+            continue
+        for name in bandit_learner_names():
+            out.append(
+                {
+                    "name": name,
+                    "label": f"{name} (default)",
+                    "params": {},
+                    "grid": {},
+                    "per_dataset": {},
+                }
+            )
+            if learner.get("grid") and has_numeric_gamma(name):
+                out.append(
+                    {
+                        "name": name,
+                        "label": name,
+                        "params": {},
+                        "grid": dict(learner["grid"]),
+                        "per_dataset": {},
+                    }
+                )
+    return out
+
+
+def _run_task(X, y, classes, task: dict[str, Any]) -> dict[str, Any]:
+    """One (data set, learner, parameters, seed): progressive validation."""
+    checkpoints = np.asarray(task["checkpoints"], dtype=np.int64)
+    estimator = make_learner(task["name"], task["params"], task["seed"])
+    if isinstance(estimator, VWLearner):
+        curve = estimator.run(X, y, classes, checkpoints)
+        mistakes = np.asarray(curve["mistakes"], dtype=np.int64)
+        greedy = np.full(mistakes.shape, -1, dtype=np.int64)
+        seconds = np.asarray(curve["seconds"], dtype=np.float64)
+        feedback = "bandit"
+    else:
+        result = progressive_validation(
+            estimator,
+            X,
+            y,
+            classes=classes,
+            chunk_size=task["chunk_size"]
+            if isinstance(estimator, BaseBanditClassifier)
+            else task["minibatch_size"],
+            checkpoints=checkpoints,
+        )
+        mistakes, greedy = result.mistakes, result.greedy_mistakes
+        seconds, feedback = result.seconds, result.feedback
+    n = int(checkpoints[-1])
+    total = float(seconds[-1]) if seconds.size else 0.0
+    return {
+        "dataset": task["dataset"],
+        "learner": task["label"],
+        "name": task["name"],
+        "params": task["params"],
+        "grid_params": task["grid_params"],
+        "seed": task["seed"],
+        "feedback": feedback,
+        "rounds": n,
+        "mistakes": int(mistakes[-1]),
+        "greedy_mistakes": int(greedy[-1]) if greedy[-1] >= 0 else None,
+        "error": int(mistakes[-1]) / n,
+        "greedy_error": int(greedy[-1]) / n if greedy[-1] >= 0 else None,
+        "seconds": total,
+        "rounds_per_s": n / total if total > 0 else None,
+        "curve_rounds": checkpoints.tolist(),
+        "curve_mistakes": mistakes.tolist(),
+        "curve_greedy_mistakes": greedy.tolist(),
+    }
+
+
+@dataclass
+class ExperimentResult:
+    """Results of a run: one row per (data set, learner, parameters, seed).
+
+    Attributes
+    ----------
+    config : dict
+        The exact configuration (re-run it with :func:`rerun` or
+        :func:`run_config`).
+    versions : dict
+        Python, platform and library versions.
+    rows : list of dict
+        One per task: final mistakes and errors, timing and the learning
+        curve at the checkpoints.
+    skipped : list of str
+        Why data sets or learners were skipped.
+    seconds : float
+        Wall-clock time of the run.
+    files : list of Path
+        Files written by :meth:`write`.
+    """
+
+    config: dict[str, Any]
+    versions: dict[str, str]
+    rows: list[dict[str, Any]]
+    skipped: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    files: list[Path] = field(default_factory=list)
+
+    def summary(self) -> list[dict[str, Any]]:
+        """Mean and standard deviation over seeds per (data set, learner, params)."""
+        groups: dict[tuple, list[dict[str, Any]]] = {}
+        for row in self.rows:
+            key = (
+                row["dataset"],
+                row["learner"],
+                json.dumps(row["params"], sort_keys=True),
+            )
+            groups.setdefault(key, []).append(row)
+        out = []
+        for (dataset, learner, _), rows in groups.items():
+            errors = np.array([r["error"] for r in rows])
+            greedy = [r["greedy_error"] for r in rows if r["greedy_error"] is not None]
+            speed = [r["rounds_per_s"] for r in rows if r["rounds_per_s"]]
+            first = rows[0]
+            out.append(
+                {
+                    "dataset": dataset,
+                    "learner": learner,
+                    "name": first["name"],
+                    "params": _params_str(first["grid_params"]),
+                    "grid_params": first["grid_params"],
+                    "all_params": first["params"],
+                    "feedback": first["feedback"],
+                    "seeds": len(rows),
+                    "rounds": first["rounds"],
+                    "error": float(errors.mean()),
+                    "error_std": float(errors.std(ddof=1)) if len(rows) > 1 else 0.0,
+                    "greedy_error": float(np.mean(greedy)) if greedy else float("nan"),
+                    "rounds_per_s": float(np.mean(speed)) if speed else float("nan"),
+                }
+            )
+        return out
+
+    def best(self) -> list[dict[str, Any]]:
+        """Per (data set, learner): the parameters with the lowest mean error."""
+        best: dict[tuple, dict[str, Any]] = {}
+        for row in self.summary():
+            key = (row["dataset"], row["learner"])
+            if key not in best or row["error"] < best[key]["error"]:
+                best[key] = row
+        return list(best.values())
+
+    def table(self, which: str | None = None) -> str:
+        """Text table of :meth:`best` (or, with ``which="all"``, of every
+        setting in :meth:`summary`): what the command line prints."""
+        which = which or self.config.get("table", "best")
+        rows = []
+        for r in self.best() if which == "best" else self.summary():
+            rows.append(
+                {
+                    **r,
+                    "best params": r["params"] or "-",
+                    "error ± std": f"{r['error']:.4f} ± {r['error_std']:.4f}",
+                }
+            )
+        columns = [
+            "dataset",
+            "learner",
+            "best params",
+            "seeds",
+            "rounds",
+            "error ± std",
+            "greedy_error",
+            "rounds_per_s",
+        ]
+        return format_table(rows, columns)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-serialisable: configuration, versions, skipped, rows, summary."""
+        return {
+            "config": self.config,
+            "versions": self.versions,
+            "skipped": list(self.skipped),
+            "seconds": self.seconds,
+            "rows": self.rows,
+            "summary": [
+                {k: v for k, v in r.items() if k != "all_params"}
+                for r in self.summary()
+            ],
+        }
+
+    def to_frame(self, summary: bool = False):
+        """One row per task (or per summary group) as a pandas DataFrame."""
+        from skbandit.evaluation._progressive import _require_pandas
+
+        pd = _require_pandas("ExperimentResult.to_frame()")
+        if summary:
+            return pd.DataFrame(self.summary())
+        return pd.DataFrame(
+            [
+                {k: v for k, v in r.items() if not k.startswith("curve_")}
+                for r in self.rows
+            ]
+        )
+
+    def write(self, out, *, plots: bool = True) -> list[Path]:
+        """Write ``results.csv``, ``summary.csv``, ``curves.csv``,
+        ``results.json`` and (with ``plots``) PNG figures into folder ``out``."""
+        out = Path(out)
+        out.mkdir(parents=True, exist_ok=True)
+        files = []
+        task_cols = [
+            "dataset",
+            "learner",
+            "name",
+            "params",
+            "seed",
+            "feedback",
+            "rounds",
+            "mistakes",
+            "greedy_mistakes",
+            "error",
+            "greedy_error",
+            "seconds",
+            "rounds_per_s",
+        ]
+        files.append(
+            _write_csv(
+                out / "results.csv",
+                task_cols,
+                [
+                    {**r, "params": json.dumps(r["params"], sort_keys=True)}
+                    for r in self.rows
+                ],
+            )
+        )
+        sum_cols = [
+            "dataset",
+            "learner",
+            "name",
+            "params",
+            "feedback",
+            "seeds",
+            "rounds",
+            "error",
+            "error_std",
+            "greedy_error",
+            "rounds_per_s",
+        ]
+        files.append(_write_csv(out / "summary.csv", sum_cols, self.summary()))
+        curves = [
+            {
+                "dataset": r["dataset"],
+                "learner": r["learner"],
+                "params": json.dumps(r["params"], sort_keys=True),
+                "seed": r["seed"],
+                "round": t,
+                "mistakes": m,
+                "greedy_mistakes": g,
+            }
+            for r in self.rows
+            for t, m, g in zip(
+                r["curve_rounds"],
+                r["curve_mistakes"],
+                r["curve_greedy_mistakes"],
+                strict=True,
+            )
+        ]
+        files.append(
+            _write_csv(
+                out / "curves.csv",
+                [
+                    "dataset",
+                    "learner",
+                    "params",
+                    "seed",
+                    "round",
+                    "mistakes",
+                    "greedy_mistakes",
+                ],
+                curves,
+            )
+        )
+        path = out / "results.json"
+        path.write_text(json.dumps(self.to_dict(), indent=1, default=_json_default))
+        files.append(path)
+        if plots:
+            from skbandit.experiments._plot import plot_experiment
+
+            files += plot_experiment(self, out)
+        self.files = files
+        return files
+
+
+def _json_default(obj):
+    if isinstance(obj, np.integer):
+        return int(obj)
+    if isinstance(obj, np.floating):
+        return float(obj)
+    if isinstance(obj, Path):
+        return str(obj)
+    raise TypeError(f"not JSON serialisable: {type(obj).__name__}")
+
+
+def _write_csv(path: Path, columns: list[str], rows: list[dict[str, Any]]) -> Path:
+    with open(path, "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=columns, extrasaction="ignore")
+        writer.writeheader()
+        for row in rows:
+            writer.writerow(
+                {c: "" if row.get(c) is None else row.get(c) for c in columns}
+            )
+    return path
+
+
+def _progress(enabled: bool, total: int):
+    if not enabled:
+        return None
+    import sys
+
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        return None
+    if not sys.stderr.isatty():
+        return None
+    return tqdm(total=total, unit="runs", leave=False)
+
+
+def run_config(
+    config: dict[str, Any],
+    *,
+    n_jobs: int = 1,
+    backend: str | None = None,
+    data_dir=None,
+    download: bool = True,
+    progress: bool = False,
+    echo: Callable[[str], None] | None = None,
+) -> ExperimentResult:
+    """Run an exact configuration (as written in ``results.json``).
+
+    Parameters
+    ----------
+    config : dict
+        From :meth:`Experiment.config` or a ``results.json``'s ``"config"``.
+    n_jobs : int, default=1
+        joblib workers (``-1``: all cores).
+    backend : str, default=None
+        joblib backend (``"loky"``, ``"threading"``, ``"dask"``, ``"ray"``, ...),
+        passed through to ``joblib.parallel_config``.
+    data_dir : path-like, default=None
+        Folder with local copies of the real data sets (default: the loaders'
+        cache).
+    download : bool, default=True
+        Without ``data_dir``, allow the loaders to download.
+    progress : bool, default=False
+        A progress bar over tasks (tqdm installed and a terminal only).
+    echo : callable, default=None
+        Receives one-line messages (skipped data sets and learners).
+
+    Returns
+    -------
+    result : ExperimentResult
+    """
+    from joblib import Parallel, delayed, parallel_config
+
+    echo = echo or _quiet
+    start = time.perf_counter()
+    config = dict(config)
+    config["learners"] = expand_learners(config["learners"])
+    check_dataset_names(config["datasets"])
+    skipped: list[str] = []
+
+    def skip(message: str) -> None:
+        if message not in skipped:
+            skipped.append(message)
+            echo(message)
+
+    data, tasks = {}, []
+    for dataset in config["datasets"]:
+        try:
+            X, y = load_dataset(
+                dataset, config["n_samples"], data_dir=data_dir, download=download
+            )
+        except DatasetUnavailable as exc:
+            skip(f"{exc}: skipped")
+            continue
+        classes = np.unique(y)
+        data[dataset] = (X, y, classes)
+        checkpoints = log_checkpoints(len(y), config["n_checkpoints"]).tolist()
+        for learner in config["learners"]:
+            grid_keys = list(learner.get("grid", {}))
+            for params in param_points(learner, dataset):
+                try:
+                    make_learner(learner["name"], params, seed=0)
+                except LearnerUnavailable as exc:
+                    skip(str(exc))
+                    continue
+                grid_params = {k: params[k] for k in grid_keys if k in params}
+                for key, value in (
+                    learner.get("per_dataset", {}).get(dataset, {}).items()
+                ):
+                    grid_params[key] = value
+                for seed in config["seeds"]:
+                    tasks.append(
+                        {
+                            "dataset": dataset,
+                            "name": learner["name"],
+                            "label": learner["label"],
+                            "params": params,
+                            "grid_params": grid_params,
+                            "seed": seed,
+                            "chunk_size": config["chunk_size"],
+                            "minibatch_size": config.get("minibatch_size", 100),
+                            "checkpoints": checkpoints,
+                        }
+                    )
+    echo(
+        f"{len(tasks)} runs on {len(data)} data set(s), n_jobs={n_jobs}"
+        + (f", backend={backend}" if backend else "")
+    )
+    bar = _progress(progress, len(tasks))
+    context = parallel_config(backend=backend) if backend else contextlib.nullcontext()
+    rows = []
+    with context:
+        results = Parallel(n_jobs=n_jobs, return_as="generator")(
+            delayed(_run_task)(*data[t["dataset"]], t) for t in tasks
+        )
+        for row in results:
+            rows.append(row)
+            if bar is not None:
+                bar.update(1)
+    if bar is not None:
+        bar.close()
+    return ExperimentResult(
+        config={**config, "data_dir": None if data_dir is None else str(data_dir)},
+        versions=_versions(),
+        rows=rows,
+        skipped=skipped,
+        seconds=time.perf_counter() - start,
+    )
+
+
+def run_experiment(
+    experiment: str | Experiment,
+    *,
+    quick: bool = False,
+    n_seeds: int | None = None,
+    n_samples: int | None = None,
+    datasets: Sequence[str] | None = None,
+    n_jobs: int = 1,
+    backend: str | None = None,
+    data_dir=None,
+    download: bool = True,
+    out=None,
+    plots: bool = True,
+    progress: bool = False,
+    echo: Callable[[str], None] | None = None,
+) -> ExperimentResult:
+    """Run a registered (or given) experiment; optionally write its files.
+
+    Parameters
+    ----------
+    experiment : str or Experiment
+        A name from :func:`list_experiments`, or a spec.
+    quick : bool, default=False
+        The reduced version (under two minutes on two cores).
+    n_seeds, n_samples, datasets : optional
+        Override the spec's repetitions, rows per data set, data sets.
+    n_jobs, backend, data_dir, download, progress, echo :
+        As in :func:`run_config`.
+    out : path-like, default=None
+        Folder for CSV, JSON and PNG files; nothing is written when None.
+    plots : bool, default=True
+        Write the PNG figures (needs matplotlib).
+
+    Returns
+    -------
+    result : ExperimentResult
+
+    Examples
+    --------
+    >>> from skbandit.experiments import run_experiment
+    >>> result = run_experiment("compare", quick=True, n_samples=2000, n_seeds=1)
+    >>> labels = {row["learner"] for row in result.rows}
+    >>> "Banditron" in labels and "sklearn:Perceptron" in labels
+    True
+    >>> result.config["seeds"]
+    [0]
+    """
+    spec = get_experiment(experiment) if isinstance(experiment, str) else experiment
+    config = spec.config(
+        quick=quick, n_seeds=n_seeds, n_samples=n_samples, datasets=datasets
+    )
+    result = run_config(
+        config,
+        n_jobs=n_jobs,
+        backend=backend,
+        data_dir=data_dir,
+        download=download,
+        progress=progress,
+        echo=echo,
+    )
+    if out is not None:
+        result.write(out, plots=plots)
+    return result
+
+
+def rerun(path, **kwargs) -> ExperimentResult:
+    """Re-run the configuration stored in a ``results.json``.
+
+    Keyword arguments are passed to :func:`run_config`; ``data_dir`` defaults
+    to the one recorded in the file.
+    """
+    stored = json.loads(Path(path).read_text())
+    config = stored["config"]
+    kwargs.setdefault("data_dir", config.get("data_dir"))
+    return run_config(config, **kwargs)

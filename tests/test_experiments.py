@@ -1,0 +1,384 @@
+"""Experiments as data, the runner's files, re-runs and the ``skbandit`` command."""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import shared_data_file
+
+import skbandit
+from skbandit.experiments import (
+    EXPERIMENTS,
+    get_experiment,
+    list_experiments,
+    load_dataset,
+    rerun,
+    run_config,
+    run_experiment,
+)
+from skbandit.experiments._cli import main
+from skbandit.experiments._specs import LearnerSpec
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def _data_dir() -> Path:
+    return shared_data_file("usps.npz").parent
+
+
+def _numbers(rows):
+    """What must re-run identically: everything but timings."""
+    return sorted(
+        (
+            r["dataset"],
+            r["learner"],
+            json.dumps(r["params"], sort_keys=True),
+            r["seed"],
+            r["rounds"],
+            r["mistakes"],
+            r["greedy_mistakes"],
+            tuple(r["curve_rounds"]),
+            tuple(r["curve_mistakes"]),
+            tuple(r["curve_greedy_mistakes"]),
+        )
+        for r in rows
+    )
+
+
+def _check_files(out: Path, result) -> None:
+    with open(out / "results.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == len(result.rows) > 0
+    for row in rows:
+        assert 0.0 <= float(row["error"]) <= 1.0
+        assert int(row["rounds"]) > 0
+    with open(out / "summary.csv", newline="") as f:
+        assert len(list(csv.DictReader(f))) == len(result.summary())
+    with open(out / "curves.csv", newline="") as f:
+        assert next(csv.reader(f))[:5] == [
+            "dataset",
+            "learner",
+            "params",
+            "seed",
+            "round",
+        ]
+    stored = json.loads((out / "results.json").read_text())
+    assert set(stored) >= {"config", "versions", "rows", "skipped", "summary"}
+    assert stored["config"]["seeds"] == sorted({r["seed"] for r in result.rows})
+    for dist in ("numpy", "scipy", "scikit-learn", "skbandit", "python"):
+        assert dist in stored["versions"]
+    pngs = sorted(out.glob("*.png"))
+    assert pngs, "no plot written"
+    for png in pngs:
+        data = png.read_bytes()
+        assert data[:8] == PNG_MAGIC and len(data) > 2000
+
+
+def test_registry_names_and_configs_are_json():
+    assert list_experiments() == [
+        "beygelzimer2019",
+        "chen2009-table1",
+        "compare",
+        "soba2017-fig2",
+        "vw-cbify",
+    ]
+    for name, spec in EXPERIMENTS.items():
+        for quick in (False, True):
+            config = json.loads(json.dumps(spec.config(quick=quick)))
+            assert config["experiment"] == name
+            assert config["seeds"] and config["learners"] and config["datasets"]
+    soba = get_experiment("soba2017-fig2").config()
+    assert soba["n_samples"] == 10**6 and len(soba["seeds"]) == 10
+    gammas = soba["learners"][0]["grid"]["gamma"]
+    assert gammas[0] == 2.0**-16 and gammas[-1] == 2.0**-1 and len(gammas) == 16
+    with pytest.raises(KeyError, match="soba2017-fig2"):
+        get_experiment("no-such-experiment")
+
+
+def test_compare_baselines_are_scikit_learn_full_information():
+    names = [lrn.name for lrn in get_experiment("compare").learners]
+    for baseline in ("Perceptron", "SGD-hinge", "SGD-log", "PA-I"):
+        assert f"sklearn:{baseline}" in names
+
+
+def _tiny(learners, datasets=("synsep",), n=600, seeds=(0, 1)):
+    return {
+        "experiment": "test",
+        "quick": True,
+        "datasets": list(datasets),
+        "n_samples": n,
+        "seeds": list(seeds),
+        "learners": [lrn.to_dict() for lrn in learners],
+        "plots": ["gamma", "curve", "mistakes"],
+        "chunk_size": 128,
+        "minibatch_size": 50,
+        "n_checkpoints": 10,
+        "table": "best",
+    }
+
+
+def test_missing_learner_is_skipped_with_a_message():
+    messages = []
+    result = run_config(
+        _tiny([LearnerSpec("NoSuchLearner"), LearnerSpec("Banditron")]),
+        echo=messages.append,
+    )
+    assert any("NoSuchLearner" in m and "skipped" in m for m in result.skipped)
+    assert any("NoSuchLearner" in m for m in messages)
+    assert {r["learner"] for r in result.rows} == {"Banditron"}
+
+
+def test_learners_are_looked_up_by_name_at_run_time(monkeypatch):
+    config = _tiny([LearnerSpec("LateLearner", grid={"gamma": [0.1, 0.3]})])
+    assert run_config(config).rows == []
+    monkeypatch.setattr(skbandit, "LateLearner", skbandit.Banditron, raising=False)
+    result = run_config(config)
+    assert len(result.rows) == 4
+    assert {r["params"]["gamma"] for r in result.rows} == {0.1, 0.3}
+
+
+def test_bad_parameters_skip_the_learner():
+    result = run_config(_tiny([LearnerSpec("Banditron", params={"nope": 1})]))
+    assert result.rows == [] and "not accepted" in result.skipped[0]
+
+
+def test_vw_rows_skipped_without_vowpalwabbit(monkeypatch):
+    monkeypatch.setitem(sys.modules, "vowpalwabbit", None)
+    result = run_config(_tiny([LearnerSpec("vw"), LearnerSpec("Banditron")]))
+    assert any("vowpalwabbit" in m for m in result.skipped)
+    assert {r["learner"] for r in result.rows} == {"Banditron"}
+
+
+def test_vw_rows_when_installed():
+    pytest.importorskip("vowpalwabbit")
+    result = run_config(
+        _tiny([LearnerSpec("vw", grid={"args": ["--cbify {k} --epsilon 0.05"]})])
+    )
+    assert len(result.rows) == 2
+    assert all(0 < r["error"] < 1 and r["greedy_error"] is None for r in result.rows)
+
+
+def test_missing_local_copy_is_skipped():
+    result = run_config(
+        _tiny([LearnerSpec("Banditron")], datasets=("reuters4", "synsep")),
+        data_dir=_data_dir(),
+    )
+    assert any("reuters4" in m and "no local copy" in m for m in result.skipped)
+    assert {r["dataset"] for r in result.rows} == {"synsep"}
+
+
+def test_real_data_sets_from_the_offline_copies():
+    data_dir = _data_dir()
+    for name, n_classes in [
+        ("usps", 10),
+        ("mnist", 10),
+        ("covtype", 7),
+        ("20newsgroups", 20),
+    ]:
+        X, y = load_dataset(name, 500, data_dir=data_dir)
+        assert X.shape[0] == len(y) == 500
+        assert len(np.unique(y)) <= n_classes
+        assert np.isfinite(X.sum())
+    with pytest.raises(KeyError, match="choose from"):
+        load_dataset("no-such-data")
+
+
+def test_run_writes_files_and_json_reruns_to_the_same_numbers(tmp_path):
+    learners = [
+        LearnerSpec("Banditron", grid={"gamma": [2.0**-4, 2.0**-2]}),
+        LearnerSpec("MulticlassPerceptron", label="Perceptron"),
+        LearnerSpec("sklearn:Perceptron"),
+        LearnerSpec("sklearn:PA-I"),
+    ]
+    config = _tiny(learners)
+    result = run_config(config)
+    result.write(tmp_path)
+    _check_files(tmp_path, result)
+    names = {p.name for p in tmp_path.glob("*.png")}
+    assert names == {
+        "gamma_synsep.png",
+        "error_vs_rounds_synsep.png",
+        "mistakes_synsep.png",
+    }
+    again = rerun(tmp_path / "results.json")
+    assert _numbers(again.rows) == _numbers(result.rows)
+    best = {r["learner"]: r for r in result.best()}
+    assert set(best) == {
+        "Banditron",
+        "Perceptron",
+        "sklearn:Perceptron",
+        "sklearn:PA-I",
+    }
+    assert "error ± std" in result.table()
+
+
+def test_threading_backend_gives_the_same_numbers():
+    config = _tiny([LearnerSpec("Banditron", grid={"gamma": [0.05, 0.2]})])
+    serial = run_config(config, n_jobs=1)
+    threaded = run_config(config, n_jobs=2, backend="threading")
+    assert _numbers(serial.rows) == _numbers(threaded.rows)
+
+
+def test_dask_backend_on_a_local_cluster():
+    distributed = pytest.importorskip("distributed")
+    config = _tiny([LearnerSpec("Banditron", grid={"gamma": [0.05, 0.2]})])
+    with (
+        distributed.LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            host="127.0.0.1",
+            protocol="tcp://",
+            processes=False,
+            dashboard_address=None,
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        assert client.scheduler_info()["address"].startswith("tcp://127.0.0.1:")
+        result = run_config(config, n_jobs=2, backend="dask")
+    assert _numbers(result.rows) == _numbers(run_config(config).rows)
+
+
+def test_quick_experiment_in_the_default_suite(tmp_path):
+    """beygelzimer2019 --quick takes seconds: run it by default."""
+    result = run_experiment(
+        "beygelzimer2019", quick=True, n_jobs=2, out=tmp_path, data_dir=_data_dir()
+    )
+    assert result.config["quick"] and result.rows
+    _check_files(tmp_path, result)
+    assert (tmp_path / "mistakes_separable-strong.png").is_file()
+    again = rerun(tmp_path / "results.json", n_jobs=1)
+    assert _numbers(again.rows) == _numbers(result.rows)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(EXPERIMENTS))
+def test_every_experiment_runs_quick(name, tmp_path, capsys):
+    """Each registered experiment, as ``skbandit run NAME --quick``."""
+    code = main(
+        [
+            "run",
+            name,
+            "--quick",
+            "--n-jobs",
+            "2",
+            "--out",
+            str(tmp_path),
+            "--data-dir",
+            str(_data_dir()),
+        ]
+    )
+    assert code == 0
+    out = capsys.readouterr().out
+    assert "error ± std" in out and "results.json" in out
+    stored = json.loads((tmp_path / "results.json").read_text())
+    assert stored["config"]["quick"] is True
+    assert len(stored["rows"]) == len(
+        list(csv.DictReader(open(tmp_path / "results.csv")))
+    )
+    assert all(p.stat().st_size > 2000 for p in tmp_path.glob("*.png"))
+    again = rerun(tmp_path / "results.json", n_jobs=2)
+    again.write(tmp_path / "again")
+    _check_files(tmp_path / "again", again)
+    assert _numbers(again.rows) == _numbers(stored["rows"])
+
+
+# ----------------------------------------------------------------------- CLI
+@pytest.mark.parametrize(
+    "argv", [["--help"], ["run", "--help"], ["compare", "--help"], ["list", "--help"]]
+)
+def test_cli_help(argv, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 0
+    assert "usage: skbandit" in capsys.readouterr().out
+
+
+def test_cli_list(capsys):
+    assert main(["list"]) == 0
+    out = capsys.readouterr().out
+    for name in list_experiments():
+        assert name in out
+    assert "synsep" in out
+
+
+def test_cli_no_command_is_an_error(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main([])
+    assert exc.value.code != 0
+    assert "usage" in capsys.readouterr().err
+
+
+def test_cli_bad_experiment_name(capsys):
+    assert main(["run", "no-such-experiment", "--quick"]) != 0
+    err = capsys.readouterr().err
+    assert "unknown experiment 'no-such-experiment'" in err
+    assert "soba2017-fig2" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["compare", "--datasets", "no-such-data"],
+        ["run", "compare", "--datasets", "no-such-data"],
+    ],
+)
+def test_cli_bad_dataset_name(argv, capsys):
+    assert main(argv) != 0
+    err = capsys.readouterr().err
+    assert "unknown data set 'no-such-data'" in err and "synsep" in err
+
+
+def test_cli_missing_extra(monkeypatch, capsys, tmp_path):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    code = main(["run", "compare", "--quick", "--out", str(tmp_path)])
+    assert code != 0
+    err = capsys.readouterr().err
+    assert 'pip install "skbandit[experiments]"' in err and err.count("\n") == 1
+    assert not any(tmp_path.iterdir())
+
+
+def test_cli_bad_grid_and_bad_json(capsys, tmp_path):
+    assert main(["compare", "--grid", "gamma"]) != 0
+    assert "PARAM=V1,V2" in capsys.readouterr().err
+    bad = tmp_path / "bad.json"
+    bad.write_text("{}")
+    assert main(["rerun", str(bad)]) != 0
+    assert "not a results.json" in capsys.readouterr().err
+
+
+def test_cli_compare_runs(tmp_path, capsys):
+    code = main(
+        [
+            "compare",
+            "--datasets",
+            "synsep",
+            "synnonsep",
+            "--learners",
+            "Banditron",
+            "MulticlassPerceptron",
+            "NotYetWritten",
+            "--grid",
+            "gamma=0.05,0.2",
+            "--seeds",
+            "1",
+            "--n-samples",
+            "800",
+            "--n-jobs",
+            "1",
+            "--out",
+            str(tmp_path),
+        ]
+    )
+    assert code == 0
+    captured = capsys.readouterr()
+    assert "NotYetWritten skipped" in captured.err
+    for name in ("Banditron", "sklearn:SGD-log", "sklearn:PA-I"):
+        assert name in captured.out
+    stored = json.loads((tmp_path / "results.json").read_text())
+    assert {r["dataset"] for r in stored["rows"]} == {"synsep", "synnonsep"}
+    assert (tmp_path / "gamma_synnonsep.png").is_file()
