@@ -13,15 +13,18 @@ from skbandit.linear_model import (
     MulticlassPerceptron,
     PNewtron,
 )
+from skbandit.multiclass import ConservativeOneVsAll, SeparableOneVsAll
 
 __version__ = "0.1.0.dev0"
 
 __all__ = [
     "BanditFeedback",
     "Banditron",
+    "ConservativeOneVsAll",
     "Gaptron",
     "MulticlassPerceptron",
     "PNewtron",
     "SOBA",
+    "SeparableOneVsAll",
     "__version__",
 ]

@@ -13,7 +13,15 @@ from typing import Any
 import numpy as np
 import pytest
 
-from skbandit import SOBA, Banditron, Gaptron, MulticlassPerceptron, PNewtron
+from skbandit import (
+    SOBA,
+    Banditron,
+    ConservativeOneVsAll,
+    Gaptron,
+    MulticlassPerceptron,
+    PNewtron,
+    SeparableOneVsAll,
+)
 
 
 @dataclass(frozen=True)
@@ -155,6 +163,43 @@ ENTRIES += [
         randomised_full_information=feedback == "full",
     )
     for (loss, feedback), extra in _GAPTRON.items()
+]
+
+# One-vs-all learners (Chen et al. 2009; Beygelzimer et al. 2019)
+ENTRIES += [
+    Entry(
+        ConservativeOneVsAll,
+        params={"variant": "pa1"},
+        invalid_params=(
+            ({"variant": "pa3"}, "variant"),
+            ({"C": 0}, "'C' parameter"),
+            ({"C": -1.0}, "'C' parameter"),
+        ),
+        valid_edge_params=({"variant": "pa"}, {"variant": "pa2", "C": 1e-6}),
+    ),
+    Entry(
+        SeparableOneVsAll,
+        params={},
+        invalid_params=(
+            ({"kernel": "rbf"}, "kernel"),
+            ({"update": "both"}, "update"),
+            ({"budget": 0}, "budget"),
+        ),
+        valid_edge_params=({"update": "full"}, {"budget": 1}),
+    ),
+    # the rational-kernel learner (no coef_: its state is the support set); the
+    # shared streams have rows outside the unit ball, which it projects
+    Entry(
+        SeparableOneVsAll,
+        params={"kernel": "rational", "large_norm": "project"},
+        invalid_params=(
+            ({"large_norm": "clip"}, "large_norm"),
+            ({"budget": 0}, "budget"),
+        ),
+        valid_edge_params=({"update": "full"}, {"budget": 1}),
+        variant="rational",
+        check_params={"kernel": "rational", "large_norm": "project"},
+    ),
 ]
 
 BANDIT_ENTRIES = [e for e in ENTRIES if e.bandit]

@@ -51,7 +51,7 @@ def test_pipeline_and_cross_validation(entry, digits):
 def test_clone_is_unfitted_with_same_params(entry, digits):
     X, y = digits
     est = entry.make(random_state=3).fit(X / 16, y)
-    coef = est.coef_.copy()
+    state = {n: np.copy(getattr(est, n)) for n in est._state_attrs}
     twin = clone(est)
     for attr in ("coef_", "classes_", "t_", "n_mistakes_", "n_features_in_"):
         assert not hasattr(twin, attr), attr
@@ -59,9 +59,12 @@ def test_clone_is_unfitted_with_same_params(entry, digits):
         twin.predict(X)
     # the clone learns the same from the same data and seed, without touching
     # the original
-    assert_array_equal(twin.fit(X / 16, y).coef_, coef)
+    twin.fit(X / 16, y)
+    for name, value in state.items():
+        assert_array_equal(getattr(twin, name), value, err_msg=name)
     twin.partial_fit(X / 16, y)
-    assert_array_equal(est.coef_, coef)
+    for name, value in state.items():
+        assert_array_equal(getattr(est, name), value, err_msg=name)
 
 
 def test_grid_search_over_gamma(digits):

@@ -389,5 +389,6 @@ def test_boundary_parameters_are_accepted(entry, params):
     X, y = _stream()
     est = entry.make(random_state=SEED, **params).fit(X, y)
     assert est.t_ == entry.make().get_params()["max_iter"] * len(y)
-    assert np.isfinite(est.coef_).all()
+    for name in est._state_attrs:
+        assert np.isfinite(getattr(est, name)).all(), name
     est.partial_fit(X, y)

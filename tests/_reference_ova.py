@@ -1,0 +1,186 @@
+"""Pure-NumPy references of the one-vs-all learners, written from the papers.
+
+- Conservative one-vs-all with Passive-Aggressive learners (Chen et al. 2009,
+  Algorithms 1-2; PA steps of Crammer et al. 2006).
+- One-vs-all for the separable case (Beygelzimer et al. 2019), with linear or
+  rational-kernel Perceptrons.
+
+Same conventions as ``_reference.py``: ``X`` dense or CSR, ``y`` label codes,
+``U`` the uniforms ``(n, 2)`` (``u1`` samples the action by inverse CDF, ``u2``
+breaks exact argmax ties), scores summed sequentially over the row's stored
+entries. The label is used only to form the reward ``1[a = y]``.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from _reference import _add, _row, greedy_label, maximisers, sample, scores
+
+
+class OVATrace(NamedTuple):
+    state: dict
+    played: np.ndarray
+    greedy: np.ndarray
+    rewards: np.ndarray
+    propensities: np.ndarray
+
+
+def _outputs(n):
+    return (
+        np.empty(n, dtype=np.int64),
+        np.empty(n, dtype=np.int64),
+        np.empty(n, dtype=np.int8),
+        np.empty(n, dtype=np.float64),
+    )
+
+
+def conservative_ova(
+    X, y, U, k: int, *, variant: str, C: float, W0: np.ndarray | None = None
+) -> OVATrace:
+    """Chen et al. (2009): play argmax (loss-based decoding), PA steps on the
+    played class (wrong) or on every class (right)."""
+    n, d = X.shape
+    W = np.zeros((k, d)) if W0 is None else np.array(W0, dtype=np.float64)
+    played, greedy, rewards, props = _outputs(n)
+    for t in range(n):
+        cols, vals = _row(X, t)
+        s = scores(W, cols, vals)
+        g = greedy_label(s, U[t, 1])
+        a = g  # no exploration: p = e_g, u1 is drawn but not needed
+        assert sample(np.eye(k)[g], U[t, 0]) == g
+        reward = a == y[t]
+        sq = np.cumsum(vals * vals)[-1] if len(vals) else 0.0
+        if sq != 0.0:
+            targets = (
+                [(r, 1.0 if r == a else -1.0) for r in range(k)]
+                if reward
+                else [(a, -1.0)]
+            )
+            for r, z in targets:
+                loss = 1.0 - z * s[r]
+                if not loss > 0.0:
+                    continue
+                if variant == "pa":
+                    tau = loss / sq
+                elif variant == "pa1":
+                    tau = min(C, loss / sq)
+                else:
+                    tau = loss / (sq + 1.0 / (2.0 * C))
+                _add(W, r, cols, (tau * z) * vals)
+        props[t] = 1.0 / len(maximisers(s))
+        played[t], greedy[t], rewards[t] = a, g, reward
+    return OVATrace({"coef_": W}, played, greedy, rewards, props)
+
+
+def _separable_p(s: np.ndarray, g: int) -> np.ndarray:
+    """e_g if the greedy score is >= 0, else uniform (full(k, 1 / k))."""
+    k = len(s)
+    if s[g] >= 0.0:
+        return np.eye(k)[g]
+    return np.full(k, 1.0 / k)
+
+
+def _separable_targets(s, a, reward, full):
+    """(class, +1 / -1) of every binary learner that errs on this round."""
+    k = len(s)
+    out = []
+    if reward:
+        if s[a] < 0.0:
+            out.append((a, 1.0))
+        if full:
+            out += [(r, -1.0) for r in range(k) if r != a and s[r] >= 0.0]
+    elif s[a] >= 0.0:
+        out.append((a, -1.0))
+    return sorted(out)
+
+
+def separable_ova(
+    X, y, U, k: int, *, update: str = "paper", W0: np.ndarray | None = None
+) -> OVATrace:
+    """Beygelzimer et al. (2019), linear Perceptrons: S = {i : f_i >= 0}; play the
+    highest score if S is non-empty, else uniform; the played learner learns YES
+    if right, NO if wrong, and steps only on its own mistake."""
+    n, d = X.shape
+    W = np.zeros((k, d)) if W0 is None else np.array(W0, dtype=np.float64)
+    played, greedy, rewards, props = _outputs(n)
+    for t in range(n):
+        cols, vals = _row(X, t)
+        s = scores(W, cols, vals)
+        g = greedy_label(s, U[t, 1])
+        a = sample(_separable_p(s, g), U[t, 0])
+        reward = a == y[t]
+        for r, z in _separable_targets(s, a, reward, update == "full"):
+            _add(W, r, cols, z * vals)
+        G = maximisers(s)
+        props[t] = sum(_separable_p(s, int(c))[a] for c in G) / len(G)
+        played[t], greedy[t], rewards[t] = a, g, reward
+    return OVATrace({"coef_": W}, played, greedy, rewards, props)
+
+
+def projection_factor(vals, project: bool) -> float:
+    """1, or 1 / ||x|| for a row with ||x||^2 > 1 when projecting (sequential sum)."""
+    if not project or len(vals) == 0:
+        return 1.0
+    sq = np.cumsum(vals * vals)[-1]
+    return 1.0 / np.sqrt(sq) if sq > 1.0 else 1.0
+
+
+def rational_kernel_scores(V, A, cols, vals, xscale=1.0):
+    """f = sum_j A[j] / (1 - <V[j], x> xscale / 2), summed in support order, each
+    dot product sequential over the row's stored entries."""
+    k = A.shape[1]
+    s = np.zeros(k)
+    for j in range(V.shape[0]):
+        prod = V[j] * vals if cols is None else V[j, cols] * vals
+        dot = np.cumsum(prod)[-1] if len(prod) else 0.0
+        if xscale != 1.0:
+            dot = dot * xscale
+        s = s + A[j] * (1.0 / (1.0 - 0.5 * dot))
+    return s
+
+
+def separable_ova_rational(
+    X,
+    y,
+    U,
+    k: int,
+    *,
+    update: str = "paper",
+    budget: int | None = None,
+    project: bool = False,
+    state0: dict | None = None,
+) -> OVATrace:
+    """The same learner with rational-kernel Perceptrons: a round with mistakes
+    appends x to the support set with coefficient +-1 for each erring learner;
+    beyond ``budget`` the oldest support vector is dropped first. ``project``:
+    rows with ||x|| > 1 enter the kernel (and the support set) as x / ||x||."""
+    n, d = X.shape
+    if state0 is None:
+        V, A = np.zeros((0, d)), np.zeros((0, k))
+    else:
+        V, A = state0["support_vectors_"].copy(), state0["dual_coef_"].copy()
+    played, greedy, rewards, props = _outputs(n)
+    for t in range(n):
+        cols, vals = _row(X, t)
+        f = projection_factor(vals, project)
+        s = rational_kernel_scores(V, A, cols, vals, f)
+        g = greedy_label(s, U[t, 1])
+        a = sample(_separable_p(s, g), U[t, 0])
+        reward = a == y[t]
+        targets = _separable_targets(s, a, reward, update == "full")
+        if targets:
+            v = np.zeros(d)
+            _add(v[None, :], 0, cols, vals * f)
+            coef = np.zeros(k)
+            for r, z in targets:
+                coef[r] = z
+            V, A = np.vstack([V, v]), np.vstack([A, coef])
+            if budget is not None and len(V) > budget:
+                V, A = V[1:], A[1:]
+        G = maximisers(s)
+        props[t] = sum(_separable_p(s, int(c))[a] for c in G) / len(G)
+        played[t], greedy[t], rewards[t] = a, g, reward
+    state = {"support_vectors_": V, "dual_coef_": A}
+    return OVATrace(state, played, greedy, rewards, props)
