@@ -180,8 +180,10 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
 
     # ------------------------------------------------------------ validation
     def _validate_X(self, X, *, reset: bool):
+        checked = None
         if sp.issparse(X):
             _check_sparse_structure(X)
+            checked = getattr(X, "indices", None)
         X = validate_data(
             self,
             X,
@@ -192,8 +194,8 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
             order="C",
             ensure_all_finite=True,
         )
-        if sp.issparse(X):
-            # Conversions from other formats produce CSR: check it too.
+        if sp.issparse(X) and X.indices is not checked:
+            # A conversion from another format produced new CSR arrays: check them.
             _check_sparse_structure(X)
         return X
 

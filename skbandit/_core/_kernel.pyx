@@ -353,24 +353,30 @@ def check_csr(const index_t[::1] indptr, const index_t[::1] indices,
     if nnz != n_data or nnz != indices.shape[0]:
         return (f"indptr[-1] is {nnz} but there are {n_data} stored values and "
                 f"{indices.shape[0]} column indices")
+    # Branch-free scans (they vectorise); the position is looked up only when
+    # a problem was found.
+    cdef bint decreasing = False
+    cdef index_t lo = 0, hi = 0, v
     with nogil:
         for i in range(n_rows):
+            decreasing = decreasing | (indptr[i + 1] < indptr[i])
+        if nnz > 0:
+            lo = indices[0]
+            hi = indices[0]
+        for j in range(nnz):
+            v = indices[j]
+            lo = v if v < lo else lo
+            hi = v if v > hi else hi
+    if decreasing:
+        for i in range(n_rows):
             if indptr[i + 1] < indptr[i]:
-                break
-        else:
-            i = -1
-    if i >= 0:
-        return (f"indptr is not non-decreasing: indptr[{i + 1}] = {indptr[i + 1]} "
-                f"< indptr[{i}] = {indptr[i]}")
-    with nogil:
+                return (f"indptr is not non-decreasing: indptr[{i + 1}] = "
+                        f"{indptr[i + 1]} < indptr[{i}] = {indptr[i]}")
+    if lo < 0 or hi >= n_cols:
         for j in range(nnz):
             if indices[j] < 0 or indices[j] >= n_cols:
-                break
-        else:
-            j = -1
-    if j >= 0:
-        return (f"column index {indices[j]} at position {j} is out of range for "
-                f"{n_cols} columns")
+                return (f"column index {indices[j]} at position {j} is out of "
+                        f"range for {n_cols} columns")
     return ""
 
 
