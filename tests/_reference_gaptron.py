@@ -1,4 +1,4 @@
-"""Pure-Python/NumPy reference of Gaptron (van der Hoeven 2020), from ALGORITHMS.md §4.
+"""Pure-Python/NumPy reference of Gaptron (van der Hoeven 2020), per docs/algorithms.md.
 
 Written line by line from the specification, independently of the compiled
 kernel, with the same uniforms (``_reference.py`` rules 1, 2, 4 and 6: scores
@@ -243,7 +243,7 @@ def gaptron(
 
 def resolve(loss, feedback, k, *, gamma="auto", eta="auto", x_norm_bound=1.0,
             n_rounds=None):  # fmt: skip
-    """(gamma, eta, adagrad) from the estimator's parameters, per ALGORITHMS.md."""
+    """(gamma, eta, adagrad) from the estimator's parameters, as documented."""
     X = float(x_norm_bound)
     if gamma == "auto":
         if feedback == "full":

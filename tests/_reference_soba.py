@@ -1,6 +1,6 @@
 """Pure-NumPy references of SOBA (Beygelzimer, Orabona & Zhang 2017) and PNewtron.
 
-Written from ALGORITHMS.md §3 and §7 and the paper's Algorithm 1, with the
+Written from docs/algorithms.md (SOBA, PNewtron) and the paper's Algorithm 1, with the
 conventions of ``_reference.py`` (same ``X``/``y``/``U`` arguments, two uniforms per
 round, scores summed sequentially, ties broken with ``u2``, inverse-CDF sampling on
 ``u1``, logged propensity = marginal over tied greedy labels).
@@ -199,7 +199,7 @@ def pnewtron(
     W0=None,
     state: dict | None = None,
 ) -> PNewtronTrace:
-    """PNewtron (ALGORITHMS.md §7), rescaling to ||W||_F <= D every round."""
+    """PNewtron (Hazan & Kale 2011), rescaling to ||W||_F <= D every round."""
     X = canonical(X)
     n, d = X.shape
     if state is None:

@@ -43,7 +43,7 @@ ADAGRAD_SCALE = 1.0
 
 
 def full_information_step(loss: str, n_classes: int, x_norm_bound: float) -> float:
-    """The full-information step size ``eta`` of ALGORITHMS.md section 4 [rec].
+    """The full-information step size ``eta`` (reconstructed; see the class docstring).
 
     logistic ``2 ln 2 / (k X^2)``, hinge ``1 / (2 k X^2)``, smooth hinge
     ``1 / (4 k X^2)``, with ``X = x_norm_bound``.
@@ -110,7 +110,7 @@ class Gaptron(LinearBanditClassifier):
 
     The paper's formulas did not survive in the source this library was built
     from: **the gap maps above, the step sizes and the bandit gamma are
-    reconstructions** (ALGORITHMS.md section 4). They satisfy the property the
+    reconstructions** (documented in docs/algorithms.md). They satisfy the property the
     paper's constant-regret proof needs: for every score vector and label, with
     :math:`\|x\| \le X`, the per-round surrogate gap
     :math:`E_{\tilde y \sim p}[1(\tilde y \neq y)] + \frac{\eta}{2}

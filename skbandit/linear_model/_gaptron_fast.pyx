@@ -10,7 +10,7 @@ Each round, with scores ``s = W x`` and the tie-broken greedy label ``g``:
   ``w`` the importance weight: ``1 / p(y)`` when the played action was right
   (bandit feedback; no update otherwise), ``1`` with full information.
 
-The gap maps and the step sizes are the reconstructions of ALGORITHMS.md section 4
+The gap maps and the step sizes are reconstructions (docs/algorithms.md, Gaptron)
 (the paper's formulas were lost); they are plain functions of the loss code, so a
 different map is one more code. ``py_gap_map``, ``py_surrogate_gradient`` and
 ``py_surrogate_loss`` call the very same compiled functions, for the tests.
