@@ -353,9 +353,15 @@ def format_row(r: Result, width: int) -> str:
 
 def play_input(kind: str, learners: Sequence, args: argparse.Namespace) -> list:
     """Generate one input, measure every row on it, print each as it comes."""
-    n = args.dense_rounds if kind == "dense" else args.n_rounds
+    n = args.n_rounds if kind == "csr" else args.dense_rounds
     t0 = time.perf_counter()
-    X, y = make_stream(n, args.seed, dense=kind == "dense")
+    X, y = make_stream(n, args.seed, dense=kind != "csr")
+    if kind == "dense-full":
+        # no zero entries: the compaction of dense rows cannot skip anything
+        zero = X == 0.0
+        X[zero] = 0.01 * np.random.default_rng(args.seed + 1).standard_normal(
+            np.count_nonzero(zero)
+        )
     print(
         f"\n{kind} input, {n:,} rounds, generated in {time.perf_counter() - t0:.1f} s"
     )
@@ -430,9 +436,11 @@ def parse_args(argv: Sequence[str] | None, description: str) -> argparse.Namespa
     add(
         "--inputs",
         nargs="+",
-        choices=("dense", "csr"),
-        default=["dense", "csr"],
-        help="inputs to play, in this order",
+        choices=("dense", "dense-full", "csr"),
+        default=["dense", "dense-full", "csr"],
+        help="inputs to play, in this order: 'dense' is the stream as a dense "
+        "array (about 12%% of its entries are non-zero), 'dense-full' the same "
+        "rows with every zero entry replaced by N(0, 0.01^2) noise",
     )
     add(
         "--no-isolate",

@@ -575,3 +575,46 @@ def test_registry_flags_come_from_the_kernels():
     flags = {e.name: e.bandit for e in ENTRIES}
     assert flags["Banditron"] is True
     assert flags["MulticlassPerceptron"] is False
+
+
+def _mixed_density_stream(seed=0, d=16, k=4):
+    """Dense rows whose density switches: runs of sparse rows, fully dense rows
+    (all entries non-zero), rows exactly half full, empty rows and -0.0 entries,
+    long enough (> 64 rows per run) that the pass switches between playing a row
+    compacted to its non-zeros and playing it dense, and back."""
+    rng = np.random.default_rng(seed)
+    runs = [(0.2, 90), (1.0, 3), (0.2, 10), (1.0, 80), (0.5, 70), (0.1, 90)]
+    blocks = []
+    for density, n in runs:
+        X = rng.standard_normal((n, d))
+        if density == 0.5:  # exactly d/2 non-zeros: the compacted path's bound
+            for row in X:
+                row[rng.choice(d, d // 2, replace=False)] = 0.0
+        elif density < 1.0:
+            X[rng.random((n, d)) >= density] = 0.0
+        blocks.append(X)
+    X = np.vstack(blocks)
+    X[[5, 6, 150, 300]] = 0.0
+    X[7, :3] = -0.0
+    y = rng.integers(0, k, len(X))
+    return X, y
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e.id)
+def test_dense_rows_of_any_density_play_like_csr(entry):
+    """A dense row with many zeros is played through its non-zero entries
+    (compacted in the pass); one with more than half non-zero is played dense.
+    Both must give the state, log and next actions of the same rows as CSR,
+    bit for bit, whatever the switching between the two paths."""
+    X, y = _mixed_density_stream()
+    classes = np.arange(4)
+    a = entry.make(random_state=5)
+    b = entry.make(random_state=5)
+    fb_a, fb_b = BanditFeedback(y), BanditFeedback(y)
+    a.partial_fit(X, fb_a, classes=classes)
+    b.partial_fit(sp.csr_matrix(X), fb_b, classes=classes)
+    assert_same_log(fb_a, fb_b)
+    assert_same_learner(a, b)
+    assert_array_equal(a.exploration_distribution(X), b.exploration_distribution(X))
+    X2, y2 = _mixed_density_stream(seed=1)
+    assert_same_next_actions(a, b, X2, y2)
