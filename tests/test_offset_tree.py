@@ -410,3 +410,42 @@ def test_usps_offset_tree_far_behind_conservative_ova(usps_stream):
         err_ova.append(ova.n_mistakes_ / ova.t_)
     assert np.mean(err_ot) > np.mean(err_ova) + 0.2
     assert abs(np.mean(err_ot) - 0.595) < 0.05
+
+
+@pytest.mark.parametrize("reward", [0.0, 1.0])
+def test_learn_does_not_depend_on_the_draw(reward):
+    """act evaluates the walk's nodes only; learn evaluates the other nodes of the
+    learnt class's path on demand. Learning from a class b (any class, not the
+    drawn one) gives the same state whatever the draw, equal to the step computed
+    from all the margins before the round."""
+    rng = np.random.default_rng(3)
+    k, d = 9, 5
+    for _ in range(30):
+        W = rng.standard_normal((k - 1, d))
+        x = rng.standard_normal(d)
+        b = int(rng.integers(k))
+        states = []
+        for u1 in (0.001, 0.999):  # two draws: the first and the last class
+            est = OffsetTree(base="pa1", C=0.1, exploration=0.9, random_state=0)
+            est.partial_fit(np.zeros((1, d)), [0], classes=np.arange(k))
+            est.node_coef_[:] = W
+            kernel = est._make_kernel()
+            a, g, _, _ = kernel.py_act(x, 2, u1, 0.5)
+            kernel.py_learn(x, 2, b, g, 0.1 / k, reward)
+            states.append(est.node_coef_.copy())
+        assert_array_equal(states[0], states[1])
+        # and equal to the reference's step from the same margins
+        nodes = ref_ot.tree(k)
+        f = ref_ot.scores(W, None, x)
+        expected = W.copy()
+        for n, sig in reversed(ref_ot.path(nodes, b)):
+            z = sig if reward > 0.5 else -sig
+            loss = 1.0 - z * f[n]
+            if loss > 0.0:
+                tau = ref_ot.pa_tau(
+                    "pa1", 0.1 * (0.5 / (0.1 / k)), loss, np.cumsum(x * x)[-1]
+                )
+                expected[n] += (tau * z) * x
+            if sig * f[n] < 0.0:
+                break
+        assert_array_equal(states[0], expected)
