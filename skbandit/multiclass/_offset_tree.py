@@ -174,6 +174,12 @@ class OffsetTree(BaseBanditClassifier):
     train the tree from logged data, bottom up; here each node learns online
     from the rounds on which the played class reaches it.
 
+    PA-I caps the step at ``C ω`` only when ``l / ||x||² > C ω``: on rows with a
+    large ``||x||²`` (USPS: about 55) and ``C = 1`` the cap never binds, the
+    importance weight has no effect and ``"pa1"`` equals ``"pa"``; normalised
+    rows or a smaller ``C`` make the weight count (docs/algorithms.md reports the
+    numbers).
+
     References
     ----------
     .. [1] A. Beygelzimer and J. Langford, "The offset tree for learning with
