@@ -1,7 +1,8 @@
 """Rounds per second of the one-vs-all learners beside the Banditron.
 
-``ConservativeOneVsAll`` (PA-I) and the linear ``SeparableOneVsAll`` on the same
-seeded SynSep-like stream (d = 400, k = 9; CSR and dense) and peers as
+``ConservativeOneVsAll`` (PA-I), the linear ``SeparableOneVsAll`` and the
+``OffsetTree`` baseline (PA-I nodes, exploration 0.1; O(nnz(x) log k) per round)
+on the same seeded SynSep-like stream (d = 400, k = 9; CSR and dense) and peers as
 ``bench_core.py`` (scikit-learn's ``Perceptron.partial_fit``, a per-row NumPy
 Banditron loop, Vowpal Wabbit's ``--cbify`` when installed); see ``_harness.py``.
 The rational-kernel ``SeparableOneVsAll`` costs O(n_support * nnz(x)) per round:
@@ -15,7 +16,7 @@ import sys
 
 from _harness import GAMMA, main
 
-from skbandit import Banditron, ConservativeOneVsAll, SeparableOneVsAll
+from skbandit import Banditron, ConservativeOneVsAll, OffsetTree, SeparableOneVsAll
 
 LEARNERS = [
     ("Banditron", lambda seed: Banditron(gamma=GAMMA, random_state=seed)),
@@ -24,6 +25,7 @@ LEARNERS = [
         lambda seed: ConservativeOneVsAll(variant="pa1", random_state=seed),
     ),
     ("SeparableOneVsAll", lambda seed: SeparableOneVsAll(random_state=seed)),
+    ("OffsetTree-pa1", lambda seed: OffsetTree(base="pa1", random_state=seed)),
 ]
 
 if __name__ == "__main__":

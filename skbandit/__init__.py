@@ -13,7 +13,7 @@ from skbandit.linear_model import (
     MulticlassPerceptron,
     PNewtron,
 )
-from skbandit.multiclass import ConservativeOneVsAll, SeparableOneVsAll
+from skbandit.multiclass import ConservativeOneVsAll, OffsetTree, SeparableOneVsAll
 
 __version__ = "0.1.0.dev0"
 
@@ -23,6 +23,7 @@ __all__ = [
     "ConservativeOneVsAll",
     "Gaptron",
     "MulticlassPerceptron",
+    "OffsetTree",
     "PNewtron",
     "SOBA",
     "SeparableOneVsAll",

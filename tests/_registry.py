@@ -19,6 +19,7 @@ from skbandit import (
     ConservativeOneVsAll,
     Gaptron,
     MulticlassPerceptron,
+    OffsetTree,
     PNewtron,
     SeparableOneVsAll,
 )
@@ -35,6 +36,8 @@ class Entry:
     valid_edge_params: tuple[dict[str, Any], ...] = ()
     # the learner plays (1 - gamma) e_greedy + gamma / k with gamma = est.gamma
     epsilon_greedy: bool = False
+    # the parameter that holds that gamma
+    gamma_param: str = "gamma"
     # a learner registered more than once: its variant (test ids, sklearn checks)
     variant: str = ""
     # parameters of the instance given to scikit-learn's checks
@@ -199,6 +202,30 @@ ENTRIES += [
         valid_edge_params=({"update": "full"}, {"budget": 1}),
         variant="rational",
         check_params={"kernel": "rational", "large_norm": "project"},
+    ),
+]
+
+# The Realizable Offset Tree baseline (Chen et al. 2009), epsilon-greedy. C = 0.1:
+# the PA-I cap C * omega then binds on exploration rounds (the importance weight
+# matters), and the learner learns the digits (at C = 1 it stays near 0.35-0.45)
+ENTRIES += [
+    Entry(
+        OffsetTree,
+        params={"base": "pa1", "C": 0.1, "exploration": 0.2},
+        invalid_params=(
+            ({"base": "pa3"}, "base"),
+            ({"C": 0}, "'C' parameter"),
+            ({"exploration": -0.1}, "exploration"),
+            ({"exploration": 1.5}, "exploration"),
+        ),
+        valid_edge_params=(
+            {"exploration": 0.0},
+            {"exploration": 1.0},
+            {"base": "pa"},
+            {"base": "pa2", "C": 1e-6},
+        ),
+        epsilon_greedy=True,
+        gamma_param="exploration",
     ),
 ]
 

@@ -450,8 +450,9 @@ def test_compiled_distribution_twins(entry):
     for g in range(k):
         p = kernel.py_distribution(s, est.t_ + 1, g)
         if entry.epsilon_greedy:
-            expected = np.full(k, est.gamma / k)
-            expected[g] += 1 - est.gamma
+            gamma = getattr(est, entry.gamma_param)
+            expected = np.full(k, gamma / k)
+            expected[g] += 1 - gamma
         elif not entry.bandit and not entry.randomised_full_information:
             expected = np.eye(k)[g]
         else:  # another policy: its formula is tested with the learner

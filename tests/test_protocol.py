@@ -456,7 +456,7 @@ def test_counters_consistent_with_log(entry):
         return
     if not entry.epsilon_greedy:
         return  # the propensities below are those of the epsilon-greedy policy
-    gamma = est.gamma
+    gamma = getattr(est, entry.gamma_param)
     # epsilon-greedy without ties: propensity gamma/k + (1 - gamma) iff the played
     # action is the greedy one, gamma/k otherwise; with m tied maximisers the
     # logged (marginal) propensity of a tied action is gamma/k + (1 - gamma)/m.
@@ -536,8 +536,10 @@ def test_exploration_distribution(entry, k):
     # all-zero rows: every class ties, the greedy mass is shared -> uniform
     assert_allclose(P[-2:], np.full((2, k), 1 / k), rtol=1e-12)
     S = _scores(est, Xq)
-    if entry.name == "Banditron":
-        expected = _expected_exploration(S, est.gamma)
+    if entry.name in ("Banditron", "OffsetTree"):
+        # epsilon-greedy around the argmax of the scores (the offset tree's
+        # path margins, whose argmax is its walk)
+        expected = _expected_exploration(S, getattr(est, entry.gamma_param))
         assert_allclose(P, expected, rtol=1e-12, atol=1e-15)
     elif not entry.bandit and not entry.randomised_full_information:
         # a full-information baseline plays its greedy label (ties shared),

@@ -275,7 +275,23 @@ _register(
                 label="C-OVA PA-II",
                 params={"variant": "pa2", "C": 1.0},
             ),
-            LearnerSpec("OffsetTree", label="Offset Tree"),
+            # the paper's PA baselines at C = 1; its exploration policy is not
+            # stated: OffsetTree's default (epsilon-greedy, 0.1)
+            LearnerSpec(
+                "OffsetTree",
+                label="Offset Tree PA",
+                params={"base": "pa", "C": 1.0},
+            ),
+            LearnerSpec(
+                "OffsetTree",
+                label="Offset Tree PA-I",
+                params={"base": "pa1", "C": 1.0},
+            ),
+            LearnerSpec(
+                "OffsetTree",
+                label="Offset Tree PA-II",
+                params={"base": "pa2", "C": 1.0},
+            ),
             LearnerSpec("MulticlassPerceptron", label="Perceptron"),
         ),
         plots=("curve",),

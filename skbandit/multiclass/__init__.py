@@ -1,6 +1,8 @@
-"""One-vs-all reductions of bandit multiclass prediction to binary learners."""
+"""Reductions of bandit multiclass prediction to binary learners (one-vs-all,
+offset tree)."""
 
 from skbandit.multiclass._conservative_ova import ConservativeOneVsAll
+from skbandit.multiclass._offset_tree import OffsetTree
 from skbandit.multiclass._separable_ova import SeparableOneVsAll
 
-__all__ = ["ConservativeOneVsAll", "SeparableOneVsAll"]
+__all__ = ["ConservativeOneVsAll", "OffsetTree", "SeparableOneVsAll"]

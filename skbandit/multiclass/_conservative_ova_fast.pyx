@@ -1,23 +1,14 @@
 """Conservative one-vs-all with Passive-Aggressive learners (Chen et al. 2009)."""
 
 from skbandit._core._kernel cimport STATUS_NONFINITE, LinearKernel, Row
+from skbandit.multiclass._pa cimport PA_HARD, PA_ONE, PA_TWO, pa_tau, row_sq_norm
 
 
 # PA variants (``ConservativeOneVsAll.variant``).
 cpdef enum PAVariant:
-    PA = 0
-    PA1 = 1
-    PA2 = 2
-
-
-cdef inline double row_sq_norm(Row x) noexcept nogil:
-    """``||x||^2`` summed sequentially over the stored entries (a column stored
-    twice counts twice, as in ``sum(vals ** 2)`` of the reference)."""
-    cdef double s = 0.0
-    cdef int j
-    for j in range(x.nnz):
-        s = s + x.val[j] * x.val[j]
-    return s
+    PA = PA_HARD
+    PA1 = PA_ONE
+    PA2 = PA_TWO
 
 
 cdef class ConservativeOVAKernel(LinearKernel):
@@ -58,14 +49,7 @@ cdef class ConservativeOVAKernel(LinearKernel):
                 return False
         if sq[0] == 0.0:
             return False
-        if self.variant == PA:
-            tau = loss / sq[0]
-        elif self.variant == PA1:
-            tau = loss / sq[0]
-            if tau > self.C:
-                tau = self.C
-        else:
-            tau = loss / (sq[0] + 1.0 / (2.0 * self.C))
+        tau = pa_tau(self.variant, self.C, loss, sq[0])
         self.add_row(r, tau * z, x)
         return True
 

@@ -1,0 +1,243 @@
+"""Realizable Offset Tree with Passive-Aggressive node classifiers (the baseline
+of Chen et al. 2009; the offset tree of Beygelzimer & Langford 2009)."""
+
+from libc.math cimport INFINITY, NAN, fabs
+
+import numpy as np
+
+from skbandit._core._kernel cimport (
+    STATUS_NONFINITE,
+    BaseKernel,
+    Row,
+    all_finite,
+    epsilon_greedy,
+    row_axpy,
+    row_dot,
+    sample_inverse_cdf,
+)
+from skbandit.multiclass._pa cimport pa_tau, row_sq_norm
+
+
+cdef class OffsetTreeKernel(BaseKernel):
+    """A binary tree over the ``k`` classes with one linear PA classifier per
+    internal node (``W[n]``, margin ``f_n = W[n] . x``). Node ``n`` covers the
+    classes ``lo[n] .. hi[n] - 1``; classes ``>= mid[n]`` are on its right
+    (positive) side. Children are coded ``c >= 0`` (node ``c``) or ``c < 0``
+    (leaf ``-1 - c``).
+
+    ``act`` walks from the root: right if ``f_n > 0``, left if ``f_n < 0`` and
+    both ways if ``f_n == 0``; the leaves reached are exactly the maximisers of
+    the path-margin scores of ``compute_scores`` (in increasing class order), so
+    the greedy label and its tie-break by ``u2`` are those of the core's
+    ``argmax_ties`` while only the visited nodes are evaluated (``O(nnz log k)``
+    without ties). The policy is epsilon-greedy around it.
+
+    ``learn`` walks up from the played leaf ``a`` (see ``OffsetTree``).
+    """
+
+    cdef double[:, ::1] W
+    cdef const int[::1] mid
+    cdef const int[::1] left
+    cdef const int[::1] right
+    cdef const int[::1] parent
+    cdef const int[::1] leaf_parent
+    cdef int variant
+    cdef double C
+    cdef double gamma
+    # node margins of the current round, valid where stamp[n] == epoch
+    cdef double[::1] margin
+    cdef long long[::1] stamp
+    cdef long long epoch
+    # tied greedy leaves (increasing order) and the walk's stack
+    cdef int[::1] ties
+    cdef int n_ties
+    cdef int[::1] stack
+
+    def __init__(self, double[:, ::1] W, const int[::1] mid, const int[::1] left,
+                 const int[::1] right, const int[::1] parent,
+                 const int[::1] leaf_parent, int variant, double C, double gamma):
+        cdef int k = <int>W.shape[0] + 1
+        BaseKernel.__init__(self, k, <int>W.shape[1], False)
+        if not (mid.shape[0] == left.shape[0] == right.shape[0] == parent.shape[0]
+                == k - 1 and leaf_parent.shape[0] == k):
+            raise ValueError("tree arrays do not match k - 1 nodes and k leaves")
+        self.W = W
+        self.mid = mid
+        self.left = left
+        self.right = right
+        self.parent = parent
+        self.leaf_parent = leaf_parent
+        self.variant = variant
+        self.C = C
+        self.gamma = gamma
+        self.margin = np.zeros(k - 1, dtype=np.float64)
+        self.stamp = np.zeros(k - 1, dtype=np.int64)
+        self.epoch = 0
+        self.ties = np.zeros(k, dtype=np.int32)
+        self.n_ties = 0
+        self.stack = np.zeros(k + 1, dtype=np.int32)
+
+    cdef inline double node_margin(self, int n, Row x) noexcept nogil:
+        """``W[n] . x`` (sequential sum), computed once per round."""
+        if self.stamp[n] != self.epoch:
+            self.margin[n] = row_dot(&self.W[n, 0], x)
+            self.stamp[n] = self.epoch
+        return self.margin[n]
+
+    cdef void compute_scores(self, Row x, long long t) noexcept nogil:
+        # Path margins: s_l = min over the nodes n on the root-leaf path of l of
+        # (f_n if l is on n's right side else -f_n), taken from the leaf upwards.
+        # Only for prediction and exploration_distribution (all k - 1 nodes).
+        cdef int k = self.n_classes
+        cdef int n, leaf
+        cdef double v, s
+        self.epoch += 1
+        for n in range(k - 1):
+            self.node_margin(n, x)
+        if not all_finite(&self.margin[0], k - 1):
+            for leaf in range(k):
+                self.scores[leaf] = NAN
+            return
+        for leaf in range(k):
+            s = INFINITY
+            n = self.leaf_parent[leaf]
+            while n >= 0:
+                v = self.margin[n] if leaf >= self.mid[n] else -self.margin[n]
+                if v < s:
+                    s = v
+                n = self.parent[n]
+            self.scores[leaf] = s
+
+    cdef void distribution(self, const double* s, long long t, int greedy,
+                           double* p) noexcept nogil:
+        epsilon_greedy(greedy, self.n_classes, self.gamma, p)
+
+    cdef int act(self, Row x, long long t, double u1, double u2,
+                 int* greedy, double* prob, double* marginal) noexcept nogil:
+        cdef int k = self.n_classes
+        cdef int c, a, i, pick, m = 0, top = 0
+        cdef double f, total
+        cdef double* p = &self.proba[0]
+        self.epoch += 1
+        # the walk; a zero margin continues both ways (left popped first, so the
+        # leaves come out in increasing order)
+        self.stack[0] = 0
+        top = 1
+        while top > 0:
+            top -= 1
+            c = self.stack[top]
+            if c < 0:
+                self.ties[m] = -1 - c
+                m += 1
+                continue
+            f = self.node_margin(c, x)
+            if not f - f == 0.0:
+                self.status = STATUS_NONFINITE
+                greedy[0] = 0
+                prob[0] = 0.0
+                marginal[0] = 0.0
+                return 0
+            if f > 0.0:
+                self.stack[top] = self.right[c]
+                top += 1
+            elif f < 0.0:
+                self.stack[top] = self.left[c]
+                top += 1
+            else:
+                self.stack[top] = self.right[c]
+                self.stack[top + 1] = self.left[c]
+                top += 2
+        self.n_ties = m
+        # the core's tie rule (argmax_ties): the min(int(u2 m), m - 1)-th maximiser
+        if m == 1:
+            greedy[0] = self.ties[0]
+        else:
+            pick = <int>(u2 * m)
+            if pick > m - 1:
+                pick = m - 1
+            greedy[0] = self.ties[pick]
+        self.distribution(&self.scores[0], t, greedy[0], p)
+        a = sample_inverse_cdf(p, k, u1)
+        prob[0] = p[a]
+        if m == 1:
+            marginal[0] = p[a]
+        else:
+            # the core's tie_marginal: summed over the maximisers in class order
+            total = 0.0
+            for i in range(m):
+                self.distribution(&self.scores[0], t, self.ties[i],
+                                  &self.proba_tmp[0])
+                total = total + self.proba_tmp[a]
+            marginal[0] = total / m
+        return a
+
+    cdef void learn(self, Row x, long long t, int played, int greedy,
+                    double prob, double reward) noexcept nogil:
+        # Walk up from the played leaf. At node n, with a's side s = +1 (right)
+        # or -1 (left): label z = s if reward > 1/2 else -s, importance weight
+        # omega = |reward - 1/2| / prob, PA step on (x, z) with the slack
+        # penalty C * omega; continue to the parent while a wins the node
+        # (s f_n >= 0, the margin before this round's update).
+        cdef int n = self.leaf_parent[played]
+        cdef double omega = fabs(reward - 0.5) / prob
+        cdef double c_eff = self.C * omega
+        cdef double sq = -1.0
+        cdef double f, side, z, loss, tau
+        while n >= 0:
+            f = self.node_margin(n, x)
+            side = 1.0 if played >= self.mid[n] else -1.0
+            z = side if reward > 0.5 else -side
+            loss = 1.0 - z * f
+            if loss > 0.0:
+                if sq < 0.0:
+                    sq = row_sq_norm(x)
+                    if not sq - sq == 0.0:
+                        # ||x||^2 overflowed: tau would silently be 0
+                        self.status = STATUS_NONFINITE
+                        return
+                if sq == 0.0:
+                    return
+                tau = pa_tau(self.variant, c_eff, loss, sq)
+                row_axpy(tau * z, x, &self.W[n, 0])
+            if side * f < 0.0:
+                return
+            n = self.parent[n]
+
+    # ------------------------------------------------ Python-callable helpers
+    def py_ties(self):
+        """The tied greedy leaves of the last ``act`` (increasing order)."""
+        return np.array(self.ties[:self.n_ties], copy=True)
+
+    def score_rows(self, const double[::1] data, const int[::1] indices,
+                   const int[::1] indptr, bint dense, double[:, ::1] out):
+        """Path-margin scores of every row (dense flattened or CSR arrays)
+        written to ``out`` (n_rows, k): the same compiled sums as in training."""
+        cdef Py_ssize_t i, n = out.shape[0]
+        cdef int r, d = self.n_features
+        cdef int empty = 0
+        cdef Row x
+        if out.shape[1] != self.n_classes:
+            raise ValueError("out has the wrong shape")
+        if dense and data.shape[0] != n * d:
+            raise ValueError("dense data does not have n_rows * n_features values")
+        if not dense and (indptr.shape[0] != n + 1 or indptr[n] > data.shape[0]
+                          or indptr[n] > indices.shape[0]):
+            raise ValueError("malformed CSR arrays")
+        with nogil:
+            for i in range(n):
+                if dense:
+                    x.val = &data[0] + i * d
+                    x.ind = NULL
+                    x.nnz = d
+                else:
+                    x.nnz = indptr[i + 1] - indptr[i]
+                    if x.nnz == 0:
+                        # an empty sparse row (``ind == NULL`` would mean dense)
+                        x.val = NULL
+                        x.ind = &empty
+                    else:
+                        x.val = &data[0] + indptr[i]
+                        x.ind = &indices[0] + indptr[i]
+                self.compute_scores(x, 0)
+                for r in range(self.n_classes):
+                    out[i, r] = self.scores[r]

@@ -1,0 +1,117 @@
+"""Pure-NumPy reference of the Realizable Offset Tree with PA node classifiers.
+
+Written from the algorithm as documented in ``docs/algorithms.md`` (Chen et al.
+2009's baseline; Beygelzimer & Langford 2009), independently of the estimator's
+code, with the conventions of ``_reference.py``: ``X`` dense or CSR, ``y``
+label codes, ``U`` the uniforms ``(n, 2)``, every margin summed sequentially
+over the row's stored entries. Every node margin is computed at the start of a
+round (the learner evaluates only the nodes it needs; a node is changed at most
+once per round, after its margin was read, so the values are the same).
+
+Round by round:
+
+1. Node margins ``f_n = w_n . x``; path margin of class ``l``:
+   ``s_l = min over the nodes n on its path of sigma_{n,l} f_n`` (``sigma = +1``
+   if ``l`` is on ``n``'s right side).
+2. Greedy label: the shared tie rule on ``s`` (``greedy_label``, ``u2``).
+3. Policy ``p = (1 - gamma) e_g + gamma / k``; action by inverse CDF on ``u1``.
+4. Update: from the played leaf ``a`` upwards, label ``z = sigma`` if the reward
+   ``r > 1/2`` else ``-sigma``; ``omega = |r - 1/2| / p(a)``; PA step with slack
+   penalty ``C omega``; stop after the first node with ``sigma f_n < 0``.
+5. Logged propensity: the marginal over the tied greedy labels.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from _reference import (
+    _add,
+    _row,
+    epsilon_greedy,
+    greedy_label,
+    marginal_propensity,
+    maximisers,
+    sample,
+    scores,
+)
+from _reference_ova import OVATrace, _outputs
+
+
+def tree(k: int) -> list[tuple[int, int, int]]:
+    """Nodes ``(lo, mid, hi)`` in preorder; a node of m classes gives its left
+    child the first ceil(m / 2)."""
+    out = []
+    todo = [(0, k)]
+    while todo:
+        lo, hi = todo.pop()
+        mid = lo + -(-(hi - lo) // 2)
+        out.append((lo, mid, hi))
+        # preorder: the left subtree first, so it is pushed last
+        if hi - mid > 1:
+            todo.append((mid, hi))
+        if mid - lo > 1:
+            todo.append((lo, mid))
+    return out
+
+
+def path(nodes, leaf: int) -> list[tuple[int, float]]:
+    """``(node, sigma)`` from the root down to ``leaf``."""
+    return [
+        (n, 1.0 if leaf >= mid else -1.0)
+        for n, (lo, mid, hi) in enumerate(nodes)
+        if lo <= leaf < hi
+    ]
+
+
+def path_margins(nodes, f: np.ndarray, k: int) -> np.ndarray:
+    return np.array(
+        [min(sig * f[n] for n, sig in path(nodes, leaf)) for leaf in range(k)]
+    )
+
+
+def pa_tau(base: str, C: float, loss: float, sq: float) -> float:
+    if base == "pa":
+        return loss / sq
+    if base == "pa1":
+        return min(C, loss / sq)
+    return loss / (sq + 1.0 / (2.0 * C))
+
+
+def offset_tree(
+    X,
+    y,
+    U,
+    k: int,
+    *,
+    base: str,
+    C: float,
+    gamma: float,
+    W0: np.ndarray | None = None,
+) -> OVATrace:
+    n, d = X.shape
+    nodes = tree(k)
+    W = np.zeros((k - 1, d)) if W0 is None else np.array(W0, dtype=np.float64)
+    played, greedy, rewards, props = _outputs(n)
+    for t in range(n):
+        cols, vals = _row(X, t)
+        f = scores(W, cols, vals)
+        s = path_margins(nodes, f, k)
+        g = greedy_label(s, U[t, 1])
+        p = epsilon_greedy(k, g, gamma)
+        a = sample(p, U[t, 0])
+        r = 1.0 if a == y[t] else 0.0  # the only use of the label
+        omega = abs(r - 0.5) / p[a]
+        sq = np.cumsum(vals * vals)[-1] if len(vals) else 0.0
+        for node, sig in reversed(path(nodes, a)):
+            z = sig if r > 0.5 else -sig
+            loss = 1.0 - z * f[node]
+            if loss > 0.0 and sq != 0.0:
+                tau = pa_tau(base, C * omega, loss, sq)
+                _add(W, node, cols, (tau * z) * vals)
+            if sig * f[node] < 0.0:
+                break
+        props[t] = marginal_propensity(
+            lambda c: epsilon_greedy(k, c, gamma), maximisers(s), a
+        )
+        played[t], greedy[t], rewards[t] = a, g, r
+    return OVATrace({"node_coef_": W}, played, greedy, rewards, props)
