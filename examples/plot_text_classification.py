@@ -90,7 +90,7 @@ ax.axvline(1 / len(news.target_names), color="k", ls=":", label="uniform guess")
 ax.invert_yaxis()
 ax.set_xlabel("accuracy on the held-out 20% of the posts")
 ax.set_xlim(0, 1)
-ax.legend(loc="lower right", fontsize="small")
+ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), frameon=False)
 for i, n in enumerate(names):
     ax.text(accuracy[n] + 0.01, i, f"{accuracy[n]:.2f}", va="center")
 fig.tight_layout()

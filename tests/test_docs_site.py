@@ -89,6 +89,8 @@ def missing_api_lines(text: str) -> list[str]:
         )
         line = f"add the line '   {name}' to an autosummary list under "
         line += f"'.. currentmodule:: {home}' in docs/api.rst"
+        if f".. currentmodule:: {home}\n" not in text:
+            line += " (a new section: copy the 'Evaluation' one for that module)"
         if line not in missing:
             missing.append(line)
     return missing
