@@ -184,11 +184,11 @@ def test_gallery_examples_draw_figures():
     for path in examples:
         source = path.read_text()
         # sphinx-gallery: a docstring that opens with a reST title.
-        match = re.match(r'r?"""\n(=+)\n(.+)\n(=+)\n', source)
+        match = re.match(r'r?"""\n(?:(=+)\n)?(.+)\n(=+)\n', source)
         assert match, f"{path.name}: docstring must open with a === title ==="
         over, title, under = match.groups()
-        assert len(over) >= len(title) and len(under) >= len(title), path.name
-        assert "plt.show()" in source, f"{path.name} draws no figure"
+        assert len(over or title) >= len(title) <= len(under), path.name
+        assert "import matplotlib" in source, f"{path.name} draws no figure"
 
 
 # --------------------------------------------------------------------------
