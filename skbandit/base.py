@@ -37,6 +37,7 @@ from __future__ import annotations
 
 from abc import ABCMeta, abstractmethod
 from numbers import Integral
+from typing import TYPE_CHECKING, Self
 
 import numpy as np
 import scipy.sparse as sp
@@ -56,6 +57,9 @@ from skbandit._core._kernel import (
     run_pass,
 )
 from skbandit.feedback import BanditFeedback
+
+if TYPE_CHECKING:
+    from skbandit._typing import ArrayLike, MatrixLike, RandomStateLike
 
 __all__ = ["BaseBanditClassifier", "LinearBanditClassifier"]
 
@@ -116,7 +120,13 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
     # Fitted attributes holding the algorithm's state (see the module docstring).
     _state_attrs: tuple[str, ...] = ()
 
-    def __init__(self, *, max_iter=5, shuffle=True, random_state=None):
+    def __init__(
+        self,
+        *,
+        max_iter: int = 5,
+        shuffle: bool = True,
+        random_state: RandomStateLike = None,
+    ) -> None:
         self.max_iter = max_iter
         self.shuffle = shuffle
         self.random_state = random_state
@@ -210,7 +220,7 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
 
     # ------------------------------------------------------------- training
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
+    def fit(self, X: MatrixLike, y: ArrayLike | BanditFeedback) -> Self:
         """Learn from scratch: ``max_iter`` passes over (X, y) with bandit feedback.
 
         The classes are the distinct labels of ``y``. Each pass visits the rows
@@ -247,7 +257,12 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         return self
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def partial_fit(self, X, y, classes=None):
+    def partial_fit(
+        self,
+        X: MatrixLike,
+        y: ArrayLike | BanditFeedback,
+        classes: ArrayLike | None = None,
+    ) -> Self:
         """One pass over the rows of X, in order, with bandit feedback.
 
         Parameters
@@ -405,7 +420,7 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         check_is_fitted(self)
         return self._score_rows(self._validate_X(X, reset=False))
 
-    def decision_function(self, X):
+    def decision_function(self, X: MatrixLike) -> np.ndarray:
         """Class scores of each row (``X @ coef_.T`` for the linear learners).
 
         Parameters
@@ -424,7 +439,7 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
             return scores[:, 1] - scores[:, 0]
         return scores
 
-    def predict(self, X):
+    def predict(self, X: MatrixLike) -> np.ndarray:
         """Greedy prediction: the class with the highest score.
 
         Deterministic: exact ties go to the first class in ``classes_`` order
@@ -443,7 +458,7 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         scores = self._scores(X)
         return self.classes_[np.argmax(scores, axis=1)]
 
-    def exploration_distribution(self, X):
+    def exploration_distribution(self, X: MatrixLike) -> np.ndarray:
         """Probability of playing each class on each row at the next round.
 
         The learner's exploration policy under its current state, computed by

@@ -32,8 +32,11 @@ def test_readme_quick_start_matches_ci():
     commands = [
         line.strip() for line in readme.splitlines() if line.startswith("python -m pip")
     ]
-    assert len(commands) == 2, "the quick start has exactly two set-up commands"
+    assert len(commands) == 3, "the quick start has three commands: run, test, docs"
     assert commands[1] in ci, ".ci/run must run the README's test command"
+    assert commands[2] in ci, ".ci/run must run the README's docs command"
+    # CI builds the docs after the tests (the test command's line comes first).
+    assert ci.index(commands[1]) < ci.index(commands[2])
 
 
 @pytest.mark.parametrize("argv", [[], ["--seeds", "2", "--gamma", "0.3"]])

@@ -17,6 +17,7 @@ from __future__ import annotations
 import gzip
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
@@ -31,6 +32,9 @@ from skbandit.datasets._base import (
     _save_npz_atomic,
     get_data_home,
 )
+
+if TYPE_CHECKING:
+    from skbandit._typing import RandomStateLike
 
 __all__ = [
     "fetch_20newsgroups",
@@ -122,7 +126,7 @@ def fetch_usps(
     data_home: PathLike | None = None,
     download_if_missing: bool = True,
     shuffle: bool = False,
-    random_state=None,
+    random_state: RandomStateLike = None,
     return_X_y: bool = False,
 ) -> Bunch | tuple[np.ndarray, np.ndarray]:
     """Load the USPS handwritten digits (9,298 x 256, 10 classes).
@@ -346,7 +350,7 @@ def fetch_mnist(
     data_home: PathLike | None = None,
     download_if_missing: bool = True,
     shuffle: bool = False,
-    random_state=None,
+    random_state: RandomStateLike = None,
     return_X_y: bool = False,
 ) -> Bunch | tuple[np.ndarray, np.ndarray]:
     """Load the MNIST digits (70,000 x 784, 10 classes), pixels in [0, 1].
@@ -481,7 +485,7 @@ def fetch_covtype(
     data_home: PathLike | None = None,
     download_if_missing: bool = True,
     shuffle: bool = False,
-    random_state=None,
+    random_state: RandomStateLike = None,
     return_X_y: bool = False,
 ) -> Bunch | tuple[np.ndarray, np.ndarray]:
     """Load the forest covertype data (581,012 x 54, 7 classes).
@@ -612,7 +616,7 @@ def fetch_20newsgroups(
     data_home: PathLike | None = None,
     download_if_missing: bool = True,
     shuffle: bool = False,
-    random_state=None,
+    random_state: RandomStateLike = None,
     return_X_y: bool = False,
 ) -> Bunch | tuple[list[str], np.ndarray]:
     """Load the 20 Newsgroups posts as raw text (18,846 docs, 20 classes).
@@ -822,7 +826,7 @@ def fetch_rcv1_reuters4(
     data_home: PathLike | None = None,
     download_if_missing: bool = True,
     shuffle: bool = False,
-    random_state=None,
+    random_state: RandomStateLike = None,
     return_X_y: bool = False,
 ) -> Bunch | tuple[sp.csr_matrix, np.ndarray]:
     """Load Reuters4: the RCV1 documents with exactly one top-level topic.

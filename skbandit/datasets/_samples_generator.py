@@ -10,11 +10,15 @@
 from __future__ import annotations
 
 from numbers import Real
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
 
 from skbandit.datasets._base import _check_int, _make_rng
+
+if TYPE_CHECKING:
+    from skbandit._typing import RandomStateLike
 
 __all__ = ["make_separable_stream", "make_synnonsep", "make_synsep"]
 
@@ -126,7 +130,7 @@ def make_synsep(
     n_classes: int = 9,
     n_rare: int = 120,
     sparse: bool = False,
-    random_state=None,
+    random_state: RandomStateLike = None,
 ) -> tuple[np.ndarray | sp.csr_matrix, np.ndarray]:
     """The SynSep stream of Kakade et al. (2008): sparse binary, separable.
 
@@ -221,7 +225,7 @@ def make_synnonsep(
     n_rare: int = 120,
     noise: float = 0.05,
     sparse: bool = False,
-    random_state=None,
+    random_state: RandomStateLike = None,
 ) -> tuple[np.ndarray | sp.csr_matrix, np.ndarray]:
     """The SynNonSep stream: SynSep with label noise (Kakade et al., 2008).
 
@@ -307,7 +311,7 @@ def make_separable_stream(
     *,
     margin: float = 0.05,
     strong: bool = True,
-    random_state=None,
+    random_state: RandomStateLike = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The separable-case streams of Beygelzimer et al. (2019): 3 classes.
 

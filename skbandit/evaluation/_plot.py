@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 __all__ = ["plot_learning_curves", "require_matplotlib"]
 
 EXTRA_HINT = 'pip install "skbandit[experiments]"'
 
 
-def require_matplotlib(pyplot: bool = True):
+def require_matplotlib(pyplot: bool = True) -> ModuleType:
     """Import matplotlib (``pyplot`` or the module), or fail in one line."""
     try:
         import matplotlib
@@ -27,7 +32,9 @@ def require_matplotlib(pyplot: bool = True):
     return plt
 
 
-def plot_learning_curves(results: Iterable, *, kind: str = "error", ax=None):
+def plot_learning_curves(
+    results: Iterable, *, kind: str = "error", ax: Axes | None = None
+) -> Axes:
     """Online error (log-log) or cumulative mistakes vs rounds, one line each.
 
     Parameters

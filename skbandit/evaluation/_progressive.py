@@ -11,7 +11,7 @@ import sys
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -19,6 +19,11 @@ from sklearn.utils.validation import _num_samples, column_or_1d
 
 from skbandit.base import BaseBanditClassifier
 from skbandit.feedback import BanditFeedback
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from skbandit._typing import ArrayLike, MatrixLike
 
 __all__ = [
     "ComparisonResult",
@@ -135,11 +140,11 @@ def _validate_stream(X, y):
 
 
 def iter_progressive_validation(
-    estimator,
-    X,
-    y,
+    estimator: Any,
+    X: MatrixLike,
+    y: ArrayLike,
     *,
-    classes=None,
+    classes: ArrayLike | None = None,
     chunk_size: int = 1000,
     checkpoints: int | Sequence[int] | None = 50,
     progress: bool = False,
@@ -445,7 +450,7 @@ class ProgressiveValidationResult:
             "summary": self.summary(),
         }
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """One row per checkpoint (needs pandas).
 
         Returns
@@ -488,11 +493,11 @@ def _params(estimator) -> dict:
 
 
 def progressive_validation(
-    estimator,
-    X,
-    y,
+    estimator: Any,
+    X: MatrixLike,
+    y: ArrayLike,
     *,
-    classes=None,
+    classes: ArrayLike | None = None,
     chunk_size: int = 1000,
     checkpoints: int | Sequence[int] | None = 50,
     log: bool = False,
@@ -623,7 +628,7 @@ class ComparisonResult(Sequence):
         """JSON-serialisable: ``{"results": [...]}``, one entry per learner."""
         return {"results": [r.to_dict() for r in self.results]}
 
-    def to_frame(self, curves: bool = False):
+    def to_frame(self, curves: bool = False) -> pd.DataFrame:
         """The final numbers, one row per learner (needs pandas).
 
         Parameters
@@ -654,10 +659,10 @@ class ComparisonResult(Sequence):
 
 def compare(
     estimators: Mapping[str, Any] | Sequence[Any],
-    X,
-    y,
+    X: MatrixLike,
+    y: ArrayLike,
     *,
-    classes=None,
+    classes: ArrayLike | None = None,
     chunk_size: int = 1000,
     checkpoints: int | Sequence[int] | None = 50,
     progress: bool = False,

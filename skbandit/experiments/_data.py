@@ -9,6 +9,7 @@ are played in one fixed shuffled order (seed 0), the same for every learner.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -240,7 +241,7 @@ def load_dataset(
     name: str,
     n_samples: int | None = None,
     *,
-    data_dir=None,
+    data_dir: str | os.PathLike | None = None,
     download: bool = True,
 ) -> tuple[Any, np.ndarray]:
     """Load a data set of the experiments by name.

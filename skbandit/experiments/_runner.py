@@ -6,13 +6,14 @@ import contextlib
 import csv
 import json
 import math
+import os
 import platform
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -37,6 +38,9 @@ from skbandit.experiments._specs import (
     get_experiment,
     param_points,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["ExperimentResult", "rerun", "run_config", "run_experiment"]
 
@@ -268,7 +272,7 @@ class ExperimentResult:
             ],
         }
 
-    def to_frame(self, summary: bool = False):
+    def to_frame(self, summary: bool = False) -> pd.DataFrame:
         """One row per task (or per summary group) as a pandas DataFrame."""
         from skbandit.evaluation._progressive import _require_pandas
 
@@ -282,7 +286,7 @@ class ExperimentResult:
             ]
         )
 
-    def write(self, out, *, plots: bool = True) -> list[Path]:
+    def write(self, out: str | os.PathLike, *, plots: bool = True) -> list[Path]:
         """Write ``results.csv``, ``summary.csv``, ``curves.csv``,
         ``results.json`` and (with ``plots``) PNG figures into folder ``out``."""
         out = Path(out)
@@ -411,7 +415,7 @@ def run_config(
     *,
     n_jobs: int = 1,
     backend: str | None = None,
-    data_dir=None,
+    data_dir: str | os.PathLike | None = None,
     download: bool = True,
     progress: bool = False,
     echo: Callable[[str], None] | None = None,
@@ -529,9 +533,9 @@ def run_experiment(
     datasets: Sequence[str] | None = None,
     n_jobs: int = 1,
     backend: str | None = None,
-    data_dir=None,
+    data_dir: str | os.PathLike | None = None,
     download: bool = True,
-    out=None,
+    out: str | os.PathLike | None = None,
     plots: bool = True,
     progress: bool = False,
     echo: Callable[[str], None] | None = None,
@@ -585,7 +589,7 @@ def run_experiment(
     return result
 
 
-def rerun(path, **kwargs) -> ExperimentResult:
+def rerun(path: str | os.PathLike, **kwargs: Any) -> ExperimentResult:
     """Re-run the configuration stored in a ``results.json``.
 
     Keyword arguments are passed to :func:`run_config`; ``data_dir`` defaults

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from numbers import Real
+from typing import TYPE_CHECKING
 
 from sklearn.utils._param_validation import Interval
 
 from skbandit.base import LinearBanditClassifier
 from skbandit.linear_model._banditron_fast import BanditronKernel
+
+if TYPE_CHECKING:
+    from skbandit._typing import RandomStateLike
 
 __all__ = ["Banditron"]
 
@@ -48,7 +52,7 @@ class Banditron(LinearBanditClassifier):
         One weight row per class (also when there are two classes).
     n_features_in_ : int
         Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of features seen during fit, when X has string column names.
     t_ : int
         Rounds played so far.
@@ -88,7 +92,14 @@ class Banditron(LinearBanditClassifier):
         "gamma": [Interval(Real, 0, 1, closed="right")],
     }
 
-    def __init__(self, *, gamma=0.05, max_iter=5, shuffle=True, random_state=None):
+    def __init__(
+        self,
+        *,
+        gamma: float = 0.05,
+        max_iter: int = 5,
+        shuffle: bool = True,
+        random_state: RandomStateLike = None,
+    ) -> None:
         super().__init__(max_iter=max_iter, shuffle=shuffle, random_state=random_state)
         self.gamma = gamma
 

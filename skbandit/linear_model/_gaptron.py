@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import warnings
 from numbers import Integral, Real
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy.special import log_softmax, softmax
@@ -19,6 +20,9 @@ from skbandit.linear_model._gaptron_fast import (
     py_surrogate_gradient,
     py_surrogate_loss,
 )
+
+if TYPE_CHECKING:
+    from skbandit._typing import MatrixLike, RandomStateLike
 
 __all__ = ["Gaptron"]
 
@@ -58,7 +62,9 @@ def full_information_step(loss: str, n_classes: int, x_norm_bound: float) -> flo
     raise ValueError(f"unknown loss {loss!r}")
 
 
-def theory_gamma(loss: str, n_classes: int, x_norm_bound: float, n_rounds: int):
+def theory_gamma(
+    loss: str, n_classes: int, x_norm_bound: float, n_rounds: int
+) -> float:
     """``min(1, k X sqrt(c / T))`` (comparator norm ``||U|| = 1``) [rec]."""
     c = _GAMMA_CONSTANT[loss]
     return min(1.0, n_classes * x_norm_bound * math.sqrt(c / n_rounds))
@@ -167,7 +173,7 @@ class Gaptron(LinearBanditClassifier):
         \|x\|^2 w^2` of the gradients used so far (the AdaGrad-norm state).
     n_features_in_ : int
         Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of features seen during fit, when X has string column names.
     t_ : int
         Rounds played so far.
@@ -231,16 +237,16 @@ class Gaptron(LinearBanditClassifier):
     def __init__(
         self,
         *,
-        loss="logistic",
-        feedback="bandit",
-        gamma="auto",
-        eta="auto",
-        x_norm_bound=1.0,
-        n_rounds=None,
-        max_iter=5,
-        shuffle=True,
-        random_state=None,
-    ):
+        loss: str = "logistic",
+        feedback: str = "bandit",
+        gamma: float | str = "auto",
+        eta: float | str = "auto",
+        x_norm_bound: float = 1.0,
+        n_rounds: int | None = None,
+        max_iter: int = 5,
+        shuffle: bool = True,
+        random_state: RandomStateLike = None,
+    ) -> None:
         super().__init__(max_iter=max_iter, shuffle=shuffle, random_state=random_state)
         self.loss = loss
         self.feedback = feedback
@@ -335,7 +341,7 @@ class Gaptron(LinearBanditClassifier):
         return self.loss == "logistic"
 
     @available_if(_has_logistic_loss)
-    def predict_proba(self, X):
+    def predict_proba(self, X: MatrixLike) -> np.ndarray:
         """Softmax of the scores (``loss="logistic"`` only).
 
         The probability model of the logistic loss, ``softmax(W x)``: what
@@ -355,7 +361,7 @@ class Gaptron(LinearBanditClassifier):
         return softmax(self._scores(X), axis=1)
 
     @available_if(_has_logistic_loss)
-    def predict_log_proba(self, X):
+    def predict_log_proba(self, X: MatrixLike) -> np.ndarray:
         """Logarithm of ``predict_proba`` (``loss="logistic"`` only).
 
         Parameters

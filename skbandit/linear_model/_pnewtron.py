@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from numbers import Real
+from typing import TYPE_CHECKING
 
 import numpy as np
 from sklearn.utils._param_validation import Interval
@@ -10,6 +11,9 @@ from sklearn.utils._param_validation import Interval
 from skbandit.base import LinearBanditClassifier
 from skbandit.linear_model._pnewtron_fast import PNewtronKernel
 from skbandit.linear_model._soba import _sum_duplicates
+
+if TYPE_CHECKING:
+    from skbandit._typing import RandomStateLike
 
 __all__ = ["PNewtron"]
 
@@ -81,7 +85,7 @@ class PNewtron(LinearBanditClassifier):
         The diagonal ``A``.
     n_features_in_ : int
         Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of features seen during fit, when X has string column names.
     t_ : int
         Rounds played so far.
@@ -133,14 +137,14 @@ class PNewtron(LinearBanditClassifier):
     def __init__(
         self,
         *,
-        gamma=0.01,
-        alpha=10.0,
-        beta=0.01,
-        D=1.0,
-        max_iter=5,
-        shuffle=True,
-        random_state=None,
-    ):
+        gamma: float = 0.01,
+        alpha: float = 10.0,
+        beta: float = 0.01,
+        D: float = 1.0,
+        max_iter: int = 5,
+        shuffle: bool = True,
+        random_state: RandomStateLike = None,
+    ) -> None:
         super().__init__(max_iter=max_iter, shuffle=shuffle, random_state=random_state)
         self.gamma = gamma
         self.alpha = alpha

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from numbers import Real
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
@@ -10,6 +11,9 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from skbandit.base import LinearBanditClassifier
 from skbandit.linear_model._soba_fast import SOBAKernel
+
+if TYPE_CHECKING:
+    from skbandit._typing import RandomStateLike
 
 __all__ = ["SOBA"]
 
@@ -117,7 +121,7 @@ class SOBA(LinearBanditClassifier):
         Rounds with an update (``n_t = 1``).
     n_features_in_ : int
         Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of features seen during fit, when X has string column names.
     t_ : int
         Rounds played so far.
@@ -196,14 +200,14 @@ class SOBA(LinearBanditClassifier):
     def __init__(
         self,
         *,
-        gamma=0.01,
-        a=1.0,
-        covariance="diag",
-        max_memory=2**30,
-        max_iter=5,
-        shuffle=True,
-        random_state=None,
-    ):
+        gamma: float | str = 0.01,
+        a: float = 1.0,
+        covariance: str = "diag",
+        max_memory: int = 2**30,
+        max_iter: int = 5,
+        shuffle: bool = True,
+        random_state: RandomStateLike = None,
+    ) -> None:
         super().__init__(max_iter=max_iter, shuffle=shuffle, random_state=random_state)
         self.gamma = gamma
         self.a = a

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from numbers import Real
+from typing import TYPE_CHECKING
 
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from skbandit.base import LinearBanditClassifier
 from skbandit.multiclass._conservative_ova_fast import ConservativeOVAKernel, PAVariant
+
+if TYPE_CHECKING:
+    from skbandit._typing import RandomStateLike
 
 __all__ = ["ConservativeOneVsAll"]
 
@@ -67,7 +71,7 @@ class ConservativeOneVsAll(LinearBanditClassifier):
         The binary learners' weights, one row per class.
     n_features_in_ : int
         Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of features seen during fit, when X has string column names.
     t_ : int
         Rounds played so far.
@@ -117,8 +121,14 @@ class ConservativeOneVsAll(LinearBanditClassifier):
     }
 
     def __init__(
-        self, *, variant="pa", C=1.0, max_iter=5, shuffle=True, random_state=None
-    ):
+        self,
+        *,
+        variant: str = "pa",
+        C: float = 1.0,
+        max_iter: int = 5,
+        shuffle: bool = True,
+        random_state: RandomStateLike = None,
+    ) -> None:
         super().__init__(max_iter=max_iter, shuffle=shuffle, random_state=random_state)
         self.variant = variant
         self.C = C

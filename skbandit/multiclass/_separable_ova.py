@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from numbers import Integral
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
@@ -14,6 +15,9 @@ from skbandit.multiclass._separable_ova_fast import (
     SeparableLinearKernel,
     SeparableRationalKernel,
 )
+
+if TYPE_CHECKING:
+    from skbandit._typing import RandomStateLike
 
 __all__ = ["SeparableOneVsAll"]
 
@@ -98,7 +102,7 @@ class SeparableOneVsAll(BaseBanditClassifier):
         vector in each class's learner.
     n_features_in_ : int
         Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of features seen during fit, when X has string column names.
     t_ : int
         Rounds played so far.
@@ -152,14 +156,14 @@ class SeparableOneVsAll(BaseBanditClassifier):
     def __init__(
         self,
         *,
-        kernel=None,
-        update="paper",
-        budget=None,
-        large_norm="raise",
-        max_iter=5,
-        shuffle=True,
-        random_state=None,
-    ):
+        kernel: str | None = None,
+        update: str = "paper",
+        budget: int | None = None,
+        large_norm: str = "raise",
+        max_iter: int = 5,
+        shuffle: bool = True,
+        random_state: RandomStateLike = None,
+    ) -> None:
         super().__init__(max_iter=max_iter, shuffle=shuffle, random_state=random_state)
         self.kernel = kernel
         self.update = update
