@@ -120,6 +120,12 @@ class PNewtron(LinearBanditClassifier):
     1.0
     """
 
+    # Logged feedback: the update uses the learner's own softmax and the
+    # probability of the played action as curvature, so off-policy rounds warn;
+    # dense rows need no extra check.
+    _off_policy_ok = False
+    _fast_rows_ok = True
+
     _parameter_constraints: dict = {
         **LinearBanditClassifier._parameter_constraints,
         "gamma": [Interval(Real, 0, 1, closed="both")],

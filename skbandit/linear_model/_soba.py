@@ -168,6 +168,11 @@ class SOBA(LinearBanditClassifier):
     greedy accuracy 0.90
     """
 
+    # Logged feedback: SOBA's analysis uses its own distribution (p_y >= gamma/k
+    # in z = sqrt(p_y) g), so off-policy rounds warn; dense rows need no extra check.
+    _off_policy_ok = False
+    _fast_rows_ok = True
+
     _parameter_constraints: dict = {
         **LinearBanditClassifier._parameter_constraints,
         "gamma": [Interval(Real, 0, 1, closed="right"), StrOptions({"adaptive"})],
