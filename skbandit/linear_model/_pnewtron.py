@@ -50,6 +50,13 @@ class PNewtron(LinearBanditClassifier):
     Cost per round: ``O(k nnz(x))`` for the update and ``O(kd)`` for the
     projection; memory ``O(kd)``.
 
+    Logged feedback (``partial_fit(X, LoggedFeedback(...))``, see
+    ``docs/logged.md``): the update combines the learner's own softmax with
+    the probability of the played action (also its curvature weight), an
+    analysis that assumes on-policy data. On logged rounds that are not its
+    own it uses the logged propensity and warns (``OffPolicyWarning``).
+    Rewards must be 0 or 1.
+
     Parameters
     ----------
     gamma : float, default=0.01

@@ -67,6 +67,13 @@ class SOBA(LinearBanditClassifier):
     and ``ȳ``, the columns of ``x``): ``O(k nnz(x))`` per round, ``O(kd)``
     memory, for text-sized sparse input.
 
+    Logged feedback (``partial_fit(X, LoggedFeedback(...))``, see
+    ``docs/logged.md``): SOBA's update scales its second-order statistics with
+    the probability of the played action, and its analysis assumes its own
+    distribution (``p >= gamma / k``). On logged rounds that are not its own
+    it uses the logged propensity and warns (``OffPolicyWarning``). Rewards
+    must be 0 or 1.
+
     Parameters
     ----------
     gamma : float or "adaptive", default=0.01
