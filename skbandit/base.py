@@ -479,7 +479,9 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         propensities : ndarray of shape (n_samples,)
             The probability of each drawn action under the policy: its marginal
             probability, exact ties of the greedy label included (the
-            ``exploration_distribution`` of the row at that action).
+            ``exploration_distribution`` of the row at that action, for the
+            round at which the row is served when the learner's exploration
+            depends on the round index).
         """
         if classes is None and hasattr(self, "classes_"):
             self._validate_params_cached()

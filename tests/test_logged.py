@@ -435,3 +435,26 @@ def test_logged_pickle_resume(entry):
             est.last_actions = a
     assert_array_equal(whole.last_actions, resumed.last_actions)
     assert_same_learner(resumed, whole)
+
+
+def test_reward_kind_is_declared_per_learner():
+    """``_logged_rewards = "unit"`` accepts any reward in [0, 1] (a learner that
+    can use real rewards declares it); "binary" refuses them."""
+
+    class UnitBanditron(Banditron):
+        _logged_rewards = "unit"
+
+    X, y = make_stream(n=20, k=3, seed=5)
+    logged = LoggedFeedback([0, 1, 2], [0.25, 1.0, 0.0], [0.5, 0.5, 0.5])
+    unit = UnitBanditron(random_state=0).partial_fit(X[:3], logged, classes=range(3))
+    assert unit.t_ == 3
+    before = snapshot(unit)
+    with pytest.raises(ValueError, match=r"in \[0, 1\]"):
+        unit.partial_fit(X[:1], LoggedFeedback([0], [1.5], [0.5]))
+    with pytest.raises(ValueError, match=r"in \[0, 1\]"):
+        unit.partial_fit(X[:2], LoggedFeedback([0, 1], [-0.5, 1.0], [0.5, 0.5]))
+    assert_same_state(unit, before)
+    for entry in ENTRIES:
+        assert entry.cls._logged_rewards in ("binary", "unit"), entry.id
+    with pytest.raises(ValueError, match="0 or 1"):
+        Banditron(random_state=0).partial_fit(X[:3], logged, classes=range(3))
