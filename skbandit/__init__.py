@@ -5,7 +5,7 @@ right. ``BanditFeedback`` simulates that environment from true labels; the
 estimators learn through ``partial_fit`` chunk after chunk.
 """
 
-from skbandit.feedback import BanditFeedback
+from skbandit.feedback import BanditFeedback, LoggedFeedback, OffPolicyWarning
 from skbandit.linear_model import (
     SOBA,
     Banditron,
@@ -22,7 +22,9 @@ __all__ = [
     "Banditron",
     "ConservativeOneVsAll",
     "Gaptron",
+    "LoggedFeedback",
     "MulticlassPerceptron",
+    "OffPolicyWarning",
     "OffsetTree",
     "PNewtron",
     "SOBA",

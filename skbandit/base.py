@@ -35,6 +35,7 @@ The failure guarantee
 
 from __future__ import annotations
 
+import warnings
 from abc import ABCMeta, abstractmethod
 from numbers import Integral
 from typing import TYPE_CHECKING, Self
@@ -53,10 +54,12 @@ from sklearn.utils.validation import (
 from skbandit._core._kernel import (
     KernelStatus,
     check_csr,
+    run_act,
     run_distribution,
+    run_logged,
     run_pass,
 )
-from skbandit.feedback import BanditFeedback
+from skbandit.feedback import BanditFeedback, LoggedFeedback, OffPolicyWarning
 
 if TYPE_CHECKING:
     from skbandit._typing import ArrayLike, MatrixLike, RandomStateLike
@@ -119,6 +122,17 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
 
     # Fitted attributes holding the algorithm's state (see the module docstring).
     _state_attrs: tuple[str, ...] = ()
+
+    # Learning from logged feedback (docs/logged.md). Which rewards the
+    # algorithm's update assumes: "binary" (0 or 1, the papers' bit
+    # 1[action == label]) or "unit" (any real value in [0, 1]).
+    _logged_rewards: str = "binary"
+    # False for a learner whose analysis needs its own (on-policy) data: it
+    # warns (OffPolicyWarning) when a logged round was not drawn by its policy.
+    _off_policy_ok: bool = True
+    # True when the learner's ``_validate_X`` adds nothing for dense float64
+    # rows, so the fast single-row path (``_rows_fast``) may skip it.
+    _fast_rows_ok: bool = False
 
     def __init__(
         self,
@@ -230,8 +244,10 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
             Training rows.
-        y : array-like of shape (n_samples,) or BanditFeedback
-            True labels, seen by the learner only through the reward bit.
+        y : array-like of shape (n_samples,), BanditFeedback or LoggedFeedback
+            True labels, seen by the learner only through the reward bit; or
+            logged feedback, learned instead of the learner's own plays (the
+            classes are then the distinct logged actions).
 
         Returns
         -------
@@ -241,6 +257,8 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         return self._transaction(self._fit, X, y)
 
     def _fit(self, X, y):
+        if isinstance(y, LoggedFeedback):
+            return self._fit_logged(X, y)
         X, feedback, record = self._validate_fit_input(X, y, reset=True)
         classes = _check_classes(feedback._labels_for_classes())
         codes = feedback._encode(classes)
@@ -256,6 +274,7 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
             self._play(X, codes, rows, feedback, record)
         return self
 
+    def partial_fit(self, X, y, classes=None):
     @_fit_context(prefer_skip_nested_validation=True)
     def partial_fit(
         self,
@@ -269,8 +288,14 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
             Rows of the stream, played in order.
-        y : array-like of shape (n_samples,) or BanditFeedback
-            True labels, seen by the learner only through the reward bit.
+        y : array-like of shape (n_samples,), BanditFeedback or LoggedFeedback
+            True labels, seen by the learner only through the reward bit; or
+            logged feedback (actions, rewards, propensities), from which the
+            learner learns instead of playing its own actions (see
+            ``sample_actions`` and ``docs/logged.md``). With a
+            ``LoggedFeedback``, a float64 C-ordered NumPy ``X`` takes the fast
+            single-row path (a few checks instead of scikit-learn's full
+            validation; the same errors for bad input).
         classes : array-like of shape (n_classes,), default=None
             All classes of the stream. Required on the first call, and must be
             the same (or omitted) on later calls.
@@ -280,9 +305,25 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         self : object
             The updated estimator.
         """
+        if type(y) is LoggedFeedback:
+            # Logged feedback validates its own parameters and input (the fast
+            # single-row path skips scikit-learn's per-call context).
+            return self._transaction(self._partial_fit_logged, X, y, classes)
+        return self._partial_fit_labels(X, y, classes)
+
+    def _partial_fit_labels(self, X, y, classes):
         return self._transaction(self._partial_fit, X, y, classes)
 
+    # scikit-learn's _fit_context skips parameter validation for a fitted learner
+    # only in a method named partial_fit (_partial_fit re-validates them anyway).
+    _partial_fit_labels.__name__ = "partial_fit"
+    _partial_fit_labels = _fit_context(prefer_skip_nested_validation=True)(
+        _partial_fit_labels
+    )
+
     def _partial_fit(self, X, y, classes):
+        if isinstance(y, LoggedFeedback):
+            return self._partial_fit_logged(X, y, classes)
         first_call = not hasattr(self, "classes_")
         if not first_call:
             # _fit_context validates the parameters of an unfitted learner only;
@@ -336,6 +377,7 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         self.t_ = 0
         self.n_mistakes_ = 0
         self.n_greedy_mistakes_ = 0
+        self._n_pending = 0
         self._init_state(n_features, classes.shape[0])
 
     def _play(self, X, codes, rows, feedback, record) -> None:
@@ -410,6 +452,345 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
                 "learner is left as after its last finished block of rows."
             )
         raise RuntimeError(f"kernel stopped with unknown status {status}")
+
+    # ------------------------------------------------ acting and logged data
+    def sample_actions(self, X, classes=None):
+        """Draw an action for each row from the current exploration policy.
+
+        Acting without learning: each row gets an action drawn from the
+        learner's exploration distribution (``exploration_distribution``) with
+        its own generator, and the probability with which it was drawn (the
+        propensity to log). Nothing is learned and no state changes, apart from
+        the serving cursor described below; ``predict`` stays the greedy action.
+        Once the rewards are known, pass them back with
+        ``partial_fit(X, LoggedFeedback(actions, rewards, propensities))``.
+
+        **Uniforms.** The simulator's round ``t`` uses the ``t``-th pair of
+        uniforms ``(u1, u2)`` of the learner's generator (``u1`` samples,
+        ``u2`` breaks ties of the greedy label). ``sample_actions`` does not
+        consume them: it *reads ahead* on a copy of the generator. The rows
+        it serves get the pairs of the next rounds, after those of rows served
+        earlier and not yet learned (a serving cursor, ``n_pending_``), so
+        successive calls get fresh draws. ``partial_fit`` with a
+        ``LoggedFeedback`` consumes the pairs as the simulator does and
+        re-derives the same tie-break: a loop that serves rows and learns them
+        back in the same order learns exactly what the simulator would (the
+        same actions and the same state; ``docs/logged.md``).
+
+        On an unfitted learner the first call takes ``classes`` (the
+        first-call rule of ``partial_fit``) and acts from the initial state.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Rows (contexts) to act on. A float64 C-ordered 2-D NumPy array
+            takes the fast path (a few checks instead of scikit-learn's full
+            validation; the same errors for bad input).
+        classes : array-like of shape (n_classes,), default=None
+            All actions. Required on the first call of an unfitted learner.
+
+        Returns
+        -------
+        actions : ndarray of shape (n_samples,)
+            The drawn actions, as class labels.
+        propensities : ndarray of shape (n_samples,)
+            The probability of each drawn action under the policy: its marginal
+            probability, exact ties of the greedy label included (the
+            ``exploration_distribution`` of the row at that action, for the
+            round at which the row is served when the learner's exploration
+            depends on the round index).
+        """
+        if classes is None and hasattr(self, "classes_"):
+            self._validate_params_cached()
+            return self._act(self._rows_fast(X))
+        return self._transaction(self._sample_actions_first, X, classes)
+
+    @property
+    def n_pending_(self) -> int:
+        """Rows served by ``sample_actions`` whose feedback was not learned yet."""
+        check_is_fitted(self)
+        return self.__dict__.get("_n_pending", 0)
+
+    def _sample_actions_first(self, X, classes):
+        first_call = not hasattr(self, "classes_")
+        self._validate_params()
+        if first_call:
+            if classes is None:
+                raise ValueError(
+                    "classes must be passed on the first call to sample_actions "
+                    "of an unfitted learner (it must know every possible action)."
+                )
+            new_classes = _check_classes(classes)
+        else:
+            new_classes = _check_classes(classes)
+            if not np.array_equal(new_classes, self.classes_):
+                raise ValueError(
+                    f"classes={new_classes.tolist()} is not the same as on the "
+                    f"first call, was: {self.classes_.tolist()}"
+                )
+        X = self._validate_X(X, reset=first_call)
+        if first_call:
+            self._reset(new_classes, X.shape[1])
+        return self._act(X)
+
+    def _act(self, X):
+        n = X.shape[0]
+        pending = self.__dict__.get("_n_pending", 0)
+        uniforms = self._peek_uniforms(pending, n)
+        self._own_state_arrays()
+        kernel = self._make_kernel()
+        played = np.empty(n, dtype=np.int32)
+        propensities = np.empty(n, dtype=np.float64)
+        data, indices, indptr, dense = _kernel_arrays(X)
+        done = run_act(
+            kernel, data, indices, indptr, dense, uniforms, self.t_ + pending,
+            played, propensities,
+        )  # fmt: skip
+        if done != n:
+            self._raise_kernel_status(kernel, X)
+        self._n_pending = pending + n
+        return self.classes_[played], propensities
+
+    def _peek_uniforms(self, skip: int, n: int) -> np.ndarray:
+        """The uniform pairs of the rounds ``skip + 1 .. skip + n`` ahead, read
+        without advancing the learner's generator."""
+        bit_generator = self._rng.bit_generator
+        saved = bit_generator.state
+        try:
+            if skip:
+                if type(bit_generator) is np.random.PCG64:
+                    # PCG64 makes one 64-bit draw per double: jump in O(log skip).
+                    bit_generator.advance(2 * skip)
+                else:
+                    self._rng.random(2 * skip)
+            return self._rng.random((n, 2))
+        finally:
+            bit_generator.state = saved
+
+    def _validate_params_cached(self) -> None:
+        """``_validate_params``, skipped when no parameter object was replaced
+        since the last validation (the single-row fast path)."""
+        values = tuple(self.__dict__.get(name) for name in self._parameter_constraints)
+        cached = self.__dict__.get("_validated_params")
+        if cached is not None and all(
+            a is b for a, b in zip(cached, values, strict=True)
+        ):
+            return
+        self._validate_params()
+        self._validated_params = values
+
+    def _rows_fast(self, X):
+        """Validated rows of a fitted learner. A float64 C-ordered 2-D NumPy
+        array of the right width with finite values is accepted as it is (a few
+        O(1) checks and one finiteness scan); anything else goes through the
+        full validation (``_validate_X``), which raises the usual errors."""
+        if (
+            type(X) is np.ndarray
+            and X.ndim == 2
+            and X.dtype == np.float64
+            and X.shape[0] > 0
+            and X.flags.c_contiguous
+            and X.shape[1] == self.n_features_in_
+            and (self._fast_rows_ok or type(self)._validate_X is _BASE_VALIDATE_X)
+            and "feature_names_in_" not in self.__dict__
+            and np.isfinite(X).all()
+        ):
+            return X
+        return self._validate_X(X, reset=False)
+
+    def _scalar_code(self, action, classes: np.ndarray):
+        """The code of one action (the single-row path), or None if unknown."""
+        table = self.__dict__.get("_code_table")
+        if table is None or table[0] is not classes:
+            table = (classes, {c: i for i, c in enumerate(classes.tolist())})
+            if classes is self.__dict__.get("classes_"):
+                self._code_table = table
+        try:
+            code = table[1].get(action.item() if hasattr(action, "item") else action)
+        except TypeError:  # unhashable
+            return None
+        # a dict matches 1 == 1.0 == True; the array path's comparison agrees
+        return code
+
+    def _check_logged(self, logged: LoggedFeedback, classes: np.ndarray):
+        """Codes of the logged actions and the rewards, checked for this learner."""
+        actions = logged.actions
+        if actions.shape[0] == 1:
+            code = self._scalar_code(actions[0], classes)
+            r = float(logged.rewards[0])
+            if code is not None and (
+                r == 0.0
+                or r == 1.0
+                or (self._logged_rewards != "binary" and 0.0 < r < 1.0)
+            ):
+                return np.array([code], dtype=np.int32)
+            # otherwise the array path below raises the error
+        k = classes.shape[0]
+        try:
+            codes = np.minimum(np.searchsorted(classes, actions), k - 1)
+            known = classes[codes] == actions
+        except TypeError as exc:
+            raise ValueError(
+                f"LoggedFeedback: actions of type {actions.dtype} cannot be "
+                f"compared with classes of type {classes.dtype}: {exc}"
+            ) from None
+        if not np.all(known):
+            unknown = np.unique(actions[~known])
+            raise ValueError(
+                f"LoggedFeedback: actions not in classes_: {unknown.tolist()[:10]} "
+                f"(classes are {classes.tolist()[:20]})."
+            )
+        rewards = logged.rewards
+        if self._logged_rewards == "binary":
+            if not np.all((rewards == 0.0) | (rewards == 1.0)):
+                bad = rewards[(rewards != 0.0) & (rewards != 1.0)]
+                raise ValueError(
+                    f"{type(self).__name__} learns from rewards 0 or 1 (its "
+                    f"algorithm assumes the bit 1[action == label]); got "
+                    f"rewards {bad[:5].tolist()}."
+                )
+        elif rewards.shape[0] and not (rewards.min() >= 0.0 and rewards.max() <= 1.0):
+            bad = rewards[(rewards < 0.0) | (rewards > 1.0)]
+            raise ValueError(
+                f"{type(self).__name__} learns from rewards in [0, 1]; got "
+                f"rewards {bad[:5].tolist()}."
+            )
+        return codes.astype(np.int32, copy=False)
+
+    def _partial_fit_logged(self, X, logged, classes):
+        first_call = not hasattr(self, "classes_")
+        if first_call:
+            self._validate_params()
+            if classes is None:
+                raise ValueError(
+                    "classes must be passed on the first call to partial_fit "
+                    "(the learner must know every possible action up front)."
+                )
+            new_classes = _check_classes(classes)
+            X = self._validate_X(X, reset=True)
+        else:
+            self._validate_params_cached()
+            new_classes = self.classes_
+            if classes is not None:
+                new_classes = _check_classes(classes)
+                if not np.array_equal(new_classes, self.classes_):
+                    raise ValueError(
+                        f"classes={new_classes.tolist()} is not the same as on the "
+                        f"first call to partial_fit, was: {self.classes_.tolist()}"
+                    )
+            X = self._rows_fast(X)
+        if X.shape[0] != len(logged):
+            raise ValueError(
+                f"X has {X.shape[0]} rows but the LoggedFeedback has "
+                f"{len(logged)} rounds."
+            )
+        codes = self._check_logged(logged, new_classes)
+        if first_call:
+            self._reset(new_classes, X.shape[1])
+        self.n_iter_ = 1
+        rows = np.arange(X.shape[0], dtype=np.int32)
+        self._warn_off_policy(self._play_logged(X, codes, logged, rows))
+        return self
+
+    def _fit_logged(self, X, logged):
+        X = self._validate_X(X, reset=True)
+        if X.shape[0] != len(logged):
+            raise ValueError(
+                f"X has {X.shape[0]} rows but the LoggedFeedback has "
+                f"{len(logged)} rounds."
+            )
+        classes = _check_classes(np.unique(logged.actions))
+        codes = self._check_logged(logged, classes)
+        self._reset(classes, X.shape[1])
+        self.n_iter_ = self.max_iter
+        n = X.shape[0]
+        n_off = 0
+        for _ in range(self.max_iter):
+            if self.shuffle:
+                rows = self._rng.permutation(n).astype(np.int32)
+            else:
+                rows = np.arange(n, dtype=np.int32)
+            n_off += self._play_logged(X, codes, logged, rows)
+        self._warn_off_policy(n_off)
+        return self
+
+    def _warn_off_policy(self, n_off: int) -> None:
+        if n_off and not self._off_policy_ok:
+            warnings.warn(
+                f"{type(self).__name__}: {n_off} logged round(s) were not drawn "
+                "by the learner's own policy (action or propensity differ from "
+                "its own draw); its analysis assumes on-policy data, so its "
+                "update is used there with the logged propensity without that "
+                "guarantee (see its docstring and docs/logged.md).",
+                OffPolicyWarning,
+                stacklevel=3,
+            )
+
+    def _play_logged(self, X, codes, logged, rows) -> int:
+        """Learn the logged rounds ``rows`` of X in order, block by block, under
+        the failure guarantee; returns the number of off-policy rounds."""
+        data, indices, indptr, dense = _kernel_arrays(X)
+        rewards, propensities = logged.rewards, logged.propensities
+        self._own_state_arrays()
+        kernel = self._make_kernel()
+        if kernel.full_information:
+            raise TypeError(
+                f"{type(self).__name__} is a full-information learner: it learns "
+                "from the true labels and cannot learn from LoggedFeedback."
+            )
+        binary = self._logged_rewards == "binary"
+        n_off = 0
+        for start in range(0, rows.shape[0], _BLOCK_ROWS):
+            block = rows[start : start + _BLOCK_ROWS]
+            n = block.shape[0]
+            snapshot = self._get_state()
+            pending = self.__dict__.get("_n_pending", 0)
+            try:
+                kernel = self._before_block(kernel, n)
+                uniforms = self._rng.random((n, 2))
+                greedy = np.empty(n, dtype=np.int32)
+                own = np.empty(n, dtype=np.int8)
+                done = run_logged(
+                    kernel, data, indices, indptr, dense, block, codes, rewards,
+                    propensities, uniforms, self.t_, greedy, own,
+                )  # fmt: skip
+                if kernel.status != 0 or done != n:
+                    self._raise_kernel_status(kernel, X)
+                self._after_block(kernel)
+                if not all(
+                    _all_finite(getattr(self, name))
+                    for name in self._state_attrs
+                    if isinstance(getattr(self, name), np.ndarray)
+                ):
+                    self._raise_kernel_status(kernel, X, status=STATUS_NONFINITE)
+                # Greedy mistakes the feedback reveals: the greedy action was
+                # played and not rewarded, or (0/1 rewards) another action was
+                # rewarded. Without labels the others are unknown.
+                if n == 1:  # the single-row path: Python scalars
+                    right = rewards[block[0]] == 1.0
+                    same = codes[block[0]] == greedy[0]
+                    n_wrong = 0 if right else 1
+                    n_revealed = int(same != right if binary else same and not right)
+                    n_own = int(own[0])
+                else:
+                    right = rewards[block] == 1.0
+                    same = codes[block] == greedy
+                    n_wrong = int(n - np.count_nonzero(right))
+                    revealed = same != right if binary else same & ~right
+                    n_revealed = int(np.count_nonzero(revealed))
+                    n_own = int(np.count_nonzero(own))
+                self.t_ += n
+                self.n_mistakes_ += n_wrong
+                self.n_greedy_mistakes_ += n_revealed
+                self._n_pending = max(0, pending - n)
+                n_off += n - n_own
+            except BaseException:
+                kernel.status = 0
+                self._set_state(snapshot)
+                self._n_pending = pending
+                raise
+            self._blocks_done += 1
+        return n_off
 
     # ------------------------------------------------------------ prediction
     @abstractmethod
@@ -507,6 +888,9 @@ class LinearBanditClassifier(BaseBanditClassifier):
         return np.asarray(safe_sparse_dot(X, self.coef_.T, dense_output=True))
 
 
+_BASE_VALIDATE_X = BaseBanditClassifier._validate_X
+
+
 def _check_sparse_structure(X) -> None:
     """Refuse a malformed sparse matrix (O(nnz), no copy): compressed index
     arrays out of range or out of order, or COO coordinates outside the shape.
@@ -550,17 +934,19 @@ def _check_sparse_structure(X) -> None:
             raise ValueError(f"Malformed sparse BSR matrix: {exc}") from None
 
 
+# The (unused) index arrays handed to the kernels with dense rows.
+_NO_INDICES = np.empty(0, dtype=np.int32)
+_NO_INDPTR = np.zeros(1, dtype=np.int32)
+_NO_INDICES.flags.writeable = False
+_NO_INDPTR.flags.writeable = False
+
+
 def _kernel_arrays(X):
     """``(data, indices, indptr, dense)`` as the kernels read them: dense rows
     flattened, or CSR with int32 indices (only the index arrays are copied when
     they are int64; the values are never copied)."""
     if not sp.issparse(X):
-        return (
-            X.reshape(-1),
-            np.empty(0, dtype=np.int32),
-            np.zeros(1, dtype=np.int32),
-            True,
-        )
+        return X.reshape(-1), _NO_INDICES, _NO_INDPTR, True
     if X.nnz >= 2**31 or X.shape[1] >= 2**31:
         raise ValueError(
             f"Sparse input with {X.nnz} stored values and {X.shape[1]} columns is "

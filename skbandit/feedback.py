@@ -7,7 +7,12 @@ from sklearn.utils import assert_all_finite
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import column_or_1d
 
-__all__ = ["BanditFeedback"]
+__all__ = ["BanditFeedback", "LoggedFeedback", "OffPolicyWarning"]
+
+
+class OffPolicyWarning(UserWarning):
+    """A learner whose analysis needs on-policy data learned from logged rounds
+    that its own policy did not draw (see ``docs/logged.md``)."""
 
 
 class BanditFeedback:
@@ -199,3 +204,122 @@ class BanditFeedback:
             return
         logged = (self.rows_, self.actions_, self.rewards_, self.propensities_)
         self._log = [tuple(a[:n_rounds] for a in logged)] if n_rounds > 0 else []
+
+
+class LoggedFeedback:
+    """Logged bandit feedback: the actions shown, their rewards and propensities.
+
+    What a deployed system records, round after round: the action it showed
+    for a context, the reward it then observed (a click or not) and the
+    probability with which its policy chose that action. Passed as ``y`` to
+    ``fit`` or ``partial_fit`` of a bandit learner, it makes the learner
+    learn from the logged rounds instead of playing its own actions: for
+    each row it computes its scores and greedy label as usual, then updates
+    from the logged action, reward and propensity (see ``docs/logged.md`` for
+    which probability the update uses, and each learner's docstring for what
+    its update means on data it did not choose). The propensities are also
+    what the off-policy estimators of :mod:`skbandit.evaluation` need.
+
+    The arrays are checked here for what does not depend on the learner
+    (matching lengths, finite rewards, propensities in (0, 1]); the learner
+    checks the actions against its ``classes_`` and the rewards against the
+    range its algorithm assumes (0/1, or [0, 1]), before changing anything.
+
+    Parameters
+    ----------
+    actions : array-like of shape (n_samples,)
+        The action shown on each row, as a class label.
+    rewards : array-like of shape (n_samples,)
+        The reward observed for it: 0 or 1 (e.g. a click), or a real value in
+        [0, 1] for the learners that accept one.
+    propensities : array-like of shape (n_samples,)
+        The probability with which the logging policy chose the action, in
+        (0, 1]: for an skbandit learner, what ``sample_actions`` returned (its
+        marginal probability of the action, exact ties of the greedy label
+        included).
+
+    Attributes
+    ----------
+    actions : ndarray of shape (n_samples,)
+    rewards : ndarray of shape (n_samples,), dtype float64
+    propensities : ndarray of shape (n_samples,), dtype float64
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skbandit import Banditron, LoggedFeedback
+    >>> X = np.array([[1.0, 0.0], [0.0, 1.0]])
+    >>> clf = Banditron(gamma=0.5, random_state=0)
+    >>> actions, propensities = clf.sample_actions(X, classes=["a", "b"])
+    >>> rewards = (actions == np.array(["a", "b"])).astype(float)
+    >>> clf = clf.partial_fit(X, LoggedFeedback(actions, rewards, propensities))
+    >>> clf.t_
+    2
+    """
+
+    def __init__(self, actions, rewards, propensities) -> None:
+        actions = _as_1d(actions, "actions")
+        rewards = _as_1d(rewards, "rewards", np.float64)
+        propensities = _as_1d(propensities, "propensities", np.float64)
+        n = actions.shape[0]
+        if rewards.shape[0] != n or propensities.shape[0] != n:
+            raise ValueError(
+                "LoggedFeedback needs one action, reward and propensity per "
+                f"round; got {n} actions, {rewards.shape[0]} rewards and "
+                f"{propensities.shape[0]} propensities."
+            )
+        if n == 1:  # the single-row path: Python scalars
+            r, p = float(rewards[0]), float(propensities[0])
+            finite, valid = r - r == 0.0, 0.0 < p <= 1.0
+        else:
+            finite = bool(np.all(np.isfinite(rewards)))
+            valid = not n or (propensities.min() > 0.0 and propensities.max() <= 1.0)
+        if not finite:
+            raise ValueError("LoggedFeedback: rewards must be finite (no NaN or inf).")
+        if not valid:
+            bad = propensities[~((propensities > 0.0) & (propensities <= 1.0))]
+            raise ValueError(
+                "LoggedFeedback: propensities must be probabilities in (0, 1]; "
+                f"got {bad[:5].tolist()} (a logged action must have had a "
+                "positive probability of being shown)."
+            )
+        self.actions = actions
+        self.rewards = rewards
+        self.propensities = propensities
+
+    def __len__(self) -> int:
+        return self.actions.shape[0]
+
+    @property
+    def shape(self) -> tuple[int]:
+        """``(n_samples,)``: lets scikit-learn's length checks and indexing work."""
+        return self.actions.shape
+
+    def __getitem__(self, index) -> LoggedFeedback:
+        """The logged rounds of the selected rows (for cross-validation splits)."""
+        a, r, p = self.actions[index], self.rewards[index], self.propensities[index]
+        if np.ndim(a) == 0:
+            a, r, p = np.asarray([a]), np.asarray([r]), np.asarray([p])
+        return LoggedFeedback(a, r, p)
+
+    def __repr__(self) -> str:
+        return f"LoggedFeedback(n_samples={len(self)})"
+
+
+def _as_1d(values, name: str, dtype=None) -> np.ndarray:
+    if type(values) is not np.ndarray or (dtype is not None and values.dtype != dtype):
+        try:
+            values = np.asarray(values, dtype=dtype)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(
+                f"LoggedFeedback: {name} could not be read: {exc}"
+            ) from None
+    if values.ndim == 2 and values.shape[1] == 1:
+        values = values[:, 0]
+    if values.ndim != 1:
+        raise ValueError(
+            f"LoggedFeedback: {name} must be 1-D, got an array of shape {values.shape}."
+        )
+    if dtype is None and values.dtype.kind == "O":
+        values = column_or_1d(values, input_name=name)
+    return values

@@ -239,3 +239,19 @@ def run_fit(
         np.concatenate([r for r, _ in parts]),
         *(np.concatenate([tr[i] for _, tr in parts]) for i in range(1, 5)),
     )
+
+
+def logged_round(logged, t: int, own: int, p_own: float, marginal_own: float):
+    """``(action, reward, prob)`` of logged round ``t`` (``docs/logged.md``).
+
+    ``logged = (actions, rewards, propensities)`` (action codes); ``own`` is the
+    action the learner draws with the round's uniforms, ``p_own`` its
+    probability given the tie-broken greedy label and ``marginal_own`` its
+    marginal propensity. The update uses ``p_own`` when the logged round is the
+    learner's own (same action, logged propensity equal to ``marginal_own``),
+    else the logged propensity.
+    """
+    actions, rewards, props = logged
+    a = int(actions[t])
+    own_round = a == own and props[t] == marginal_own
+    return a, float(rewards[t]), p_own if own_round else float(props[t])

@@ -42,6 +42,7 @@ from _reference import (
     Trace,
     _row,
     greedy_label,
+    logged_round,
     marginal_propensity,
     maximisers,
     sample,
@@ -190,9 +191,11 @@ def gaptron(
     x_norm_bound: float = 1.0,
     W0: np.ndarray | None = None,
     G0: float = 0.0,
+    logged=None,
 ) -> GaptronTrace:
     """Gaptron with resolved ``gamma`` and ``eta`` (AdaGrad-norm scale if
-    ``adagrad``)."""
+    ``adagrad``); ``logged`` (actions, rewards, propensities) learns logged
+    rounds (bandit feedback, ``logged_round``)."""
     n, d = X.shape
     assert U.shape == (n, 2) and len(y) == n
     W = np.zeros((k, d)) if W0 is None else np.array(W0, dtype=np.float64)
@@ -209,13 +212,19 @@ def gaptron(
         g = greedy_label(s, U[t, 1])
         p = distribution(loss, s, g, gamma)
         a = sample(p, U[t, 0])
-        reward = a == y[t]  # bandit: the only place the label is used
+        props[t] = marginal_propensity(
+            lambda c, s=s: distribution(loss, s, c, gamma), maximisers(s), a
+        )
+        if logged is None:
+            reward, prob = a == y[t], p[a]  # bandit: the only use of the label
+        else:
+            a, reward, prob = logged_round(logged, t, a, p[a], props[t])
         xsq = sq_norm(cols, vals, d)
         n_large += xsq > bound_sq
         if feedback == "full":
             label, w = int(y[t]), 1.0
         elif reward:
-            label, w = a, 1.0 / p[a]
+            label, w = a, 1.0 / prob
         else:
             label = None
         if label is not None:
@@ -234,9 +243,6 @@ def gaptron(
                             W[r] += coef * vals
                         else:
                             np.add.at(W[r], cols, coef * vals)
-        props[t] = marginal_propensity(
-            lambda c, s=s: distribution(loss, s, c, gamma), maximisers(s), a
-        )
         played[t], greedy[t], rewards[t] = a, g, reward
     return GaptronTrace(W, played, greedy, rewards, props, G, n_large)
 

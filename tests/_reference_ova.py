@@ -16,7 +16,15 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from _reference import _add, _row, greedy_label, maximisers, sample, scores
+from _reference import (
+    _add,
+    _row,
+    greedy_label,
+    logged_round,
+    maximisers,
+    sample,
+    scores,
+)
 
 
 class OVATrace(NamedTuple):
@@ -37,8 +45,9 @@ def _outputs(n):
 
 
 def conservative_ova(
-    X, y, U, k: int, *, variant: str, C: float, W0: np.ndarray | None = None
-) -> OVATrace:
+    X, y, U, k: int, *, variant: str, C: float, W0: np.ndarray | None = None,
+    logged=None,
+) -> OVATrace:  # fmt: skip
     """Chen et al. (2009): play argmax (loss-based decoding), PA steps on the
     played class (wrong) or on every class (right)."""
     n, d = X.shape
@@ -50,7 +59,10 @@ def conservative_ova(
         g = greedy_label(s, U[t, 1])
         a = g  # no exploration: p = e_g, u1 is drawn but not needed
         assert sample(np.eye(k)[g], U[t, 0]) == g
-        reward = a == y[t]
+        if logged is None:
+            reward = a == y[t]
+        else:  # the update uses no probability
+            a, reward, _ = logged_round(logged, t, a, 1.0, 1.0 / len(maximisers(s)))
         sq = np.cumsum(vals * vals)[-1] if len(vals) else 0.0
         if sq != 0.0:
             targets = (
@@ -97,8 +109,9 @@ def _separable_targets(s, a, reward, full):
 
 
 def separable_ova(
-    X, y, U, k: int, *, update: str = "paper", W0: np.ndarray | None = None
-) -> OVATrace:
+    X, y, U, k: int, *, update: str = "paper", W0: np.ndarray | None = None,
+    logged=None,
+) -> OVATrace:  # fmt: skip
     """Beygelzimer et al. (2019), linear Perceptrons: S = {i : f_i >= 0}; play the
     highest score if S is non-empty, else uniform; the played learner learns YES
     if right, NO if wrong, and steps only on its own mistake."""
@@ -110,7 +123,10 @@ def separable_ova(
         s = scores(W, cols, vals)
         g = greedy_label(s, U[t, 1])
         a = sample(_separable_p(s, g), U[t, 0])
-        reward = a == y[t]
+        if logged is None:
+            reward = a == y[t]
+        else:  # the update uses no probability
+            a, reward, _ = logged_round(logged, t, a, 1.0, 1.0)
         for r, z in _separable_targets(s, a, reward, update == "full"):
             _add(W, r, cols, z * vals)
         G = maximisers(s)
@@ -151,6 +167,7 @@ def separable_ova_rational(
     budget: int | None = None,
     project: bool = False,
     state0: dict | None = None,
+    logged=None,
 ) -> OVATrace:
     """The same learner with rational-kernel Perceptrons: a round with mistakes
     appends x to the support set with coefficient +-1 for each erring learner;
@@ -168,7 +185,10 @@ def separable_ova_rational(
         s = rational_kernel_scores(V, A, cols, vals, f)
         g = greedy_label(s, U[t, 1])
         a = sample(_separable_p(s, g), U[t, 0])
-        reward = a == y[t]
+        if logged is None:
+            reward = a == y[t]
+        else:  # the update uses no probability
+            a, reward, _ = logged_round(logged, t, a, 1.0, 1.0)
         targets = _separable_targets(s, a, reward, update == "full")
         if targets:
             v = np.zeros(d)

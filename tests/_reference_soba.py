@@ -25,7 +25,13 @@ from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
-from _reference import epsilon_greedy, greedy_label, marginal_propensity, maximisers
+from _reference import (
+    epsilon_greedy,
+    greedy_label,
+    logged_round,
+    marginal_propensity,
+    maximisers,
+)
 from _reference import sample as sample_inverse_cdf
 from _reference import scores as row_scores
 
@@ -88,10 +94,12 @@ def soba(
     covariance: str = "diag",
     t0: int = 0,
     state: dict | None = None,
+    logged=None,
 ) -> SOBATrace:
     """SOBA over the rows of ``X`` with uniforms ``U``; ``t0`` rounds before.
 
-    ``state`` (from a previous trace's fields) continues a learner."""
+    ``state`` (from a previous trace's fields) continues a learner; ``logged``
+    (actions, rewards, propensities) learns logged rounds (``logged_round``)."""
     X = canonical(X)
     n, d = X.shape
     full = covariance == "full"
@@ -118,14 +126,17 @@ def soba(
         gam = gamma_t(gamma, k, t, E)
         p = epsilon_greedy(k, g, gam)
         act = sample_inverse_cdf(p, U[i, 0])
-        reward = act == y[i]
         props[i] = marginal_propensity(
             lambda c, gam=gam: epsilon_greedy(k, c, gam), maximisers(s), act
         )
+        if logged is None:
+            reward, prob = act == y[i], p[act]
+        else:
+            act, reward, prob = logged_round(logged, i, act, p[act], props[i])
         played[i], greedy[i], rewards[i] = act, g, reward
         if reward:
             yy = act
-            py = p[yy]
+            py = prob
             yb = _ybar(s, yy, g)
             nz = vals != 0.0
             cols, vals = cols[nz], vals[nz]
@@ -198,6 +209,7 @@ def pnewtron(
     D: float = 1.0,
     W0=None,
     state: dict | None = None,
+    logged=None,
 ) -> PNewtronTrace:
     """PNewtron (Hazan & Kale 2011), rescaling to ||W||_F <= D every round."""
     X = canonical(X)
@@ -217,17 +229,20 @@ def pnewtron(
         g = greedy_label(s, U[i, 1])
         pp = pnewtron_distribution(s, gamma, alpha)
         act = sample_inverse_cdf(pp, U[i, 0])
-        reward = act == y[i]
         props[i] = pp[act]  # the distribution does not depend on the greedy label
+        if logged is None:
+            reward, prob = act == y[i], pp[act]
+        else:
+            act, reward, prob = logged_round(logged, i, act, pp[act], props[i])
         played[i], greedy[i], rewards[i] = act, g, reward
         P = softmax(s, alpha)
         e = np.zeros(k)
         e[act] = 1.0
         if reward:
-            co = ((1.0 - P[act]) / pp[act]) * (invk - e)
-            kappa = pp[act]
+            co = ((1.0 - P[act]) / prob) * (invk - e)
+            kappa = prob
         else:
-            co = (P[act] / pp[act]) * (e - invk)
+            co = (P[act] / prob) * (e - invk)
             kappa = 1.0
         gw = float(np.cumsum(co * s)[-1])
         kb = kappa * beta

@@ -440,3 +440,137 @@ def py_sample_inverse_cdf(const double[::1] p, double u1):
     if p.shape[0] == 0:
         raise ValueError("p is empty")
     return sample_inverse_cdf(&p[0], <int>p.shape[0], u1)
+
+
+def run_act(
+    BaseKernel kernel,
+    const double[::1] data,
+    const int[::1] indices,
+    const int[::1] indptr,
+    bint dense,
+    const double[:, ::1] uniforms,
+    long long t0,
+    int[::1] played,
+    double[::1] propensities,
+):
+    """Draw an action for each row (``act`` only): nothing is learned.
+
+    Row ``i`` is round ``t0 + i + 1`` and uses ``uniforms[i]`` exactly as
+    ``run_pass`` would (``u1`` samples, ``u2`` breaks ties of the greedy
+    label). Writes the action and its logged propensity (the policy's marginal
+    probability of the action, exact ties included). ``act`` writes only the
+    kernel's scratch (scores, distribution), never the learner's state.
+
+    Returns the number of rows done: all of them, or fewer when a row's scores
+    were not finite (``kernel.status`` is then set).
+    """
+    cdef int d = kernel.n_features
+    cdef Py_ssize_t i, n = _n_rows(data, indices, indptr, dense, d)
+    cdef int g
+    cdef double p, marginal
+    cdef Row x
+    if uniforms.shape[0] < n or uniforms.shape[1] != 2 or played.shape[0] < n \
+            or propensities.shape[0] < n:
+        raise ValueError("output or uniform arrays are shorter than the rows")
+    if kernel.status != STATUS_OK:
+        raise RuntimeError(f"kernel status {kernel.status} was not reset")
+    cdef Py_ssize_t done = n
+    with nogil:
+        for i in range(n):
+            x = _row(data, indices, indptr, dense, d, i)
+            played[i] = kernel.act(x, t0 + i + 1, uniforms[i, 0], uniforms[i, 1],
+                                   &g, &p, &marginal)
+            if kernel.status != STATUS_OK:
+                done = i
+                break
+            propensities[i] = marginal
+    return done
+
+
+def run_logged(
+    BaseKernel kernel,
+    const double[::1] data,
+    const int[::1] indices,
+    const int[::1] indptr,
+    bint dense,
+    const int[::1] rows,
+    const int[::1] actions,
+    const double[::1] rewards,
+    const double[::1] logged_propensities,
+    const double[:, ::1] uniforms,
+    long long t0,
+    int[::1] greedy,
+    signed char[::1] own,
+):
+    """Learn from logged rounds: ``act`` for the scores, ``learn`` from the log.
+
+    Round ``t`` of the block (global index ``t0 + t + 1``) is row ``i =
+    rows[t]`` with the logged action ``actions[i]`` (a class code), reward
+    ``rewards[i]`` and propensity ``logged_propensities[i]``. The kernel first
+    ``act``s on the row with ``uniforms[t]``, exactly as ``run_pass`` would:
+    that computes its scores, its greedy label ``g`` (exact ties broken by
+    ``u2``) and the action ``b`` it would play, with the probability
+    ``p_g(b)`` and the marginal ``P(b)``. Then:
+
+    * the round is the learner's **own** (``own[t] = 1``) when the logged
+      action is ``b`` and the logged propensity equals ``P(b)`` exactly: the
+      update uses the paper's ``p_g(b)``, as in ``run_pass``, so a log
+      produced by the learner's own ``sample_actions`` with the same uniforms
+      is learned bit for bit as the simulator would;
+    * otherwise the round is **off-policy** (``own[t] = 0``) and the update
+      uses the logged propensity.
+
+    ``learn`` then runs with the logged action, ``g``, that probability and the
+    logged reward. Writes ``g`` to ``greedy[t]``. Returns the number of rounds
+    played (fewer when the kernel set a non-zero ``status``; the round that
+    set it in ``act`` is not played). Full-information kernels are refused:
+    they need the true label.
+    """
+    cdef Py_ssize_t t, n = rows.shape[0]
+    cdef Py_ssize_t i
+    cdef int d = kernel.n_features, k = kernel.n_classes
+    cdef int a, b, g
+    cdef double p, marginal, prob
+    cdef Row x
+    cdef Py_ssize_t n_rows = _n_rows(data, indices, indptr, dense, d)
+    if kernel.full_information:
+        raise TypeError("a full-information kernel cannot learn from logged "
+                        "bandit feedback (it needs the true label)")
+    if uniforms.shape[0] < n or uniforms.shape[1] != 2 or greedy.shape[0] < n \
+            or own.shape[0] < n:
+        raise ValueError("output or uniform arrays are shorter than rows")
+    if actions.shape[0] < n_rows or rewards.shape[0] < n_rows \
+            or logged_propensities.shape[0] < n_rows:
+        raise ValueError("fewer logged actions, rewards or propensities than rows")
+    for t in range(n):
+        if rows[t] < 0 or rows[t] >= n_rows:
+            raise IndexError(f"row {rows[t]} out of range for {n_rows} rows")
+    for i in range(n_rows):
+        if actions[i] < 0 or actions[i] >= k:
+            raise ValueError(f"logged action code {actions[i]} out of range "
+                             f"for {k} classes")
+    if kernel.status != STATUS_OK:
+        raise RuntimeError(f"kernel status {kernel.status} was not reset")
+    cdef Py_ssize_t done = n
+    with nogil:
+        for t in range(n):
+            i = rows[t]
+            x = _row(data, indices, indptr, dense, d, i)
+            b = kernel.act(x, t0 + t + 1, uniforms[t, 0], uniforms[t, 1],
+                           &g, &p, &marginal)
+            if kernel.status != STATUS_OK:
+                done = t
+                break
+            a = actions[i]
+            if a == b and logged_propensities[i] == marginal:
+                prob = p
+                own[t] = 1
+            else:
+                prob = logged_propensities[i]
+                own[t] = 0
+            kernel.learn(x, t0 + t + 1, a, g, prob, rewards[i])
+            greedy[t] = g
+            if kernel.status != STATUS_OK:
+                done = t + 1
+                break
+    return done

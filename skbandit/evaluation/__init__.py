@@ -10,8 +10,20 @@ predicted, then learned). :func:`compare` runs several learners on one stream.
 Results are small objects (:class:`ProgressiveValidationResult`,
 :class:`ComparisonResult`) with ``to_dict()`` and ``to_frame()``; printing
 (``str(result)``) and plotting (:func:`plot_learning_curves`) are thin layers.
+
+:func:`off_policy_evaluation` estimates the value of a learner's policy on
+logged bandit data (IPS, self-normalised IPS, doubly robust; Dudik, Langford
+and Li 2011) with normal-approximation intervals, as an :class:`OffPolicyResult`;
+:func:`make_off_policy_scorer` makes it a scorer for ``GridSearchCV``.
 """
 
+from skbandit.evaluation._off_policy import (
+    OffPolicyEstimate,
+    OffPolicyResult,
+    evaluate_policy,
+    make_off_policy_scorer,
+    off_policy_evaluation,
+)
 from skbandit.evaluation._plot import plot_learning_curves
 from skbandit.evaluation._progressive import (
     ComparisonResult,
@@ -24,10 +36,15 @@ from skbandit.evaluation._progressive import (
 
 __all__ = [
     "ComparisonResult",
+    "OffPolicyEstimate",
+    "OffPolicyResult",
     "ProgressiveValidationResult",
     "compare",
+    "evaluate_policy",
     "iter_progressive_validation",
     "log_checkpoints",
+    "make_off_policy_scorer",
+    "off_policy_evaluation",
     "plot_learning_curves",
     "progressive_validation",
 ]

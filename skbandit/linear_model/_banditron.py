@@ -26,6 +26,14 @@ class Banditron(LinearBanditClassifier):
     ``w_greedy -= x`` every round and, if the played label ``a`` was right,
     ``w_a += x / p(a)``. Regret O(T^(2/3)) with respect to the hinge loss.
 
+    Logged feedback (``partial_fit(X, LoggedFeedback(...))``, see
+    ``docs/logged.md``): the update is the same with the logged action ``a``
+    and reward, and ``p(a)`` is the logged propensity unless the round is the
+    learner's own (then the paper's ``p_g(a)``). With the logging policy's
+    propensity the expected update is still the Perceptron's, provided that
+    policy gives every label a positive probability, so off-policy logs are
+    fine. Rewards must be 0 or 1.
+
     Parameters
     ----------
     gamma : float, default=0.05

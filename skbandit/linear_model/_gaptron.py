@@ -125,6 +125,13 @@ class Gaptron(LinearBanditClassifier):
     functions. They are plain functions of the loss in the compiled kernel
     (``skbandit.linear_model._gaptron_fast``), so another map is one more code.
 
+    Logged feedback (``partial_fit(X, LoggedFeedback(...))``, see
+    ``docs/logged.md``; bandit feedback only): the gradient estimate is
+    importance-weighted by ``1 / p(a)`` with the logged propensity unless the
+    round is the learner's own, so it stays unbiased under another logging
+    policy that gives every label a positive probability. Rewards must be 0
+    or 1 (the losses need the label, which only a reward of 1 reveals).
+
     Parameters
     ----------
     loss : {"logistic", "hinge", "smooth_hinge"}, default="logistic"

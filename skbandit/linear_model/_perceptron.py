@@ -17,6 +17,9 @@ class MulticlassPerceptron(LinearBanditClassifier):
     in the papers' figures and tables. It always plays its greedy label, so
     ``n_mistakes_ == n_greedy_mistakes_`` and every logged propensity is 1.
 
+    A full-information learner: it can act (``sample_actions`` plays its greedy
+    label) but refuses ``LoggedFeedback``, which does not reveal the label.
+
     Parameters
     ----------
     max_iter : int, default=5

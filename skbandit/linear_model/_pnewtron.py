@@ -54,6 +54,13 @@ class PNewtron(LinearBanditClassifier):
     Cost per round: ``O(k nnz(x))`` for the update and ``O(kd)`` for the
     projection; memory ``O(kd)``.
 
+    Logged feedback (``partial_fit(X, LoggedFeedback(...))``, see
+    ``docs/logged.md``): the update combines the learner's own softmax with
+    the probability of the played action (also its curvature weight), an
+    analysis that assumes on-policy data. On logged rounds that are not its
+    own it uses the logged propensity and warns (``OffPolicyWarning``).
+    Rewards must be 0 or 1.
+
     Parameters
     ----------
     gamma : float, default=0.01
@@ -123,6 +130,12 @@ class PNewtron(LinearBanditClassifier):
     >>> round(float(clf.exploration_distribution(X[:1] / 16).sum()), 12)
     1.0
     """
+
+    # Logged feedback: the update uses the learner's own softmax and the
+    # probability of the played action as curvature, so off-policy rounds warn;
+    # dense rows need no extra check.
+    _off_policy_ok = False
+    _fast_rows_ok = True
 
     _parameter_constraints: dict = {
         **LinearBanditClassifier._parameter_constraints,

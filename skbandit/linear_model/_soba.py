@@ -71,6 +71,13 @@ class SOBA(LinearBanditClassifier):
     and ``ȳ``, the columns of ``x``): ``O(k nnz(x))`` per round, ``O(kd)``
     memory, for text-sized sparse input.
 
+    Logged feedback (``partial_fit(X, LoggedFeedback(...))``, see
+    ``docs/logged.md``): SOBA's update scales its second-order statistics with
+    the probability of the played action, and its analysis assumes its own
+    distribution (``p >= gamma / k``). On logged rounds that are not its own
+    it uses the logged propensity and warns (``OffPolicyWarning``). Rewards
+    must be 0 or 1.
+
     Parameters
     ----------
     gamma : float or "adaptive", default=0.01
@@ -171,6 +178,11 @@ class SOBA(LinearBanditClassifier):
     >>> print(f"greedy accuracy {full.score(X / 16, y):.2f}")
     greedy accuracy 0.90
     """
+
+    # Logged feedback: SOBA's analysis uses its own distribution (p_y >= gamma/k
+    # in z = sqrt(p_y) g), so off-policy rounds warn; dense rows need no extra check.
+    _off_policy_ok = False
+    _fast_rows_ok = True
 
     _parameter_constraints: dict = {
         **LinearBanditClassifier._parameter_constraints,

@@ -47,6 +47,12 @@ class ConservativeOneVsAll(LinearBanditClassifier):
 
     A row with ``||x|| = 0`` changes nothing.
 
+    Logged feedback (``partial_fit(X, LoggedFeedback(...))``, see
+    ``docs/logged.md``): the update uses no probability: a rewarded logged
+    action is the label, an unrewarded one is not, whatever policy chose it;
+    the mistake bounds are for the learner's own predictions. Rewards must be
+    0 or 1.
+
     Parameters
     ----------
     variant : {"pa", "pa1", "pa2"}, default="pa"

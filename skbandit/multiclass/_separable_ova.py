@@ -61,6 +61,12 @@ class SeparableOneVsAll(BaseBanditClassifier):
       separable data the mistake bound does not depend on ``T``. A round costs
       ``O(n_support · nnz(x))``.
 
+    Logged feedback (``partial_fit(X, LoggedFeedback(...))``, see
+    ``docs/logged.md``): the update uses no probability: a rewarded logged
+    action is the label, an unrewarded one is not, whatever policy chose it;
+    the mistake bounds are for the learner's own predictions. Rewards must be
+    0 or 1.
+
     Parameters
     ----------
     kernel : {None, "rational"}, default=None

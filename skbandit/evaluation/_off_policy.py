@@ -1,0 +1,451 @@
+"""Off-policy evaluation of a policy on logged bandit data: results as data.
+
+Logged rounds ``(x_i, a_i, r_i, p_i)`` were collected by some logging policy
+(``p_i`` is the probability with which it chose ``a_i``). The value of a target
+policy ``pi`` (the probability ``pi(a | x)`` of playing ``a`` on ``x``) is its
+expected reward, ``V(pi) = E_x E_{a ~ pi(.|x)} r(x, a)``. With the importance
+weights ``w_i = pi(a_i | x_i) / p_i`` (Dudik, Langford and Li, 2011):
+
+* inverse propensity scoring: ``V_IPS = mean_i w_i r_i``;
+* self-normalised IPS: ``V_SNIPS = sum_i w_i r_i / sum_i w_i``;
+* doubly robust, with a reward model ``h(x, a)``:
+  ``V_DR = mean_i [ sum_a pi(a | x_i) h(x_i, a) + w_i (r_i - h(x_i, a_i)) ]``.
+
+IPS and DR are unbiased when every ``p_i`` is the true propensity (and positive
+wherever ``pi`` is); DR stays unbiased with any reward model fitted on other
+rows (cross-fitting), and has a smaller variance the better the model. The
+confidence intervals are normal approximations from the sample variance of the
+per-round terms (SNIPS: of its linearisation, the delta method).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from scipy.stats import norm
+from sklearn.base import clone
+from sklearn.model_selection import KFold
+from sklearn.utils.validation import check_is_fitted
+
+from skbandit.evaluation._progressive import _require_pandas, format_table
+from skbandit.feedback import LoggedFeedback
+
+__all__ = [
+    "OffPolicyEstimate",
+    "OffPolicyResult",
+    "evaluate_policy",
+    "make_off_policy_scorer",
+    "off_policy_evaluation",
+]
+
+METHODS = ("ips", "snips", "dr")
+
+
+@dataclass(frozen=True)
+class OffPolicyEstimate:
+    """One estimate of a policy's value, with its normal-approximation interval.
+
+    Attributes
+    ----------
+    method : {"ips", "snips", "dr"}
+    value : float
+        The estimated value (expected reward per round).
+    std_error : float
+        Standard error: the sample standard deviation of the per-round terms
+        divided by ``sqrt(n)``.
+    ci_low, ci_high : float
+        ``value -+ z * std_error`` with ``z`` the normal quantile of the
+        confidence level.
+    """
+
+    method: str
+    value: float
+    std_error: float
+    ci_low: float
+    ci_high: float
+
+    def covers(self, value: float) -> bool:
+        """Whether the interval contains ``value``."""
+        return bool(self.ci_low <= value <= self.ci_high)
+
+
+@dataclass
+class OffPolicyResult:
+    """Off-policy estimates of one policy's value on one log.
+
+    Attributes
+    ----------
+    name : str
+        Name of the evaluated policy.
+    policy : str
+        ``"greedy"``, ``"exploration"`` or ``"given"`` (probabilities passed in).
+    n_rounds : int
+        Logged rounds used.
+    confidence : float
+        Level of the intervals.
+    estimates : dict of str to OffPolicyEstimate
+        One per method, in the order asked.
+    weights : ndarray of float64
+        Importance weights ``pi(a_i | x_i) / p_i``.
+    effective_sample_size : float
+        ``(sum w)^2 / sum w^2``: how many rounds the log is worth for this
+        policy (small values mean high variance).
+    """
+
+    name: str
+    policy: str
+    n_rounds: int
+    confidence: float
+    estimates: dict[str, OffPolicyEstimate] = field(default_factory=dict)
+    weights: np.ndarray | None = None
+    effective_sample_size: float = float("nan")
+
+    def __getitem__(self, method: str) -> OffPolicyEstimate:
+        return self.estimates[method]
+
+    def summary(self) -> list[dict[str, Any]]:
+        """One row per method: name, policy, method, value, std_error, interval."""
+        return [
+            {
+                "name": self.name,
+                "policy": self.policy,
+                "method": e.method,
+                "value": e.value,
+                "std_error": e.std_error,
+                "ci_low": e.ci_low,
+                "ci_high": e.ci_high,
+                "n_rounds": self.n_rounds,
+                "ess": self.effective_sample_size,
+            }
+            for e in self.estimates.values()
+        ]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain Python data (JSON-serialisable)."""
+        return {
+            "name": self.name,
+            "policy": self.policy,
+            "n_rounds": self.n_rounds,
+            "confidence": self.confidence,
+            "effective_sample_size": self.effective_sample_size,
+            "estimates": {
+                m: {
+                    "value": e.value,
+                    "std_error": e.std_error,
+                    "ci_low": e.ci_low,
+                    "ci_high": e.ci_high,
+                }
+                for m, e in self.estimates.items()
+            },
+        }
+
+    def to_frame(self):
+        """A pandas DataFrame of ``summary()`` (needs pandas)."""
+        pd = _require_pandas("OffPolicyResult.to_frame")
+        return pd.DataFrame(self.summary())
+
+    def __str__(self) -> str:
+        level = f"{100 * self.confidence:g}%"
+        head = (
+            f"{self.name} ({self.policy} policy) on {self.n_rounds:,} logged rounds, "
+            f"effective sample size {self.effective_sample_size:,.0f}, "
+            f"{level} normal intervals"
+        )
+        cols = ["method", "value", "std_error", "ci_low", "ci_high"]
+        return head + "\n" + format_table(self.summary(), cols)
+
+
+def _interval(method, value, terms_sd, n, z) -> OffPolicyEstimate:
+    se = float(terms_sd / np.sqrt(n)) if n > 1 else float("nan")
+    return OffPolicyEstimate(method, float(value), se, value - z * se, value + z * se)
+
+
+def _check_methods(methods) -> tuple[str, ...]:
+    if isinstance(methods, str):
+        methods = (methods,)
+    methods = tuple(methods)
+    for m in methods:
+        if m not in METHODS:
+            raise ValueError(f"unknown method {m!r}; choose among {METHODS}")
+    if not methods:
+        raise ValueError("methods is empty")
+    return methods
+
+
+def _logged_codes(logged: LoggedFeedback, classes: np.ndarray) -> np.ndarray:
+    codes = np.minimum(np.searchsorted(classes, logged.actions), classes.shape[0] - 1)
+    if not np.all(classes[codes] == logged.actions):
+        unknown = np.unique(logged.actions[classes[codes] != logged.actions])
+        raise ValueError(
+            f"logged actions not among the policy's classes: {unknown.tolist()[:10]}"
+        )
+    return codes
+
+
+def _reward_model_predictions(X, codes, rewards, k, reward_model, n_folds, seed):
+    """Cross-fitted ``h(x_i, a)`` for every row and action, shape (n, k).
+
+    The rows are split into ``n_folds`` folds; the predictions on a fold come
+    from models fitted on the other folds, one clone of ``reward_model`` per
+    action on the rows where that action was logged (an action never logged in
+    the training folds is predicted by their mean reward).
+    """
+    n = rewards.shape[0]
+    H = np.empty((n, k), dtype=np.float64)
+    folds = KFold(n_splits=n_folds, shuffle=True, random_state=seed)
+    for train, test in folds.split(np.arange(n)):
+        fallback = float(rewards[train].mean())
+        for a in range(k):
+            rows = train[codes[train] == a]
+            if rows.shape[0] < 2 or np.ptp(rewards[rows]) == 0.0:
+                # too little data or a constant reward: the mean is the fit
+                value = float(rewards[rows].mean()) if rows.shape[0] else fallback
+                H[test, a] = value
+                continue
+            model = clone(reward_model).fit(X[rows], rewards[rows])
+            H[test, a] = np.asarray(model.predict(X[test]), dtype=np.float64)
+    return H
+
+
+def evaluate_policy(
+    target_proba,
+    logged: LoggedFeedback,
+    classes,
+    *,
+    X=None,
+    methods: Sequence[str] = METHODS,
+    reward_model=None,
+    n_folds: int = 2,
+    confidence: float = 0.95,
+    random_state=None,
+    name: str = "policy",
+    policy: str = "given",
+) -> OffPolicyResult:
+    """Estimate the value of a policy given by its probabilities on the log.
+
+    Parameters
+    ----------
+    target_proba : array-like of shape (n_rounds, n_classes)
+        ``pi(a | x_i)`` for every logged row and action (columns in
+        ``classes`` order); rows sum to one.
+    logged : LoggedFeedback
+        The logged actions, rewards and the logging policy's propensities.
+    classes : array-like of shape (n_classes,)
+        The actions, sorted.
+    X : {array-like, sparse matrix} of shape (n_rounds, n_features), default=None
+        The logged contexts; needed by the doubly robust estimator's reward
+        model.
+    methods : sequence of {"ips", "snips", "dr"}, default=all three
+    reward_model : regressor, default=None
+        The DR reward model: any scikit-learn regressor, cloned and fitted per
+        action by cross-fitting (``n_folds`` folds). Default: ``Ridge()``.
+    n_folds : int, default=2
+        Folds of the cross-fitting.
+    confidence : float, default=0.95
+        Level of the normal-approximation intervals.
+    random_state : int or None, default=None
+        Seeds the cross-fitting folds.
+    name, policy : str
+        Labels stored in the result.
+
+    Returns
+    -------
+    result : OffPolicyResult
+    """
+    methods = _check_methods(methods)
+    if not isinstance(logged, LoggedFeedback):
+        raise TypeError(f"logged must be a LoggedFeedback, got {type(logged).__name__}")
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence}")
+    classes = np.asarray(classes)
+    pi = np.asarray(target_proba, dtype=np.float64)
+    n, k = len(logged), classes.shape[0]
+    if pi.shape != (n, k):
+        raise ValueError(
+            f"target_proba has shape {pi.shape}, expected (n_rounds, n_classes) = "
+            f"{(n, k)}"
+        )
+    if n < 2:
+        raise ValueError("off-policy evaluation needs at least 2 logged rounds")
+    codes = _logged_codes(logged, classes)
+    r, p = logged.rewards, logged.propensities
+    w = pi[np.arange(n), codes] / p
+    z = float(norm.ppf(0.5 + confidence / 2.0))
+    estimates = {}
+    for method in methods:
+        if method == "ips":
+            terms = w * r
+            estimates[method] = _interval(method, terms.mean(), terms.std(ddof=1), n, z)
+        elif method == "snips":
+            total = w.sum()
+            value = float((w * r).sum() / total) if total > 0 else float("nan")
+            # delta method: the linearisation of the ratio of means
+            lin = w * (r - value) / w.mean() if total > 0 else np.full(n, np.nan)
+            estimates[method] = _interval(method, value, lin.std(ddof=1), n, z)
+        else:
+            if X is None:
+                raise ValueError("the doubly robust estimator needs X (the contexts)")
+            if reward_model is None:
+                from sklearn.linear_model import Ridge
+
+                reward_model = Ridge()
+            H = _reward_model_predictions(
+                X, codes, r, k, reward_model, n_folds, random_state
+            )
+            terms = (pi * H).sum(axis=1) + w * (r - H[np.arange(n), codes])
+            estimates[method] = _interval(method, terms.mean(), terms.std(ddof=1), n, z)
+    ess = float(w.sum() ** 2 / (w**2).sum()) if np.any(w > 0) else 0.0
+    return OffPolicyResult(
+        name=name,
+        policy=policy,
+        n_rounds=n,
+        confidence=confidence,
+        estimates=estimates,
+        weights=w,
+        effective_sample_size=ess,
+    )
+
+
+def _target_proba(estimator, X, policy: str) -> np.ndarray:
+    check_is_fitted(estimator)
+    if policy == "exploration":
+        return estimator.exploration_distribution(X)
+    if policy == "greedy":
+        pred = estimator.predict(X)
+        classes = estimator.classes_
+        codes = np.searchsorted(classes, pred)
+        pi = np.zeros((codes.shape[0], classes.shape[0]))
+        pi[np.arange(codes.shape[0]), codes] = 1.0
+        return pi
+    raise ValueError(f"policy must be 'greedy' or 'exploration', got {policy!r}")
+
+
+def off_policy_evaluation(
+    estimator,
+    X,
+    logged: LoggedFeedback,
+    *,
+    policy: str = "greedy",
+    methods: Sequence[str] = METHODS,
+    reward_model=None,
+    n_folds: int = 2,
+    confidence: float = 0.95,
+    random_state=None,
+    name: str | None = None,
+) -> OffPolicyResult:
+    """Estimate the value of a fitted learner's policy on logged data.
+
+    The target policy is the learner's greedy action (``predict``, a
+    deterministic policy) or its exploration distribution
+    (``exploration_distribution``), frozen in its current state: the value is
+    the expected reward per round of that fixed policy on rows like the
+    logged ones. The learner is not changed. See :func:`evaluate_policy` for
+    the estimators and their intervals.
+
+    Parameters
+    ----------
+    estimator : fitted skbandit learner (or any classifier with ``classes_``
+        and ``predict``; ``exploration_distribution`` for the exploration policy)
+    X : {array-like, sparse matrix} of shape (n_rounds, n_features)
+        The logged contexts.
+    logged : LoggedFeedback
+        Logged actions, rewards and propensities of the logging policy.
+    policy : {"greedy", "exploration"}, default="greedy"
+    methods, reward_model, n_folds, confidence, random_state
+        As in :func:`evaluate_policy`.
+    name : str, default=None
+        Name in the result; the estimator's class name by default.
+
+    Returns
+    -------
+    result : OffPolicyResult
+
+    References
+    ----------
+    .. [1] M. Dudik, J. Langford and L. Li, "Doubly Robust Policy Evaluation
+       and Learning", ICML 2011.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skbandit import Banditron, LoggedFeedback
+    >>> from skbandit.evaluation import off_policy_evaluation
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((2000, 5))
+    >>> y = (X[:, 0] > 0).astype(int)
+    >>> actions = rng.integers(0, 2, size=2000)  # a uniform logging policy
+    >>> rewards = (actions == y).astype(float)
+    >>> logged = LoggedFeedback(actions, rewards, np.full(2000, 0.5))
+    >>> clf = Banditron(gamma=0.1, random_state=0).fit(X, logged)
+    >>> result = off_policy_evaluation(clf, X, logged, methods=["ips", "snips"])
+    >>> 0.8 < result["snips"].value <= 1.0
+    True
+    """
+    pi = _target_proba(estimator, X, policy)
+    return evaluate_policy(
+        pi,
+        logged,
+        estimator.classes_,
+        X=X,
+        methods=methods,
+        reward_model=reward_model,
+        n_folds=n_folds,
+        confidence=confidence,
+        random_state=random_state,
+        name=type(estimator).__name__ if name is None else name,
+        policy=policy,
+    )
+
+
+def make_off_policy_scorer(
+    method: str = "snips",
+    *,
+    policy: str = "greedy",
+    reward_model=None,
+    n_folds: int = 2,
+    random_state=None,
+):
+    """A scorer for model selection on logs: ``GridSearchCV(..., scoring=...)``.
+
+    The returned callable ``scorer(estimator, X, logged)`` is the off-policy
+    estimate (``method``) of the value of the fitted ``estimator``'s policy
+    on the held-out logged rounds (greater is better). Fit and score with
+    ``y = LoggedFeedback(...)`` and an explicit splitter (e.g. ``KFold``):
+    the learners then learn from the logged rounds of the training folds.
+
+    Parameters
+    ----------
+    method : {"ips", "snips", "dr"}, default="snips"
+    policy : {"greedy", "exploration"}, default="greedy"
+    reward_model, n_folds, random_state
+        For ``method="dr"``, as in :func:`evaluate_policy`.
+
+    Returns
+    -------
+    scorer : callable
+    """
+    (method,) = _check_methods(method)
+
+    def scorer(estimator, X, y):
+        if not isinstance(y, LoggedFeedback):
+            raise TypeError(
+                "the off-policy scorer needs y = LoggedFeedback(actions, rewards, "
+                f"propensities), got {type(y).__name__}"
+            )
+        result = off_policy_evaluation(
+            estimator,
+            X,
+            y,
+            policy=policy,
+            methods=(method,),
+            reward_model=reward_model,
+            n_folds=n_folds,
+            random_state=random_state,
+        )
+        return result[method].value
+
+    scorer.__name__ = f"off_policy_{method}_{policy}"
+    return scorer
