@@ -7,6 +7,7 @@ ORDER = [
     "plot_gamma_sweep.py",
     "plot_separable.py",
     "plot_text_classification.py",
+    "plot_live_recommendation.py",
     "plot_out_of_core.py",
 ]
 

@@ -18,9 +18,11 @@ into six sections; the click is ``1[shown section == true section]``):
   compared with the true values, which the simulation can compute from the
   labels.
 
-The data: set ``SKBANDIT_NEWS_TSV`` to a local copy of the posts (a TSV file
-``label<TAB>text``, e.g. the Mini 20 Newsgroups); otherwise scikit-learn's
-20 Newsgroups is downloaded (and cached) on the first run.
+The data: the Mini 20 Newsgroups copy in ``../shared/data`` beside the
+repository when it is there (as in the tests and the documentation build), or
+the file named by ``SKBANDIT_NEWS_TSV`` (a TSV file ``label<TAB>text``);
+otherwise scikit-learn's 20 Newsgroups is downloaded (and cached) on the first
+run.
 """
 
 # %%
@@ -28,6 +30,7 @@ The data: set ``SKBANDIT_NEWS_TSV`` to a local copy of the posts (a TSV file
 # ----------------------------------------------------
 import os
 import warnings
+from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -38,8 +41,13 @@ from skbandit import Banditron, Gaptron, LoggedFeedback
 from skbandit.datasets import fetch_20newsgroups
 from skbandit.evaluation import off_policy_evaluation
 
-path = os.environ.get("SKBANDIT_NEWS_TSV")
-news = fetch_20newsgroups(path=path) if path else fetch_20newsgroups()
+try:
+    here = Path(__file__).resolve().parent
+except NameError:  # run interactively
+    here = Path.cwd()
+local = here.parent.parent / "shared" / "data" / "mini_newsgroups.tsv.gz"
+path = os.environ.get("SKBANDIT_NEWS_TSV") or (local if local.exists() else None)
+news = fetch_20newsgroups(path=path)
 SECTIONS = {"comp": "computers", "rec": "recreation", "sci": "science",
             "talk": "politics", "misc": "for sale", "alt": "religion",
             "soc": "religion"}  # fmt: skip

@@ -274,8 +274,6 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
             self._play(X, codes, rows, feedback, record)
         return self
 
-    def partial_fit(self, X, y, classes=None):
-    @_fit_context(prefer_skip_nested_validation=True)
     def partial_fit(
         self,
         X: MatrixLike,

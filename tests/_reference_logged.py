@@ -209,6 +209,18 @@ def _adapter(name: str, params: dict, k: int):
             return tr.played, tr.propensities, tr.state
 
         return run, lambda s: dict(s)
+    if name == "OffsetTree":
+        import _reference_offset_tree as ref_tree
+
+        def run(X, U, t0, state, logged):
+            tr = ref_tree.offset_tree(
+                X, np.zeros(X.shape[0], int), U, k, base=params.get("base", "pa1"),
+                C=params.get("C", 1.0), gamma=params.get("exploration", 0.1),
+                W0=state, logged=logged,
+            )  # fmt: skip
+            return tr.played, tr.propensities, tr.state["node_coef_"]
+
+        return run, lambda W: {"node_coef_": W}
     raise KeyError(f"no NumPy reference adapter for {name}")
 
 

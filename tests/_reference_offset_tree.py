@@ -29,6 +29,7 @@ from _reference import (
     _row,
     epsilon_greedy,
     greedy_label,
+    logged_round,
     marginal_propensity,
     maximisers,
     sample,
@@ -87,7 +88,11 @@ def offset_tree(
     C: float,
     gamma: float,
     W0: np.ndarray | None = None,
+    logged=None,
 ) -> OVATrace:
+    """``logged=(actions, rewards, propensities)``: learn the logged rounds
+    instead of playing (``logged_round``; the update's probability is p_g(a) on
+    the learner's own round, else the logged propensity)."""
     n, d = X.shape
     nodes = tree(k)
     W = np.zeros((k - 1, d)) if W0 is None else np.array(W0, dtype=np.float64)
@@ -99,8 +104,16 @@ def offset_tree(
         g = greedy_label(s, U[t, 1])
         p = epsilon_greedy(k, g, gamma)
         a = sample(p, U[t, 0])
-        r = 1.0 if a == y[t] else 0.0  # the only use of the label
-        omega = abs(r - 0.5) / p[a]
+        marginal = marginal_propensity(
+            lambda c: epsilon_greedy(k, c, gamma), maximisers(s), a
+        )
+        if logged is None:
+            r = 1.0 if a == y[t] else 0.0  # the only use of the label
+            prob = p[a]
+        else:
+            a, r, prob = logged_round(logged, t, a, p[a], marginal)
+            marginal = float(logged[2][t])
+        omega = abs(r - 0.5) / prob
         sq = np.cumsum(vals * vals)[-1] if len(vals) else 0.0
         for node, sig in reversed(path(nodes, a)):
             z = sig if r > 0.5 else -sig
@@ -110,8 +123,6 @@ def offset_tree(
                 _add(W, node, cols, (tau * z) * vals)
             if sig * f[node] < 0.0:
                 break
-        props[t] = marginal_propensity(
-            lambda c: epsilon_greedy(k, c, gamma), maximisers(s), a
-        )
+        props[t] = marginal
         played[t], greedy[t], rewards[t] = a, g, r
     return OVATrace({"node_coef_": W}, played, greedy, rewards, props)

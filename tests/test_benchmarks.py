@@ -26,8 +26,8 @@ def test_bench_core_smoke_run(tmp_path):
     for learner in ("Banditron", "MulticlassPerceptron"):
         for how in ("1 call", "1000-row chunks"):
             row = f"skbandit {learner} partial_fit ({how})"
-            assert out.stdout.count(row) == 2, row  # dense and csr
-    assert out.stdout.count("sklearn Perceptron.partial_fit") == 2
+            assert out.stdout.count(row) == 3, row  # dense, dense-full and csr
+    assert out.stdout.count("sklearn Perceptron.partial_fit") == 3
     assert "NumPy per-row Banditron loop" in out.stdout
     assert "VW --cbify" in out.stdout  # measured, or "not installed"
     assert "FAILED" not in out.stdout

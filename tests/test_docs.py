@@ -32,7 +32,11 @@ def test_readme_quick_start_matches_ci():
     commands = [
         line.strip() for line in readme.splitlines() if line.startswith("python -m pip")
     ]
-    assert len(commands) == 3, "the quick start has three commands: run, test, docs"
+    quick_start = readme.split("## Quick start")[1].split("\n## ")[0]
+    assert [c for c in commands if c in quick_start] == commands[:2], (
+        "the quick start has exactly two commands: run, test"
+    )
+    assert len(commands) == 3, "run, test (quick start) and the docs build"
     assert commands[1] in ci, ".ci/run must run the README's test command"
     assert commands[2] in ci, ".ci/run must run the README's docs command"
     # CI builds the docs after the tests (the test command's line comes first).

@@ -180,6 +180,13 @@ class OffsetTree(BaseBanditClassifier):
     rows or a smaller ``C`` make the weight count (docs/algorithms.md reports the
     numbers).
 
+    Logged feedback (``partial_fit(X, LoggedFeedback(...))``, see
+    ``docs/logged.md``): the importance weight is ``ω = |r − ½| / p`` with
+    ``p`` the logged propensity of the logged action (the learner's own
+    ``p_g(a)`` on its own rounds), which is the offset tree's weighting for
+    data logged by any policy (Beygelzimer & Langford 2009). Rewards must be 0
+    or 1.
+
     References
     ----------
     .. [1] A. Beygelzimer and J. Langford, "The offset tree for learning with
