@@ -6,7 +6,9 @@ experiment's order), SynSep and SynNonSep are generated with ``random_state=1``
 (the experiment uses 0), and the learners' seeds are 10 and 11 (the experiment
 uses 0, 1, 2). Every grid point is scored by its online error divided by the best
 of Vowpal Wabbit's five ``--cbify`` configurations on the same stream and seed;
-the table is sorted by the worst ratio over the streams, then the mean.
+the table (columns: ``gamma_scale``, ``learning_rate``, ``importance_weighted``,
+``no_overshoot``, worst and mean ratio, ratio per stream) is sorted by the worst
+ratio over the streams, then the mean.
 
     python benchmarks/tune_squarecb.py --data-dir ../shared/data --n-synthetic 30000
 """
@@ -49,13 +51,16 @@ def main(argv=None):
         "--learning-rate", type=float, nargs="+", default=[0.1, 0.25, 0.5, 1]
     )
     p.add_argument("--importance-weighted", type=int, nargs="+", default=[0, 1])
+    p.add_argument("--no-overshoot", type=int, nargs="+", default=[0, 1])
     p.add_argument("--json", default=None)
     a = p.parse_args(argv)
     if not vw_available():
         print("vowpalwabbit is not installed", file=sys.stderr)
         return 1
     grid = list(
-        itertools.product(a.gamma_scale, a.learning_rate, a.importance_weighted)
+        itertools.product(
+            a.gamma_scale, a.learning_rate, a.importance_weighted, a.no_overshoot
+        )
     )
     ratios = {g: {} for g in grid}
     vw_best = {}
@@ -74,6 +79,7 @@ def main(argv=None):
                     gamma_scale=g[0],
                     learning_rate=g[1],
                     importance_weighted=bool(g[2]),
+                    no_overshoot=bool(g[3]),
                     random_state=seed,
                 ).partial_fit(X, y, classes=classes)
                 ratios[g][(name, seed)] = est.n_mistakes_ / est.t_ / vw
@@ -94,12 +100,12 @@ def main(argv=None):
     rows.sort(key=lambda row: (row[0], row[1]))
     names = list(rows[0][3])
     print(
-        "gamma_scale  lr    iw   worst   mean  "
+        "gamma_scale    lr  iw  no  worst   mean  "
         + "  ".join(f"{n[:9]:>9}" for n in names)
     )
     for worst, mean, g, means in rows:
         print(
-            f"{g[0]:>11g} {g[1]:>4g} {g[2]:>3d}  {worst:.3f}  {mean:.3f}  "
+            f"{g[0]:>11g} {g[1]:>5g} {g[2]:>3d} {g[3]:>3d}  {worst:.3f}  {mean:.3f}  "
             + "  ".join(f"{means[n]:>9.3f}" for n in names)
         )
     if a.json:

@@ -18,13 +18,15 @@ with the same uniforms (``_reference.py`` rules 1, 2, 4 and 6). Per round ``t``
    - normalized (NAG): for each entry with ``|x_i| > S_i``: if ``S_i > 0``,
      ``W_i *= (S_i / |x_i|)^2``; ``S_i = |x_i|``. Then ``pred = sum W_i x_i (+ b)``
      and ``nrm = sum (x_i / S_i)^2 (+ 1)`` accumulated in the same loop;
-     ``N_a += nrm``; ``e = h (pred - r)``; if ``N_a > 0`` and ``e != 0``:
-     ``rate = eta sqrt(n_a / N_a)``; ``g_i = e x_i``, ``G_i += g_i^2``,
-     ``W_i -= rate g_i / (S_i sqrt(G_i))`` when ``G_i > 0``; intercept ``Gb += e^2``,
-     ``b -= rate e / sqrt(Gb)``.
-   - adagrad: ``e = h (s_a - r)``; ``G_i += g_i^2``, ``W_i -= eta g_i / sqrt(G_i)``;
-     intercept alike.
-   - sgd: ``W_i -= eta (e x_i)``, ``b -= eta e``.
+     ``N_a += nrm``; stop if ``N_a <= 0``; ``rate = eta sqrt(n_a / N_a)``.
+   - adagrad, sgd: ``pred = s_a`` (the round's score), ``rate = eta``.
+
+   Then ``e = h (pred - r)``; stop if ``e == 0``. For each entry, ``g_i = e x_i``;
+   adaptive oracles ``G_i += g_i^2`` and skip the coordinate while ``G_i == 0``;
+   ``q_i = S_i sqrt(G_i)`` (normalized), ``sqrt(G_i)`` (adagrad), 1 (sgd);
+   ``Q += (x_i x_i) / q_i``. Intercept: ``Gb += e^2`` (adaptive), ``q_b = sqrt(Gb)``
+   or 1, ``Q += 1 / q_b``. With ``no_overshoot``: ``rate = min(rate, 1 / (h Q))``.
+   Finally ``W_i -= rate (e x_i) / q_i`` and ``b -= rate e / q_b``.
 
 Scalar Python floats (IEEE double, ``math.sqrt``/``math.pow``, the C library's)
 in the kernel's order of operations, so the state is reproduced bit for bit.
@@ -81,7 +83,7 @@ def _entries(X, i: int):
     return list(enumerate(X[i].tolist()))
 
 
-def _update(st, a, row, s_a, r, h, *, regressor, eta, fit_intercept):
+def _update(st, a, row, s_a, r, h, *, regressor, eta, fit_intercept, no_overshoot):
     W, b = st["coef_"][a], st["intercept_"]
     S, G, Gb = st["scale_"][a], st["grad_sq_"][a], st["intercept_grad_sq_"]
     nz = [(i, v) for i, v in row if v != 0.0]
@@ -102,41 +104,45 @@ def _update(st, a, row, s_a, r, h, *, regressor, eta, fit_intercept):
             pred = pred + float(b[a])
             nrm = nrm + 1.0
         st["norm_sum_"][a] = float(st["norm_sum_"][a]) + nrm
-        e = h * (pred - r)
         N = float(st["norm_sum_"][a])
-        if N <= 0.0 or e == 0.0:
+        if N <= 0.0:
             return
         rate = eta * math.sqrt(float(st["n_updates_"][a]) / N)
-        for i, v in nz:
-            g = e * v
-            G[i] = float(G[i]) + g * g
-            if G[i] > 0.0:
-                W[i] = float(W[i]) - rate * g / (float(S[i]) * math.sqrt(G[i]))
-        if fit_intercept:
-            Gb[a] = float(Gb[a]) + e * e
-            if Gb[a] > 0.0:
-                b[a] = float(b[a]) - rate * e / math.sqrt(Gb[a])
-        return
-    e = h * (s_a - r)
-    if e == 0.0:
-        return
-    if regressor == "adagrad":
-        for i, v in nz:
-            g = e * v
-            G[i] = float(G[i]) + g * g
-            if G[i] > 0.0:
-                W[i] = float(W[i]) - eta * g / math.sqrt(G[i])
-        if fit_intercept:
-            Gb[a] = float(Gb[a]) + e * e
-            if Gb[a] > 0.0:
-                b[a] = float(b[a]) - eta * e / math.sqrt(Gb[a])
-    elif regressor == "sgd":
-        for i, v in nz:
-            W[i] = float(W[i]) - eta * (e * v)
-        if fit_intercept:
-            b[a] = float(b[a]) - eta * e
+    elif regressor in ("adagrad", "sgd"):
+        pred, rate = s_a, eta
     else:
         raise ValueError(regressor)
+    e = h * (pred - r)
+    if e == 0.0:
+        return
+    adaptive = regressor != "sgd"
+    qs, Q = {}, 0.0
+    for i, v in nz:
+        q = 1.0
+        if adaptive:
+            g = e * v
+            G[i] = float(G[i]) + g * g
+            if not G[i] > 0.0:
+                continue
+            q = math.sqrt(G[i])
+            if regressor == "normalized":
+                q = float(S[i]) * q
+        qs[i] = q
+        Q = Q + (v * v) / q
+    qb = 1.0
+    if fit_intercept:
+        if adaptive:
+            Gb[a] = float(Gb[a]) + e * e
+            qb = math.sqrt(Gb[a]) if Gb[a] > 0.0 else 0.0
+        if qb > 0.0:
+            Q = Q + 1.0 / qb
+    if no_overshoot and Q > 0.0:
+        rate = min(rate, 1.0 / (h * Q))
+    for i, v in nz:
+        if i in qs:
+            W[i] = float(W[i]) - rate * (e * v) / qs[i]
+    if fit_intercept and qb > 0.0:
+        b[a] = float(b[a]) - rate * e / qb
 
 
 def squarecb(
@@ -145,12 +151,13 @@ def squarecb(
     U: np.ndarray,
     k: int,
     *,
-    gamma_scale: float = 100.0,
+    gamma_scale: float = 30.0,
     gamma_exponent: float = 0.5,
     learning_rate: float = 0.25,
     fit_intercept: bool = True,
     regressor: str = "normalized",
     importance_weighted: bool = False,
+    no_overshoot: bool = True,
     t0: int = 0,
     state: dict[str, np.ndarray] | None = None,
 ) -> SquareCBTrace:
@@ -191,12 +198,15 @@ def squarecb(
             regressor=regressor,
             eta=learning_rate,
             fit_intercept=fit_intercept,
+            no_overshoot=no_overshoot,
         )
         played[j], greedy[j], rewards[j] = a, g, r
     return SquareCBTrace(st, played, greedy, rewards, props)
 
 
-def nag_regression(X, r, *, eta: float, fit_intercept: bool = True):
+def nag_regression(
+    X, r, *, eta: float, fit_intercept: bool = True, no_overshoot: bool = True
+):
     """Algorithm NAG (Ross et al. 2013) on a plain regression stream ``(x_t, r_t)``:
     the oracle SquareCB runs on each class's sub-stream. Returns the state of one
     regressor ``(w, b, s, G, Gb, N, n)``."""
@@ -213,5 +223,6 @@ def nag_regression(X, r, *, eta: float, fit_intercept: bool = True):
             regressor="normalized",
             eta=eta,
             fit_intercept=fit_intercept,
+            no_overshoot=no_overshoot,
         )
     return st

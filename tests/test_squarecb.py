@@ -36,8 +36,14 @@ STATE = (
 @pytest.mark.parametrize("regressor", list(REGRESSORS))
 @pytest.mark.parametrize(
     "extra",
-    [{}, {"fit_intercept": False}, {"importance_weighted": True, "gamma_scale": 3.0}],
-    ids=["default", "no-intercept", "importance"],
+    [
+        {},
+        {"fit_intercept": False},
+        {"importance_weighted": True, "gamma_scale": 3.0},
+        {"no_overshoot": False},
+        {"no_overshoot": False, "importance_weighted": True, "learning_rate": 2.0},
+    ],
+    ids=["default", "no-intercept", "importance", "overshoot", "overshoot-iw"],
 )
 @pytest.mark.parametrize("container", ["dense", "csr"])
 def test_partial_fit_matches_reference(regressor, extra, container):
@@ -268,10 +274,10 @@ def test_zero_rows_without_intercept_are_safe():
         assert est.n_updates_.sum() == 20
 
 
-def _scaled_run(regressor, factors, n=5000, seed=0):
+def _scaled_run(regressor, factors, n=5000, seed=0, **extra):
     X, y = make_stream(n, d=10, k=4, seed=11, n_empty=50)
     X = X * factors
-    params = {"regressor": regressor, **REGRESSORS[regressor]}
+    params = {"regressor": regressor, **REGRESSORS[regressor], **extra}
     fb = BanditFeedback(y)
     est = SquareCB(random_state=seed, **params).partial_fit(X, fb, classes=range(4))
     return est, fb, X
@@ -298,9 +304,10 @@ def test_normalized_oracle_is_scale_invariant_and_sgd_is_not():
     shrink = np.where(factors < 1, factors, 1.0)
     _, g1, _ = _scaled_run("sgd", shrink)
     assert np.mean(g0.actions_ != g1.actions_) > 0.05
-    # and the columns scaled by 1e3 make its constant step diverge
+    # and, without the no-overshoot cap, the columns scaled by 1e3 make its
+    # constant step diverge
     with pytest.raises(FloatingPointError, match="non-finite"):
-        _scaled_run("sgd", factors)
+        _scaled_run("sgd", factors, no_overshoot=False)
 
 
 def test_adagrad_is_not_scale_invariant_either():
@@ -341,7 +348,51 @@ def test_learn_reads_only_its_arguments():
         regressor="normalized",
         eta=0.25,
         fit_intercept=True,
+        no_overshoot=True,
     )
     for name in STATE:
         assert_array_equal(getattr(est, name), st[name], err_msg=name)
     assert_array_equal(est.coef_[:2], before.coef_[:2])
+
+
+@pytest.mark.parametrize("regressor", list(REGRESSORS))
+def test_no_overshoot_caps_the_step_at_the_reward(regressor):
+    """With ``no_overshoot`` the update moves the played regressor's prediction on
+    the row towards the reward, at most to it, whatever the learning rate; a large
+    rate without the cap overshoots."""
+    X, y = make_stream(200, d=6, k=3, seed=9)
+    X = X + 0.5  # no zero entries: every coordinate moves
+    overshoots = 0
+    for no_overshoot in (True, False):
+        est = SquareCB(
+            regressor=regressor,
+            learning_rate=50.0,
+            no_overshoot=no_overshoot,
+            random_state=0,
+        )
+        est.partial_fit(X[:20], y[:20], classes=range(3))
+        for t in range(20, 60):
+            x = X[t : t + 1]
+            fb = BanditFeedback(y[t : t + 1])
+            # the prediction the update starts from (NAG: after its rescaling)
+            before = copy.deepcopy(est)
+            est.partial_fit(x, fb)
+            a, r = int(fb.actions_[0]), float(fb.rewards_[0])
+            after = est.decision_function(x)[0, a]
+            if regressor == "normalized":
+                s_old = before.scale_[a]
+                grow = np.abs(x[0]) > s_old
+                w = before.coef_[a].copy()
+                w[grow & (s_old > 0)] *= (
+                    s_old[grow & (s_old > 0)] / np.abs(x[0][grow & (s_old > 0)])
+                ) ** 2
+                pred = float(x[0] @ w + before.intercept_[a])
+            else:
+                pred = float(before.decision_function(x)[0, a])
+            lo, hi = min(pred, r), max(pred, r)
+            if no_overshoot:
+                tol = 1e-9 * (1 + abs(pred))
+                assert lo - tol <= after <= hi + tol, (t, pred, r, after)
+            else:
+                overshoots += not (lo <= after <= hi)
+    assert overshoots > 10

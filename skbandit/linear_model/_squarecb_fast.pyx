@@ -10,7 +10,10 @@ greedy label ``g``:
 * update: only the played class's regressor, one online step on the squared
   loss ``h (s_a - r)^2 / 2`` (``h = 1 / p`` with importance weighting, else 1),
   by one of three oracles (``REG_NORMALIZED``: Ross, Mineiro & Langford's NAG;
-  ``REG_ADAGRAD``: per-coordinate AdaGrad; ``REG_SGD``: a constant step).
+  ``REG_ADAGRAD``: per-coordinate AdaGrad; ``REG_SGD``: a constant step), with
+  the rate capped (``no_overshoot``) so that the prediction on the row moves at
+  most to the reward. A row whose cap is not finite (``||x||^2`` overflows)
+  stops the pass with ``STATUS_NONFINITE``.
 
 The NAG state is per regressor: scales ``S[a, i]``, accumulators ``G[a, i]``
 (``Gb[a]`` for the intercept), ``N[a]`` and the update count ``n[a]``. The
@@ -21,7 +24,9 @@ in ``N`` (their gradient is 0), so dense and CSR rows give the same state.
 
 from libc.math cimport fabs, pow, sqrt
 
-from skbandit._core._kernel cimport LinearKernel, Row
+from skbandit._core._kernel cimport STATUS_NONFINITE, LinearKernel, Row
+
+import numpy as np
 
 
 cpdef enum SquareCBRegressor:
@@ -59,12 +64,15 @@ cdef class SquareCBKernel(LinearKernel):
     cdef double gamma_exponent
     cdef bint fit_intercept
     cdef bint importance_weighted
+    cdef bint no_overshoot
+    # scratch: the per-coordinate denominators q_i of the current step
+    cdef double[::1] qbuf
 
     def __init__(self, double[:, ::1] W, double[::1] b, double[:, ::1] S,
                  double[:, ::1] G, double[::1] Gb, double[::1] N,
                  long long[::1] n_upd, int regressor, double eta,
                  double gamma_scale, double gamma_exponent, bint fit_intercept,
-                 bint importance_weighted):
+                 bint importance_weighted, bint no_overshoot):
         LinearKernel.__init__(self, W, False)
         k, d = W.shape[0], W.shape[1]
         if (b.shape[0] != k or S.shape[0] != k or S.shape[1] != d
@@ -85,6 +93,8 @@ cdef class SquareCBKernel(LinearKernel):
         self.gamma_exponent = gamma_exponent
         self.fit_intercept = fit_intercept
         self.importance_weighted = importance_weighted
+        self.no_overshoot = no_overshoot
+        self.qbuf = np.zeros(d, dtype=np.float64)
 
     cdef void compute_scores(self, Row x, long long t) noexcept nogil:
         cdef int r
@@ -101,23 +111,28 @@ cdef class SquareCBKernel(LinearKernel):
     cdef void learn(self, Row x, long long t, int played, int greedy,
                     double prob, double reward) noexcept nogil:
         cdef double h = 1.0 / prob if self.importance_weighted else 1.0
+        cdef double pred, rate
+        cdef int a = played
+        self.n_upd[a] += 1
         if self.regressor == REG_NORMALIZED:
-            self._learn_nag(x, played, h, reward)
-        elif self.regressor == REG_ADAGRAD:
-            self._learn_adagrad(x, played, h, reward)
+            pred = self._nag_rescale(x, a)
+            if self.N[a] <= 0.0:
+                return  # an empty row without intercept: nothing to learn
+            rate = self.eta * sqrt(<double>self.n_upd[a] / self.N[a])
         else:
-            self._learn_sgd(x, played, h, reward)
+            pred = self.scores[a]
+            rate = self.eta
+        self._step(x, a, h, h * (pred - reward), rate)
 
-    cdef void _learn_nag(self, Row x, int a, double h, double reward) noexcept nogil:
-        # Ross, Mineiro & Langford (2013), Algorithm NAG, on regressor a.
+    cdef double _nag_rescale(self, Row x, int a) noexcept nogil:
+        # Ross, Mineiro & Langford (2013), Algorithm NAG, first half, on
+        # regressor a: rescale the weights of the features whose scale grows,
+        # predict, and add the row's normalized squared norm to N.
         cdef double* w = &self.W[a, 0]
         cdef double* s = &self.S[a, 0]
-        cdef double* G = &self.G[a, 0]
-        cdef double pred = 0.0, nrm = 0.0, v, av, q, g, step, rate
+        cdef double pred = 0.0, nrm = 0.0, v, av, q
         cdef int j, i
         cdef bint dense = x.ind == NULL
-        # 1. rescale the weights of the features whose scale grows; predict;
-        #    the row's normalized squared norm sum_i x_i^2 / s_i^2
         for j in range(x.nnz):
             v = x.val[j]
             if v == 0.0:
@@ -135,77 +150,72 @@ cdef class SquareCBKernel(LinearKernel):
         if self.fit_intercept:
             pred = pred + self.b[a]
             nrm = nrm + 1.0
-        self.n_upd[a] += 1
         self.N[a] = self.N[a] + nrm
-        step = h * (pred - reward)
-        if self.N[a] <= 0.0 or step == 0.0:
-            # nothing to learn: an empty row without intercept, or no error
-            return
-        # 2. per-coordinate normalized adaptive step, eta sqrt(n / N)
-        rate = self.eta * sqrt(<double>self.n_upd[a] / self.N[a])
-        for j in range(x.nnz):
-            v = x.val[j]
-            if v == 0.0:
-                continue
-            i = j if dense else x.ind[j]
-            g = step * v
-            G[i] = G[i] + g * g
-            if G[i] > 0.0:
-                w[i] = w[i] - rate * g / (s[i] * sqrt(G[i]))
-        if self.fit_intercept:
-            self.Gb[a] = self.Gb[a] + step * step
-            if self.Gb[a] > 0.0:
-                self.b[a] = self.b[a] - rate * step / sqrt(self.Gb[a])
+        return pred
 
-    cdef void _learn_adagrad(self, Row x, int a, double h,
-                             double reward) noexcept nogil:
-        # Per-coordinate AdaGrad (Duchi, Hazan & Singer 2011), diagonal.
+    cdef void _step(self, Row x, int a, double h, double e,
+                    double rate) noexcept nogil:
+        # One step on h (pred - r)^2 / 2 with error e = h (pred - r):
+        # w_i -= rate g_i / q_i with g_i = e x_i and the per-coordinate
+        # denominator q_i = s_i sqrt(G_i) (NAG), sqrt(G_i) (AdaGrad) or 1 (SGD),
+        # G_i += g_i^2 first. With ``no_overshoot`` the rate is capped at
+        # 1 / (h Q), Q = sum_i x_i^2 / q_i (+ 1 / q_b): the step then moves the
+        # prediction at most to the reward.
         cdef double* w = &self.W[a, 0]
+        cdef double* s = &self.S[a, 0]
         cdef double* G = &self.G[a, 0]
-        cdef double step = h * (self.scores[a] - reward), v, g
+        cdef double* qbuf = &self.qbuf[0]
+        cdef double Q = 0.0, v, g, q, qb = 1.0, lim
         cdef int j, i
         cdef bint dense = x.ind == NULL
-        self.n_upd[a] += 1
-        if step == 0.0:
-            return
+        cdef bint adaptive = self.regressor != REG_SGD
+        if e == 0.0:
+            return  # no error: nothing to learn (every g_i is 0)
         for j in range(x.nnz):
             v = x.val[j]
             if v == 0.0:
                 continue
             i = j if dense else x.ind[j]
-            g = step * v
-            G[i] = G[i] + g * g
-            if G[i] > 0.0:
-                w[i] = w[i] - self.eta * g / sqrt(G[i])
+            q = 1.0
+            if adaptive:
+                g = e * v
+                G[i] = G[i] + g * g
+                if not G[i] > 0.0:
+                    qbuf[i] = 0.0  # a zero gradient so far: not moved
+                    continue
+                q = sqrt(G[i])
+                if self.regressor == REG_NORMALIZED:
+                    q = s[i] * q
+            qbuf[i] = q
+            Q = Q + (v * v) / q
         if self.fit_intercept:
-            self.Gb[a] = self.Gb[a] + step * step
-            if self.Gb[a] > 0.0:
-                self.b[a] = self.b[a] - self.eta * step / sqrt(self.Gb[a])
-
-    cdef void _learn_sgd(self, Row x, int a, double h, double reward) noexcept nogil:
-        # Online gradient descent with a constant step.
-        cdef double* w = &self.W[a, 0]
-        cdef double step = h * (self.scores[a] - reward), v
-        cdef int j
-        cdef bint dense = x.ind == NULL
-        self.n_upd[a] += 1
-        if step == 0.0:
+            if adaptive:
+                self.Gb[a] = self.Gb[a] + e * e
+                qb = sqrt(self.Gb[a]) if self.Gb[a] > 0.0 else 0.0
+            if qb > 0.0:
+                Q = Q + 1.0 / qb
+        if self.no_overshoot and not Q - Q == 0.0:
+            # ||x||^2 overflowed (or the state is not finite): stop the pass,
+            # as for non-finite scores (the block is rolled back)
+            self.status = STATUS_NONFINITE
             return
+        if self.no_overshoot and Q > 0.0:
+            lim = 1.0 / (h * Q)
+            if lim < rate:
+                rate = lim
         for j in range(x.nnz):
             v = x.val[j]
             if v == 0.0:
                 continue
-            if dense:
-                w[j] = w[j] - self.eta * (step * v)
-            else:
-                w[x.ind[j]] = w[x.ind[j]] - self.eta * (step * v)
-        if self.fit_intercept:
-            self.b[a] = self.b[a] - self.eta * step
+            i = j if dense else x.ind[j]
+            if qbuf[i] > 0.0:
+                w[i] = w[i] - rate * (e * v) / qbuf[i]
+        if self.fit_intercept and qb > 0.0:
+            self.b[a] = self.b[a] - rate * e / qb
 
 
 def py_igw(const double[::1] scores, int greedy, double gamma):
     """The compiled inverse-gap-weighting distribution for these scores."""
-    import numpy as np
     cdef int k = <int>scores.shape[0]
     if k < 1 or not 0 <= greedy < k:
         raise ValueError("greedy out of range or scores empty")
