@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import copy
 import math
+import subprocess
+import sys
+from pathlib import Path
 
 import _reference_squarecb as ref
 import numpy as np
@@ -396,3 +399,16 @@ def test_no_overshoot_caps_the_step_at_the_reward(regressor):
             else:
                 overshoots += not (lo <= after <= hi)
     assert overshoots > 10
+
+
+def test_bench_squarecb_smoke_run():
+    bench = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_squarecb.py"
+    out = subprocess.run(
+        [sys.executable, str(bench), "--n-rounds", "1500", "--repeat", "1",
+         "--inputs", "csr", "--numpy-rounds", "200", "--vw-rounds", "200"],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    for name in ("Banditron", "SquareCB", "SquareCB adagrad", "SquareCB sgd"):
+        assert f"skbandit {name} partial_fit (1 call)" in out.stdout, name
+    assert "FAILED" not in out.stdout
