@@ -12,6 +12,7 @@ from skbandit.linear_model import (
     Gaptron,
     MulticlassPerceptron,
     PNewtron,
+    SquareCB,
 )
 from skbandit.multiclass import ConservativeOneVsAll, OffsetTree, SeparableOneVsAll
 
@@ -29,5 +30,6 @@ __all__ = [
     "PNewtron",
     "SOBA",
     "SeparableOneVsAll",
+    "SquareCB",
     "__version__",
 ]

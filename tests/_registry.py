@@ -22,6 +22,7 @@ from skbandit import (
     OffsetTree,
     PNewtron,
     SeparableOneVsAll,
+    SquareCB,
 )
 
 
@@ -45,6 +46,9 @@ class Entry:
     # a full-information learner whose policy is randomised (it does not always
     # play its greedy label)
     randomised_full_information: bool = False
+    # the scores include a fitted intercept (``intercept_``): an all-zero row
+    # does not make every class tie
+    intercept: bool = False
 
     @property
     def name(self) -> str:
@@ -227,6 +231,40 @@ ENTRIES += [
         epsilon_greedy=True,
         gamma_param="exploration",
     ),
+]
+
+# SquareCB: inverse gap weighting with a round-dependent gamma_t; each oracle
+ENTRIES += [
+    Entry(
+        SquareCB,
+        params={"regressor": regressor, **extra},
+        invalid_params=(
+            ({"gamma_scale": 0.0}, "gamma_scale"),
+            ({"gamma_scale": -1.0}, "gamma_scale"),
+            ({"gamma_exponent": -0.5}, "gamma_exponent"),
+            ({"learning_rate": 0.0}, "learning_rate"),
+            ({"regressor": "ftrl"}, "regressor"),
+            ({"fit_intercept": "yes"}, "fit_intercept"),
+            ({"importance_weighted": 1.5}, "importance_weighted"),
+        ),
+        valid_edge_params=(
+            {"gamma_exponent": 0.0},
+            {"gamma_scale": 1e-8},
+            {"fit_intercept": False},
+            {"importance_weighted": True},
+        ),
+        variant=variant,
+        intercept=extra.get("fit_intercept", True),
+        # scikit-learn's checks use features near 100: a small constant step
+        check_params={"regressor": regressor, **extra}
+        | ({"learning_rate": 1e-5} if regressor == "sgd" else {}),
+    )
+    for variant, regressor, extra in (
+        ("", "normalized", {}),
+        ("no-intercept", "normalized", {"fit_intercept": False}),
+        ("adagrad", "adagrad", {"learning_rate": 0.1}),
+        ("sgd", "sgd", {"learning_rate": 0.01}),
+    )
 ]
 
 BANDIT_ENTRIES = [e for e in ENTRIES if e.bandit]

@@ -460,7 +460,8 @@ def test_compiled_distribution_twins(entry):
         assert_array_equal(p, expected)
     # marginal: the average over the two tied maximisers 1 and 3
     marginal = kernel.py_marginal_distribution(s, est.t_ + 1)
-    avg = (kernel.py_distribution(s, 1, 1) + kernel.py_distribution(s, 1, 3)) / 2
+    t = est.t_ + 1
+    avg = (kernel.py_distribution(s, t, 1) + kernel.py_distribution(s, t, 3)) / 2
     np.testing.assert_allclose(marginal, avg, rtol=1e-15)
 
 

@@ -142,6 +142,8 @@ def test_label_leak_fit_several_epochs_string_labels(entry, container, shuffle):
 def test_streams_have_many_ties(entry):
     """The streams above exercise tie breaking: before many rounds, also on
     non-empty rows, several classes share the top score of the current model."""
+    if entry.intercept:
+        pytest.skip("fitted intercepts break the ties (its no-intercept variant runs)")
     k, n, seed = 5, 300, 45
     X, y = _tie_stream(n, k, seed)
     est = entry.make(random_state=seed)

@@ -5,5 +5,13 @@ from skbandit.linear_model._gaptron import Gaptron
 from skbandit.linear_model._perceptron import MulticlassPerceptron
 from skbandit.linear_model._pnewtron import PNewtron
 from skbandit.linear_model._soba import SOBA
+from skbandit.linear_model._squarecb import SquareCB
 
-__all__ = ["Banditron", "Gaptron", "MulticlassPerceptron", "PNewtron", "SOBA"]
+__all__ = [
+    "Banditron",
+    "Gaptron",
+    "MulticlassPerceptron",
+    "PNewtron",
+    "SOBA",
+    "SquareCB",
+]

@@ -1,0 +1,225 @@
+"""SquareCB kernel: inverse gap weighting over per-class linear reward regressors.
+
+Each round, with predicted rewards ``s_a = w_a . x + b_a`` and the tie-broken
+greedy label ``g``:
+
+* policy (Foster & Rakhlin 2020, inverse gap weighting) at global round ``t``:
+  ``gamma_t = gamma_scale * t ** gamma_exponent``,
+  ``p_a = 1 / (k + gamma_t (s_g - s_a))`` for ``a != g`` (summed in class order)
+  and ``p_g = 1 - sum_{a != g} p_a``;
+* update: only the played class's regressor, one online step on the squared
+  loss ``h (s_a - r)^2 / 2`` (``h = 1 / p`` with importance weighting, else 1),
+  by one of three oracles (``REG_NORMALIZED``: Ross, Mineiro & Langford's NAG;
+  ``REG_ADAGRAD``: per-coordinate AdaGrad; ``REG_SGD``: a constant step), with
+  the rate capped (``no_overshoot``) so that the prediction on the row moves at
+  most to the reward. A row whose cap is not finite (``||x||^2`` overflows)
+  stops the pass with ``STATUS_NONFINITE``.
+
+The NAG state is per regressor: scales ``S[a, i]``, accumulators ``G[a, i]``
+(``Gb[a]`` for the intercept), ``N[a]`` and the update count ``n[a]``. The
+intercept is a constant feature of value 1 whose scale is fixed to 1. Stored
+zeros (dense zeros included) are skipped: they neither set a scale nor count
+in ``N`` (their gradient is 0), so dense and CSR rows give the same state.
+"""
+
+from libc.math cimport fabs, pow, sqrt
+
+from skbandit._core._kernel cimport STATUS_NONFINITE, LinearKernel, Row
+
+import numpy as np
+
+
+cpdef enum SquareCBRegressor:
+    REG_NORMALIZED = 0
+    REG_ADAGRAD = 1
+    REG_SGD = 2
+
+
+cdef inline void igw(const double* s, int k, int greedy, double gamma,
+                     double* p) noexcept nogil:
+    """Inverse gap weighting: ``p_a = 1 / (k + gamma (s_g - s_a))``, ``a != g``;
+    ``p_g = 1 - sum_{a != g} p_a`` (summed in class order)."""
+    cdef int a
+    cdef double total = 0.0
+    cdef double best = s[greedy]
+    for a in range(k):
+        if a != greedy:
+            p[a] = 1.0 / (k + gamma * (best - s[a]))
+            total = total + p[a]
+    p[greedy] = 1.0 - total
+
+
+cdef class SquareCBKernel(LinearKernel):
+    """SquareCB: IGW play over ``W x + b``, squared-loss update of the played row."""
+
+    cdef double[::1] b
+    cdef double[:, ::1] S
+    cdef double[:, ::1] G
+    cdef double[::1] Gb
+    cdef double[::1] N
+    cdef long long[::1] n_upd
+    cdef int regressor
+    cdef double eta
+    cdef double gamma_scale
+    cdef double gamma_exponent
+    cdef bint fit_intercept
+    cdef bint importance_weighted
+    cdef bint no_overshoot
+    # scratch: the per-coordinate denominators q_i of the current step
+    cdef double[::1] qbuf
+
+    def __init__(self, double[:, ::1] W, double[::1] b, double[:, ::1] S,
+                 double[:, ::1] G, double[::1] Gb, double[::1] N,
+                 long long[::1] n_upd, int regressor, double eta,
+                 double gamma_scale, double gamma_exponent, bint fit_intercept,
+                 bint importance_weighted, bint no_overshoot):
+        LinearKernel.__init__(self, W, False)
+        k, d = W.shape[0], W.shape[1]
+        if (b.shape[0] != k or S.shape[0] != k or S.shape[1] != d
+                or G.shape[0] != k or G.shape[1] != d or Gb.shape[0] != k
+                or N.shape[0] != k or n_upd.shape[0] != k):
+            raise ValueError("SquareCB state arrays have inconsistent shapes")
+        if regressor not in (REG_NORMALIZED, REG_ADAGRAD, REG_SGD):
+            raise ValueError(f"unknown regressor code {regressor}")
+        self.b = b
+        self.S = S
+        self.G = G
+        self.Gb = Gb
+        self.N = N
+        self.n_upd = n_upd
+        self.regressor = regressor
+        self.eta = eta
+        self.gamma_scale = gamma_scale
+        self.gamma_exponent = gamma_exponent
+        self.fit_intercept = fit_intercept
+        self.importance_weighted = importance_weighted
+        self.no_overshoot = no_overshoot
+        self.qbuf = np.zeros(d, dtype=np.float64)
+
+    cdef void compute_scores(self, Row x, long long t) noexcept nogil:
+        cdef int r
+        LinearKernel.compute_scores(self, x, t)
+        if self.fit_intercept:
+            for r in range(self.n_classes):
+                self.scores[r] = self.scores[r] + self.b[r]
+
+    cdef void distribution(self, const double* s, long long t, int greedy,
+                           double* p) noexcept nogil:
+        cdef double gamma = self.gamma_scale * pow(<double>t, self.gamma_exponent)
+        igw(s, self.n_classes, greedy, gamma, p)
+
+    cdef void learn(self, Row x, long long t, int played, int greedy,
+                    double prob, double reward) noexcept nogil:
+        cdef double h = 1.0 / prob if self.importance_weighted else 1.0
+        cdef double pred, rate
+        cdef int a = played
+        self.n_upd[a] += 1
+        if self.regressor == REG_NORMALIZED:
+            pred = self._nag_rescale(x, a)
+            if self.N[a] <= 0.0:
+                return  # an empty row without intercept: nothing to learn
+            rate = self.eta * sqrt(<double>self.n_upd[a] / self.N[a])
+        else:
+            pred = self.scores[a]
+            rate = self.eta
+        self._step(x, a, h, h * (pred - reward), rate)
+
+    cdef double _nag_rescale(self, Row x, int a) noexcept nogil:
+        # Ross, Mineiro & Langford (2013), Algorithm NAG, first half, on
+        # regressor a: rescale the weights of the features whose scale grows,
+        # predict, and add the row's normalized squared norm to N.
+        cdef double* w = &self.W[a, 0]
+        cdef double* s = &self.S[a, 0]
+        cdef double pred = 0.0, nrm = 0.0, v, av, q
+        cdef int j, i
+        cdef bint dense = x.ind == NULL
+        for j in range(x.nnz):
+            v = x.val[j]
+            if v == 0.0:
+                continue
+            i = j if dense else x.ind[j]
+            av = fabs(v)
+            if av > s[i]:
+                if s[i] > 0.0:
+                    q = s[i] / av
+                    w[i] = w[i] * (q * q)
+                s[i] = av
+            pred = pred + w[i] * v
+            q = v / s[i]
+            nrm = nrm + q * q
+        if self.fit_intercept:
+            pred = pred + self.b[a]
+            nrm = nrm + 1.0
+        self.N[a] = self.N[a] + nrm
+        return pred
+
+    cdef void _step(self, Row x, int a, double h, double e,
+                    double rate) noexcept nogil:
+        # One step on h (pred - r)^2 / 2 with error e = h (pred - r):
+        # w_i -= rate g_i / q_i with g_i = e x_i and the per-coordinate
+        # denominator q_i = s_i sqrt(G_i) (NAG), sqrt(G_i) (AdaGrad) or 1 (SGD),
+        # G_i += g_i^2 first. With ``no_overshoot`` the rate is capped at
+        # 1 / (h Q), Q = sum_i x_i^2 / q_i (+ 1 / q_b): the step then moves the
+        # prediction at most to the reward.
+        cdef double* w = &self.W[a, 0]
+        cdef double* s = &self.S[a, 0]
+        cdef double* G = &self.G[a, 0]
+        cdef double* qbuf = &self.qbuf[0]
+        cdef double Q = 0.0, v, g, q, qb = 1.0, lim
+        cdef int j, i
+        cdef bint dense = x.ind == NULL
+        cdef bint adaptive = self.regressor != REG_SGD
+        if e == 0.0:
+            return  # no error: nothing to learn (every g_i is 0)
+        for j in range(x.nnz):
+            v = x.val[j]
+            if v == 0.0:
+                continue
+            i = j if dense else x.ind[j]
+            q = 1.0
+            if adaptive:
+                g = e * v
+                G[i] = G[i] + g * g
+                if not G[i] > 0.0:
+                    qbuf[i] = 0.0  # a zero gradient so far: not moved
+                    continue
+                q = sqrt(G[i])
+                if self.regressor == REG_NORMALIZED:
+                    q = s[i] * q
+            qbuf[i] = q
+            Q = Q + (v * v) / q
+        if self.fit_intercept:
+            if adaptive:
+                self.Gb[a] = self.Gb[a] + e * e
+                qb = sqrt(self.Gb[a]) if self.Gb[a] > 0.0 else 0.0
+            if qb > 0.0:
+                Q = Q + 1.0 / qb
+        if self.no_overshoot and not Q - Q == 0.0:
+            # ||x||^2 overflowed (or the state is not finite): stop the pass,
+            # as for non-finite scores (the block is rolled back)
+            self.status = STATUS_NONFINITE
+            return
+        if self.no_overshoot and Q > 0.0:
+            lim = 1.0 / (h * Q)
+            if lim < rate:
+                rate = lim
+        for j in range(x.nnz):
+            v = x.val[j]
+            if v == 0.0:
+                continue
+            i = j if dense else x.ind[j]
+            if qbuf[i] > 0.0:
+                w[i] = w[i] - rate * (e * v) / qbuf[i]
+        if self.fit_intercept and qb > 0.0:
+            self.b[a] = self.b[a] - rate * e / qb
+
+
+def py_igw(const double[::1] scores, int greedy, double gamma):
+    """The compiled inverse-gap-weighting distribution for these scores."""
+    cdef int k = <int>scores.shape[0]
+    if k < 1 or not 0 <= greedy < k:
+        raise ValueError("greedy out of range or scores empty")
+    out = np.empty(k, dtype=np.float64)
+    cdef double[::1] o = out
+    igw(&scores[0], k, greedy, gamma, &o[0])
+    return out

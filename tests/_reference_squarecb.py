@@ -1,0 +1,228 @@
+"""Pure-Python/NumPy reference of SquareCB (Foster & Rakhlin 2020) with the NAG,
+AdaGrad and SGD oracles (Ross, Mineiro & Langford 2013; Duchi et al. 2011).
+
+Written from docs/algorithms.md (SquareCB), independently of the compiled kernel,
+with the same uniforms (``_reference.py`` rules 1, 2, 4 and 6). Per round ``t``
+(1-based, global), with ``k`` classes:
+
+1. Predicted rewards ``s = W x + b`` (``W x`` summed sequentially over the stored
+   entries, then ``+ b``; no ``b`` without intercept).
+2. Greedy ``g`` among the exact maximisers by ``u2``; ``gamma_t = gamma_scale *
+   math.pow(t, gamma_exponent)``; ``p_a = 1 / (k + gamma_t (s_g - s_a))`` for
+   ``a != g`` in class order, ``p_g = 1 - (sum of those, summed in class order)``.
+3. Draw ``a`` by inverse CDF on ``u1``; reward ``r = 1[a == y]``;
+   ``h = 1 / p_g(a)`` with importance weighting, else 1.
+4. Update regressor ``a`` only (``n_a += 1`` in every case), over the non-zero
+   entries of the row in stored order (the CSR input has one entry per column):
+
+   - normalized (NAG): for each entry with ``|x_i| > S_i``: if ``S_i > 0``,
+     ``W_i *= (S_i / |x_i|)^2``; ``S_i = |x_i|``. Then ``pred = sum W_i x_i (+ b)``
+     and ``nrm = sum (x_i / S_i)^2 (+ 1)`` accumulated in the same loop;
+     ``N_a += nrm``; stop if ``N_a <= 0``; ``rate = eta sqrt(n_a / N_a)``.
+   - adagrad, sgd: ``pred = s_a`` (the round's score), ``rate = eta``.
+
+   Then ``e = h (pred - r)``; stop if ``e == 0``. For each entry, ``g_i = e x_i``;
+   adaptive oracles ``G_i += g_i^2`` and skip the coordinate while ``G_i == 0``;
+   ``q_i = S_i sqrt(G_i)`` (normalized), ``sqrt(G_i)`` (adagrad), 1 (sgd);
+   ``Q += (x_i x_i) / q_i``. Intercept: ``Gb += e^2`` (adaptive), ``q_b = sqrt(Gb)``
+   or 1, ``Q += 1 / q_b``. With ``no_overshoot``: ``rate = min(rate, 1 / (h Q))``.
+   Finally ``W_i -= rate (e x_i) / q_i`` and ``b -= rate e / q_b``.
+
+Scalar Python floats (IEEE double, ``math.sqrt``/``math.pow``, the C library's)
+in the kernel's order of operations, so the state is reproduced bit for bit.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+import scipy.sparse as sp
+from _reference import greedy_label, marginal_propensity, maximisers, sample, scores
+
+
+class SquareCBTrace(NamedTuple):
+    state: dict[str, np.ndarray]
+    played: np.ndarray
+    greedy: np.ndarray
+    rewards: np.ndarray
+    propensities: np.ndarray
+
+
+def igw(s: np.ndarray, g: int, gamma: float) -> np.ndarray:
+    """Inverse gap weighting for greedy ``g`` (exactly the operations of item 2)."""
+    k = len(s)
+    p = np.empty(k)
+    total = 0.0
+    for a in range(k):
+        if a != g:
+            p[a] = 1.0 / (k + gamma * (float(s[g]) - float(s[a])))
+            total = total + p[a]
+    p[g] = 1.0 - total
+    return p
+
+
+def fresh_state(k: int, d: int) -> dict[str, np.ndarray]:
+    return {
+        "coef_": np.zeros((k, d)),
+        "intercept_": np.zeros(k),
+        "scale_": np.zeros((k, d)),
+        "grad_sq_": np.zeros((k, d)),
+        "intercept_grad_sq_": np.zeros(k),
+        "norm_sum_": np.zeros(k),
+        "n_updates_": np.zeros(k, dtype=np.int64),
+    }
+
+
+def _entries(X, i: int):
+    """(column, value) pairs of row ``i`` in stored order."""
+    if sp.issparse(X):
+        lo, hi = X.indptr[i], X.indptr[i + 1]
+        return list(zip(X.indices[lo:hi].tolist(), X.data[lo:hi].tolist(), strict=True))
+    return list(enumerate(X[i].tolist()))
+
+
+def _update(st, a, row, s_a, r, h, *, regressor, eta, fit_intercept, no_overshoot):
+    W, b = st["coef_"][a], st["intercept_"]
+    S, G, Gb = st["scale_"][a], st["grad_sq_"][a], st["intercept_grad_sq_"]
+    nz = [(i, v) for i, v in row if v != 0.0]
+    st["n_updates_"][a] += 1
+    if regressor == "normalized":
+        pred, nrm = 0.0, 0.0
+        for i, v in nz:
+            av = abs(v)
+            if av > S[i]:
+                if S[i] > 0.0:
+                    q = float(S[i]) / av
+                    W[i] = float(W[i]) * (q * q)
+                S[i] = av
+            pred = pred + float(W[i]) * v
+            q = v / float(S[i])
+            nrm = nrm + q * q
+        if fit_intercept:
+            pred = pred + float(b[a])
+            nrm = nrm + 1.0
+        st["norm_sum_"][a] = float(st["norm_sum_"][a]) + nrm
+        N = float(st["norm_sum_"][a])
+        if N <= 0.0:
+            return
+        rate = eta * math.sqrt(float(st["n_updates_"][a]) / N)
+    elif regressor in ("adagrad", "sgd"):
+        pred, rate = s_a, eta
+    else:
+        raise ValueError(regressor)
+    e = h * (pred - r)
+    if e == 0.0:
+        return
+    adaptive = regressor != "sgd"
+    qs, Q = {}, 0.0
+    for i, v in nz:
+        q = 1.0
+        if adaptive:
+            g = e * v
+            G[i] = float(G[i]) + g * g
+            if not G[i] > 0.0:
+                continue
+            q = math.sqrt(G[i])
+            if regressor == "normalized":
+                q = float(S[i]) * q
+        qs[i] = q
+        Q = Q + (v * v) / q
+    qb = 1.0
+    if fit_intercept:
+        if adaptive:
+            Gb[a] = float(Gb[a]) + e * e
+            qb = math.sqrt(Gb[a]) if Gb[a] > 0.0 else 0.0
+        if qb > 0.0:
+            Q = Q + 1.0 / qb
+    if no_overshoot and Q > 0.0:
+        rate = min(rate, 1.0 / (h * Q))
+    for i, v in nz:
+        if i in qs:
+            W[i] = float(W[i]) - rate * (e * v) / qs[i]
+    if fit_intercept and qb > 0.0:
+        b[a] = float(b[a]) - rate * e / qb
+
+
+def squarecb(
+    X,
+    y,
+    U: np.ndarray,
+    k: int,
+    *,
+    gamma_scale: float = 30.0,
+    gamma_exponent: float = 0.5,
+    learning_rate: float = 0.25,
+    fit_intercept: bool = True,
+    regressor: str = "normalized",
+    importance_weighted: bool = False,
+    no_overshoot: bool = True,
+    t0: int = 0,
+    state: dict[str, np.ndarray] | None = None,
+) -> SquareCBTrace:
+    """Replay one pass over the rows of X (rounds ``t0 + 1, ..., t0 + n``)."""
+    n, d = X.shape
+    if sp.issparse(X):
+        X = sp.csr_matrix(X, copy=True)
+        X.sum_duplicates()
+    st = fresh_state(k, d) if state is None else {a: v.copy() for a, v in state.items()}
+    played = np.empty(n, dtype=np.int64)
+    greedy = np.empty(n, dtype=np.int64)
+    rewards = np.empty(n, dtype=np.float64)
+    props = np.empty(n, dtype=np.float64)
+    for j in range(n):
+        t = t0 + j + 1
+        row = _entries(X, j)
+        cols = np.array([c for c, _ in row], dtype=np.int64)
+        vals = np.array([v for _, v in row], dtype=np.float64)
+        s = scores(st["coef_"], None if not sp.issparse(X) else cols, vals)
+        if fit_intercept:
+            s = s + st["intercept_"]
+        g = greedy_label(s, U[j, 1])
+        gamma = gamma_scale * math.pow(float(t), gamma_exponent)
+        p = igw(s, g, gamma)
+        a = sample(p, U[j, 0])
+        r = 1.0 if a == y[j] else 0.0  # the only use of the label
+        h = 1.0 / p[a] if importance_weighted else 1.0
+        props[j] = marginal_propensity(
+            lambda c, s=s, gamma=gamma: igw(s, c, gamma), maximisers(s), a
+        )
+        _update(
+            st,
+            a,
+            row,
+            float(s[a]),
+            r,
+            h,
+            regressor=regressor,
+            eta=learning_rate,
+            fit_intercept=fit_intercept,
+            no_overshoot=no_overshoot,
+        )
+        played[j], greedy[j], rewards[j] = a, g, r
+    return SquareCBTrace(st, played, greedy, rewards, props)
+
+
+def nag_regression(
+    X, r, *, eta: float, fit_intercept: bool = True, no_overshoot: bool = True
+):
+    """Algorithm NAG (Ross et al. 2013) on a plain regression stream ``(x_t, r_t)``:
+    the oracle SquareCB runs on each class's sub-stream. Returns the state of one
+    regressor ``(w, b, s, G, Gb, N, n)``."""
+    st = fresh_state(1, X.shape[1])
+    for j in range(X.shape[0]):
+        row = _entries(X, j)
+        _update(
+            st,
+            0,
+            row,
+            0.0,
+            float(r[j]),
+            1.0,
+            regressor="normalized",
+            eta=eta,
+            fit_intercept=fit_intercept,
+            no_overshoot=no_overshoot,
+        )
+    return st

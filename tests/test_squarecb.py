@@ -1,0 +1,414 @@
+"""SquareCB (Foster & Rakhlin 2020) with the NAG / AdaGrad / SGD oracles: the
+kernel against the NumPy reference, inverse gap weighting, NAG's per-regressor
+state and scale invariance."""
+
+from __future__ import annotations
+
+import copy
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import _reference_squarecb as ref
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from _data import label_values, make_stream
+from numpy.testing import assert_allclose, assert_array_equal
+
+from skbandit import BanditFeedback, SquareCB
+from skbandit.linear_model._squarecb import igw_distribution
+
+REGRESSORS = {
+    "normalized": {},
+    "adagrad": {"learning_rate": 0.3},
+    "sgd": {"learning_rate": 0.05},
+}
+STATE = (
+    "coef_",
+    "intercept_",
+    "scale_",
+    "grad_sq_",
+    "intercept_grad_sq_",
+    "norm_sum_",
+    "n_updates_",
+)
+
+
+@pytest.mark.parametrize("regressor", list(REGRESSORS))
+@pytest.mark.parametrize(
+    "extra",
+    [
+        {},
+        {"fit_intercept": False},
+        {"importance_weighted": True, "gamma_scale": 3.0},
+        {"no_overshoot": False},
+        {"no_overshoot": False, "importance_weighted": True, "learning_rate": 2.0},
+    ],
+    ids=["default", "no-intercept", "importance", "overshoot", "overshoot-iw"],
+)
+@pytest.mark.parametrize("container", ["dense", "csr"])
+def test_partial_fit_matches_reference(regressor, extra, container):
+    """Identical actions, propensities and bitwise-equal state, dense and CSR,
+    over two calls (the round index continues across calls)."""
+    X, y = make_stream(400, d=10, k=4, seed=3)
+    X[:, 2] *= 50.0  # features of different scales
+    X[:, 5] *= 0.02
+    X = sp.csr_matrix(X) if container == "csr" else X
+    params = {"regressor": regressor, **REGRESSORS[regressor], **extra}
+    k = 4
+    classes = label_values(k)
+    est = SquareCB(random_state=7, **params)
+    rng = np.random.default_rng(7)
+    state, t0 = None, 0
+    for idx in (np.arange(150), np.arange(150, 400)):
+        est.partial_fit(X[idx], classes[y[idx]], classes=classes)
+        U = rng.random((len(idx), 2))
+        tr = ref.squarecb(X[idx], y[idx], U, k, t0=t0, state=state, **params)
+        state, t0 = tr.state, t0 + len(idx)
+    for name in STATE:
+        assert_array_equal(getattr(est, name), state[name], err_msg=name)
+    assert est.t_ == 400
+
+
+@pytest.mark.parametrize("regressor", list(REGRESSORS))
+def test_actions_and_propensities_match_reference(regressor):
+    """The feedback log (played actions, logged propensities with tie marginals)
+    is the reference's, on binary rows (frequent exact score ties)."""
+    X, y = make_stream(300, d=8, k=3, kind="binary", seed=5)
+    params = {"regressor": regressor, **REGRESSORS[regressor]}
+    classes = label_values(3)
+    fb = BanditFeedback(classes[y])
+    est = SquareCB(random_state=2, **params).partial_fit(X, fb, classes=classes)
+    U = np.random.default_rng(2).random((300, 2))
+    tr = ref.squarecb(X, y, U, 3, **params)
+    assert_array_equal(np.searchsorted(classes, fb.actions_), tr.played)
+    assert_array_equal(fb.propensities_, tr.propensities)
+    assert_array_equal(fb.rewards_, tr.rewards)
+    for name in STATE:
+        assert_array_equal(getattr(est, name), tr.state[name], err_msg=name)
+    # ties did occur (the marginal differs from p_g(a) on some rounds)
+    assert np.any(tr.played != tr.greedy)
+
+
+def test_dense_and_csr_give_the_same_learner():
+    X, y = make_stream(500, d=12, k=3, seed=1)
+    a = SquareCB(random_state=0).partial_fit(X, y, classes=[0, 1, 2])
+    b = SquareCB(random_state=0).partial_fit(sp.csr_matrix(X), y, classes=[0, 1, 2])
+    for name in STATE:
+        assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
+
+
+def test_csr_with_duplicate_entries_is_summed_first():
+    """NAG's scales are per feature: a column stored twice counts as its sum (as
+    in the dense matrix), and the caller's matrix is not modified."""
+    X, y = make_stream(200, d=6, k=3, seed=2)
+    rows, cols = np.nonzero(X)
+    vals = X[rows, cols]
+    # split every stored value into two halves stored separately
+    Xdup = sp.csr_matrix(
+        (
+            np.concatenate([[v * 0.25, v * 0.75] for v in vals]),
+            np.repeat(cols, 2),
+            np.r_[0, np.cumsum(2 * np.bincount(rows, minlength=200))],
+        ),
+        shape=X.shape,
+    )
+    assert not Xdup.has_canonical_format
+    before = Xdup.data.copy()
+    a = SquareCB(random_state=0).partial_fit(Xdup, y, classes=[0, 1, 2])
+    b = SquareCB(random_state=0).partial_fit(sp.csr_matrix(X), y, classes=[0, 1, 2])
+    assert_array_equal(Xdup.data, before)
+    for name in STATE:
+        assert_allclose(getattr(a, name), getattr(b, name), rtol=1e-12, err_msg=name)
+
+
+def test_fit_matches_reference():
+    """fit: per pass a permutation then the uniforms; state over the passes."""
+    X, y = make_stream(200, d=6, k=3, seed=4)
+    est = SquareCB(random_state=3, max_iter=3).fit(X, y)
+    rng = np.random.default_rng(3)
+    state, t0 = None, 0
+    for _ in range(3):
+        rows = rng.permutation(200)
+        U = rng.random((200, 2))
+        tr = ref.squarecb(X[rows], y[rows], U, 3, t0=t0, state=state)
+        state, t0 = tr.state, t0 + 200
+    for name in STATE:
+        assert_array_equal(getattr(est, name), state[name], err_msg=name)
+
+
+# ------------------------------------------------------------------- IGW
+def _igw_formula(s, g, gamma):
+    """Foster & Rakhlin's IGW, written with rewards."""
+    k = len(s)
+    p = np.array([1.0 / (k + gamma * (s[g] - s[a])) for a in range(k)])
+    p[g] = 0.0
+    p[g] = 1.0 - p.sum()
+    return p
+
+
+@pytest.mark.parametrize("gamma", [0.0, 0.5, 10.0, 1e6])
+@pytest.mark.parametrize("k", [2, 3, 10])
+def test_igw_on_random_scores(gamma, k):
+    rng = np.random.default_rng(k)
+    for _ in range(20):
+        s = rng.standard_normal(k)
+        g = int(np.argmax(s))
+        p = igw_distribution(s, g, gamma)
+        assert_allclose(p.sum(), 1.0, rtol=0, atol=1e-14)
+        assert p[g] >= 1.0 / k - 1e-15
+        assert np.all(p > 0)
+        assert_allclose(p, _igw_formula(s, g, gamma), rtol=1e-13)
+        # larger gap, smaller probability
+        others = [a for a in range(k) if a != g]
+        order = np.argsort(s[others])
+        assert np.all(np.diff(p[others][order]) >= 0)
+
+
+def test_igw_on_tied_scores_and_all_equal():
+    s = np.array([0.3, 0.7, 0.7, -1.0])
+    p = igw_distribution(s, 1, 4.0)
+    assert p[2] == 1.0 / 4  # tied with the greedy class: gap 0
+    assert_allclose(p[3], 1.0 / (4 + 4.0 * 1.7))
+    assert_allclose(p, _igw_formula(s, 1, 4.0), rtol=1e-14)
+    for gamma in (0.0, 1.0, 1e8):
+        for g in range(5):
+            assert_allclose(igw_distribution(np.full(5, 0.2), g, gamma), 0.2)
+
+
+def test_igw_with_gamma_zero_is_uniform():
+    s = np.array([1.0, 0.0, -3.0])
+    assert_allclose(igw_distribution(s, 0, 0.0), 1 / 3)
+
+
+def test_exploration_distribution_is_igw_at_the_next_round():
+    """gamma_t = gamma_scale t^gamma_exponent at t = t_ + 1 (a round-dependent
+    schedule), over the predicted rewards W x + b."""
+    X, y = make_stream(300, d=8, k=4, seed=6)
+    est = SquareCB(gamma_scale=2.0, gamma_exponent=0.7, random_state=0)
+    est.partial_fit(X, y, classes=range(4))
+    P = est.exploration_distribution(X[:20])
+    S = X[:20] @ est.coef_.T + est.intercept_
+    assert_allclose(est.decision_function(X[:20]), S, rtol=1e-12)
+    gamma = 2.0 * (est.t_ + 1) ** 0.7
+    for s, p in zip(S, P, strict=True):
+        assert_allclose(p, _igw_formula(s, int(np.argmax(s)), gamma), rtol=1e-10)
+    # the schedule moves with the round index: the compiled distribution at
+    # rounds 1 and 100 of the same scores follows gamma_t
+    kernel = est._make_kernel()
+    s = np.array([0.5, 0.1, -0.2, 0.3])
+    for t in (1, 100):
+        assert_allclose(
+            kernel.py_distribution(s, t, 0),
+            _igw_formula(s, 0, 2.0 * t**0.7),
+            rtol=1e-13,
+        )
+
+
+def test_gamma_exponent_zero_is_a_fixed_gamma():
+    X, y = make_stream(50, d=5, k=3, seed=0)
+    est = SquareCB(gamma_scale=3.0, gamma_exponent=0.0, random_state=0)
+    est.partial_fit(X, y, classes=range(3))
+    s = est.decision_function(X[:1])[0]
+    assert_allclose(
+        est.exploration_distribution(X[:1])[0],
+        _igw_formula(s, int(np.argmax(s)), 3.0),
+        rtol=1e-12,
+    )
+
+
+# ------------------------------------------------------------------- NAG
+def test_each_regressor_is_nag_on_its_own_sub_stream():
+    """N and n are per regressor: the weights of class a are exactly algorithm
+    NAG run on the rounds where a was played, with their rewards."""
+    X, y = make_stream(400, d=7, k=3, seed=8)
+    X[:, 0] *= 1e3
+    fb = BanditFeedback(y)
+    est = SquareCB(random_state=1).partial_fit(X, fb, classes=range(3))
+    for a in range(3):
+        mask = fb.actions_ == a
+        st = ref.nag_regression(X[mask], fb.rewards_[mask], eta=0.25)
+        assert est.n_updates_[a] == mask.sum()
+        assert_array_equal(est.coef_[a], st["coef_"][0])
+        assert_array_equal(est.intercept_[a], st["intercept_"][0])
+        assert_array_equal(est.scale_[a], st["scale_"][0])
+        assert_array_equal(est.norm_sum_[a], st["norm_sum_"][0])
+        # the scale is the largest |x_i| seen by that regressor
+        assert_array_equal(
+            est.scale_[a], np.abs(X[mask]).max(axis=0) if mask.any() else 0.0
+        )
+
+
+def test_nag_first_update_by_hand():
+    """One update from the zero state, by hand from the algorithm: s = |x|,
+    N = sum (x_i / s_i)^2 + 1 = nnz + 1, G_i = (e x_i)^2, and every coordinate
+    moves by eta sqrt(1 / N) sign(-e x_i) / |x_i| (the intercept by the same
+    with x = 1)."""
+    x = np.array([[0.0, 2.0, -0.5, 0.0]])
+    est = SquareCB(learning_rate=0.25, random_state=0)
+    fb = BanditFeedback(np.array([1]))
+    est.partial_fit(x, fb, classes=[0, 1, 2])
+    a, r = int(fb.actions_[0]), float(fb.rewards_[0])
+    e = 0.0 - r  # the prediction was 0
+    N = 3.0
+    rate = 0.25 * math.sqrt(1 / N)
+    assert est.norm_sum_[a] == N and est.n_updates_[a] == 1
+    assert_array_equal(est.scale_[a], [0.0, 2.0, 0.5, 0.0])
+    if e == 0.0:  # played wrong: reward 0 = prediction, nothing to learn
+        assert not est.coef_.any() and not est.intercept_.any()
+        return
+    assert_allclose(est.coef_[a], [0.0, rate / 2.0, -rate / 0.5, 0.0], rtol=1e-15)
+    assert_allclose(est.intercept_[a], rate, rtol=1e-15)
+
+
+def test_zero_rows_without_intercept_are_safe():
+    """N = 0 (all-zero rows, no intercept) and G_i = 0: no division by zero."""
+    X = np.zeros((20, 4))
+    X[10:, 1] = 1.0
+    y = np.arange(20) % 3
+    for container in (X, sp.csr_matrix(X)):
+        est = SquareCB(fit_intercept=False, random_state=0)
+        est.partial_fit(container, y, classes=range(3))
+        for name in STATE:
+            assert np.all(np.isfinite(getattr(est, name))), name
+        assert not est.intercept_.any()
+        assert est.n_updates_.sum() == 20
+
+
+def _scaled_run(regressor, factors, n=5000, seed=0, **extra):
+    X, y = make_stream(n, d=10, k=4, seed=11, n_empty=50)
+    X = X * factors
+    params = {"regressor": regressor, **REGRESSORS[regressor], **extra}
+    fb = BanditFeedback(y)
+    est = SquareCB(random_state=seed, **params).partial_fit(X, fb, classes=range(4))
+    return est, fb, X
+
+
+def test_normalized_oracle_is_scale_invariant_and_sgd_is_not():
+    """Multiplying feature columns by 1e-3 or 1e3 leaves the played actions of
+    the normalized oracle unchanged over 5,000 rounds (scores allclose after
+    rescaling the weights back); the "sgd" oracle plays differently, which shows
+    the test has teeth."""
+    factors = np.ones(10)
+    factors[[1, 4, 7]] = 1e-3
+    factors[[2, 8]] = 1e3
+    base, fb0, X0 = _scaled_run("normalized", np.ones(10))
+    scaled, fb1, X1 = _scaled_run("normalized", factors)
+    assert_array_equal(fb0.actions_, fb1.actions_)
+    assert_allclose(scaled.coef_ * factors, base.coef_, rtol=1e-9, atol=1e-12)
+    assert_allclose(scaled.intercept_, base.intercept_, rtol=1e-9)
+    assert_allclose(
+        scaled.decision_function(X1), base.decision_function(X0), rtol=1e-9, atol=1e-12
+    )
+    assert_allclose(scaled.scale_ / factors, base.scale_, rtol=1e-12)
+    _, g0, _ = _scaled_run("sgd", np.ones(10))
+    shrink = np.where(factors < 1, factors, 1.0)
+    _, g1, _ = _scaled_run("sgd", shrink)
+    assert np.mean(g0.actions_ != g1.actions_) > 0.05
+    # and, without the no-overshoot cap, the columns scaled by 1e3 make its
+    # constant step diverge
+    with pytest.raises(FloatingPointError, match="non-finite"):
+        _scaled_run("sgd", factors, no_overshoot=False)
+
+
+def test_adagrad_is_not_scale_invariant_either():
+    factors = np.ones(10)
+    factors[[1, 4]] = 1e3
+    _, g0, _ = _scaled_run("adagrad", np.ones(10))
+    _, g1, _ = _scaled_run("adagrad", factors)
+    assert np.mean(g0.actions_ != g1.actions_) > 0.05
+
+
+def test_learns_a_simple_stream():
+    """Far better than chance on a noisy linear stream (k = 4: chance 0.75)."""
+    X, y = make_stream(5000, d=10, k=4, seed=11)
+    est = SquareCB(random_state=0).partial_fit(X, y, classes=range(4))
+    assert est.n_mistakes_ / est.t_ < 0.4
+    assert est.score(X[-1000:], y[-1000:]) > 0.7
+
+
+def test_learn_reads_only_its_arguments():
+    """The kernel learns from an action chosen elsewhere: ``py_learn`` with a
+    logged action and a real-valued reward updates that regressor only, as the
+    reference's update does."""
+    X, y = make_stream(50, d=5, k=3, seed=0)
+    est = SquareCB(random_state=0).partial_fit(X, y, classes=range(3))
+    before = copy.deepcopy(est)
+    kernel = est._make_kernel()
+    x = np.ascontiguousarray(X[7])
+    kernel.py_act(x, est.t_ + 1, 0.3, 0.1)
+    kernel.py_learn(x, est.t_ + 1, 2, 0, 0.5, 0.37)
+    st = {name: getattr(before, name).copy() for name in STATE}
+    ref._update(
+        st,
+        2,
+        list(enumerate(x.tolist())),
+        float(before.decision_function(X[7:8])[0, 2]),
+        0.37,
+        1.0,
+        regressor="normalized",
+        eta=0.25,
+        fit_intercept=True,
+        no_overshoot=True,
+    )
+    for name in STATE:
+        assert_array_equal(getattr(est, name), st[name], err_msg=name)
+    assert_array_equal(est.coef_[:2], before.coef_[:2])
+
+
+@pytest.mark.parametrize("regressor", list(REGRESSORS))
+def test_no_overshoot_caps_the_step_at_the_reward(regressor):
+    """With ``no_overshoot`` the update moves the played regressor's prediction on
+    the row towards the reward, at most to it, whatever the learning rate; a large
+    rate without the cap overshoots."""
+    X, y = make_stream(200, d=6, k=3, seed=9)
+    X = X + 0.5  # no zero entries: every coordinate moves
+    overshoots = 0
+    for no_overshoot in (True, False):
+        est = SquareCB(
+            regressor=regressor,
+            learning_rate=50.0,
+            no_overshoot=no_overshoot,
+            random_state=0,
+        )
+        est.partial_fit(X[:20], y[:20], classes=range(3))
+        for t in range(20, 60):
+            x = X[t : t + 1]
+            fb = BanditFeedback(y[t : t + 1])
+            # the prediction the update starts from (NAG: after its rescaling)
+            before = copy.deepcopy(est)
+            est.partial_fit(x, fb)
+            a, r = int(fb.actions_[0]), float(fb.rewards_[0])
+            after = est.decision_function(x)[0, a]
+            if regressor == "normalized":
+                s_old = before.scale_[a]
+                grow = np.abs(x[0]) > s_old
+                w = before.coef_[a].copy()
+                w[grow & (s_old > 0)] *= (
+                    s_old[grow & (s_old > 0)] / np.abs(x[0][grow & (s_old > 0)])
+                ) ** 2
+                pred = float(x[0] @ w + before.intercept_[a])
+            else:
+                pred = float(before.decision_function(x)[0, a])
+            lo, hi = min(pred, r), max(pred, r)
+            if no_overshoot:
+                tol = 1e-9 * (1 + abs(pred))
+                assert lo - tol <= after <= hi + tol, (t, pred, r, after)
+            else:
+                overshoots += not (lo <= after <= hi)
+    assert overshoots > 10
+
+
+def test_bench_squarecb_smoke_run():
+    bench = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_squarecb.py"
+    out = subprocess.run(
+        [sys.executable, str(bench), "--n-rounds", "1500", "--repeat", "1",
+         "--inputs", "csr", "--numpy-rounds", "200", "--vw-rounds", "200"],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    for name in ("Banditron", "SquareCB", "SquareCB adagrad", "SquareCB sgd"):
+        assert f"skbandit {name} partial_fit (1 call)" in out.stdout, name
+    assert "FAILED" not in out.stdout
