@@ -221,6 +221,17 @@ def _adapter(name: str, params: dict, k: int):
             return tr.played, tr.propensities, tr.state["node_coef_"]
 
         return run, lambda W: {"node_coef_": W}
+    if name == "SquareCB":
+        import _reference_squarecb as ref_sq
+
+        def run(X, U, t0, state, logged):
+            tr = ref_sq.squarecb(
+                X, np.zeros(X.shape[0], int), U, k, t0=t0, state=state,
+                logged=logged, **params,
+            )  # fmt: skip
+            return tr.played, tr.propensities, tr.state
+
+        return run, lambda s: dict(s)
     raise KeyError(f"no NumPy reference adapter for {name}")
 
 

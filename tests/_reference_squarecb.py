@@ -39,7 +39,14 @@ from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
-from _reference import greedy_label, marginal_propensity, maximisers, sample, scores
+from _reference import (
+    greedy_label,
+    logged_round,
+    marginal_propensity,
+    maximisers,
+    sample,
+    scores,
+)
 
 
 class SquareCBTrace(NamedTuple):
@@ -160,8 +167,14 @@ def squarecb(
     no_overshoot: bool = True,
     t0: int = 0,
     state: dict[str, np.ndarray] | None = None,
+    logged=None,
 ) -> SquareCBTrace:
-    """Replay one pass over the rows of X (rounds ``t0 + 1, ..., t0 + n``)."""
+    """Replay one pass over the rows of X (rounds ``t0 + 1, ..., t0 + n``).
+
+    ``logged=(actions, rewards, propensities)``: learn the logged rounds instead
+    (``logged_round``: the regressor of the logged action takes the logged
+    reward; ``h`` uses ``p_g(a)`` on the learner's own round, else the logged
+    propensity)."""
     n, d = X.shape
     if sp.issparse(X):
         X = sp.csr_matrix(X, copy=True)
@@ -183,11 +196,16 @@ def squarecb(
         gamma = gamma_scale * math.pow(float(t), gamma_exponent)
         p = igw(s, g, gamma)
         a = sample(p, U[j, 0])
-        r = 1.0 if a == y[j] else 0.0  # the only use of the label
-        h = 1.0 / p[a] if importance_weighted else 1.0
         props[j] = marginal_propensity(
             lambda c, s=s, gamma=gamma: igw(s, c, gamma), maximisers(s), a
         )
+        if logged is None:
+            r = 1.0 if a == y[j] else 0.0  # the only use of the label
+            prob = p[a]
+        else:
+            a, r, prob = logged_round(logged, j, a, p[a], props[j])
+            props[j] = logged[2][j]
+        h = 1.0 / prob if importance_weighted else 1.0
         _update(
             st,
             a,

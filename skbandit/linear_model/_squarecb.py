@@ -117,6 +117,14 @@ class SquareCB(LinearBanditClassifier):
     Sparse input is used with its duplicate entries summed (a copy is made
     only when the matrix is not in canonical format).
 
+    Logged feedback (``partial_fit(X, LoggedFeedback(...))``, see
+    ``docs/logged.md``): the regressor of the logged action takes one step
+    towards the logged reward, which may be any real value in ``[0, 1]`` (a
+    click-through rate, a rating scaled to ``[0, 1]``). The oracle is a
+    regression on the rounds of each action, so it makes sense off-policy; with
+    ``importance_weighted=True`` the weight ``h`` uses the logged propensity
+    (the learner's own ``p_g(a)`` on its own rounds).
+
     Parameters
     ----------
     gamma_scale : float > 0, default=30.0
@@ -212,6 +220,9 @@ class SquareCB(LinearBanditClassifier):
         "importance_weighted": ["boolean"],
         "no_overshoot": ["boolean"],
     }
+
+    # the regression oracle learns any reward in [0, 1] (docs/logged.md)
+    _logged_rewards = "unit"
 
     _state_attrs = (
         "coef_",
