@@ -172,7 +172,7 @@ class SquareCB(LinearBanditClassifier):
         Updates of each regressor (rounds where its class was played).
     n_features_in_ : int
         Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of features seen during fit, when X has string column names.
     t_ : int
         Rounds played so far.

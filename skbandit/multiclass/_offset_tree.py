@@ -150,7 +150,7 @@ class OffsetTree(BaseBanditClassifier):
         ``lo .. hi - 1``; ``f_n > 0`` routes to ``mid .. hi - 1``.
     n_features_in_ : int
         Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of features seen during fit, when X has string column names.
     t_ : int
         Rounds played so far.
