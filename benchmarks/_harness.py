@@ -23,7 +23,7 @@ played, in the same order, by:
   the reference of the ``x sklearn`` column);
 * a per-row pure-NumPy Banditron loop, on the first ``--numpy-rounds`` rows;
 * Vowpal Wabbit ``--cbify 9 --epsilon 0.05`` through its Python API, one text line
-  ``label | idx:val ...`` per row, on the first ``--vw-rounds`` rows, when
+  ``label | f<idx>:val ...`` per row, on the first ``--vw-rounds`` rows, when
   ``vowpalwabbit`` is importable: once counting the building of the lines, once
   ("learn only") on lines built beforehand (VW's own parsing is still counted).
 
@@ -209,8 +209,12 @@ def numpy_case(X: Any, y: np.ndarray, seed: int, n: int) -> Case:
 
 
 def _vw_lines(X: Any, y: np.ndarray, block: int = 4096) -> list[str]:
-    """One VW line ``label | idx:val ...`` per row (its non-zeros), labels 1..k."""
-    fmt, lines = "{}:{!r}".format, []
+    """One VW line ``label | f<idx>:val ...`` per row (its non-zeros), labels 1..k.
+
+    Named features, hashed by VW: bare integer names are not hashed and collide
+    across cbify's actions (see ``skbandit.experiments._learners._vw_line``).
+    """
+    fmt, lines = "f{}:{!r}".format, []
     for lo in range(0, len(y), block):
         Xb = sp.csr_matrix(X[lo : lo + block])
         ptr, idx, val = Xb.indptr.tolist(), Xb.indices.tolist(), Xb.data.tolist()

@@ -118,6 +118,7 @@ def main(argv=None):
                             "gamma_scale": g[0],
                             "learning_rate": g[1],
                             "importance_weighted": g[2],
+                            "no_overshoot": g[3],
                             "worst": w,
                             "mean": m,
                             "ratios": means,
