@@ -27,6 +27,7 @@ cdef extern from "_scores.h":
     void skb_linear_scores(const double* W, Py_ssize_t ldw, int k,
                            const double* val, const int* ind, Py_ssize_t nnz,
                            double* out) noexcept nogil
+    int skb_nonzeros(const double* x, int d, int* ind, double* val) noexcept nogil
 
 
 # ``BaseKernel.status``: a kernel sets a non-zero status to stop the pass

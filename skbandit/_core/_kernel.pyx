@@ -243,16 +243,11 @@ cdef int _DENSE_SKIP = 63
 
 cdef inline Row _compact(Row x, double* val, int* ind, int* skip) noexcept nogil:
     """``x`` (a dense row) or its non-zero entries as a sparse row."""
-    cdef int j, n = 0
-    cdef double v
+    cdef int n
     if skip[0] > 0:
         skip[0] -= 1
         return x
-    for j in range(x.nnz):
-        v = x.val[j]
-        val[n] = v
-        ind[n] = j
-        n += v != 0.0
+    n = skb_nonzeros(x.val, x.nnz, ind, val)
     if 2 * n > x.nnz:
         skip[0] = _DENSE_SKIP
         return x

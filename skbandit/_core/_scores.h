@@ -19,6 +19,9 @@
 #define SKB_SCORES_H
 
 #include <stddef.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #define SKB_BLOCK 12
 
@@ -78,5 +81,40 @@ static void skb_linear_scores(const double *W, ptrdiff_t ldw, int k,
 }
 
 #undef SKB_CASE
+
+/* The non-zero entries of a dense row x[0..d) in column order: their columns
+ * to ind[0..n) and their values to val[0..n); returns n (-0.0 counts as
+ * zero). Branch-free: every column index is written at the current count,
+ * which advances only past non-zeros; with SSE2 (every x86-64) four entries
+ * are compared at once and the count advances once per four, by the number
+ * of non-zeros (a 4-bit mask's popcount). Then the n values are gathered. */
+static const unsigned char SKB_POPCOUNT4[16] = {0, 1, 1, 2, 1, 2, 2, 3,
+                                                1, 2, 2, 3, 2, 3, 3, 4};
+
+static inline int skb_nonzeros(const double *x, int d, int *ind, double *val)
+{
+    int j = 0, n = 0, m;
+#if defined(__SSE2__)
+    const __m128d zero = _mm_setzero_pd();
+    for (; j + 4 <= d; j += 4) {
+        /* bit i of m: x[j + i] != 0 (the offsets below stay <= j + 3 < d) */
+        m = _mm_movemask_pd(_mm_cmpneq_pd(_mm_loadu_pd(x + j), zero))
+            | (_mm_movemask_pd(_mm_cmpneq_pd(_mm_loadu_pd(x + j + 2), zero)) << 2);
+        ind[n] = j;
+        ind[n + (m & 1)] = j + 1;
+        ind[n + SKB_POPCOUNT4[m & 3]] = j + 2;
+        ind[n + SKB_POPCOUNT4[m & 7]] = j + 3;
+        n += SKB_POPCOUNT4[m];
+    }
+#else
+    (void)m;
+#endif
+    for (; j < d; j++) {
+        ind[n] = j;
+        n += (x[j] != 0.0);
+    }
+    for (j = 0; j < n; j++) val[j] = x[ind[j]];
+    return n;
+}
 
 #endif
