@@ -255,7 +255,7 @@ def resolve(loss, feedback, k, *, gamma="auto", eta="auto", x_norm_bound=1.0,
         if feedback == "full":
             gamma = 0.0
         elif n_rounds is None:
-            gamma = 0.05
+            gamma = 0.125  # the documented default without n_rounds
         else:
             c = {"logistic": 1 / (4 * math.log(2.0)), "hinge": 1.0, "smooth_hinge": 2.0}
             gamma = min(1.0, k * X * math.sqrt(c[loss] / n_rounds))

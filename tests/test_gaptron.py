@@ -459,7 +459,7 @@ def test_parameter_resolution():
         assert est._resolved_eta(k, gamma) == (
             gamma * full_information_step(loss, k, 2.0) / k, False
         )  # fmt: skip
-    assert Gaptron()._resolved_gamma(k) == 0.05
+    assert Gaptron()._resolved_gamma(k) == 0.125  # docstring: 'else 0.125'
     assert Gaptron(feedback="full")._resolved_gamma(k) == 0.0
     assert Gaptron(eta="adagrad")._resolved_eta(k, 0.1) == (1.0, True)
     assert full_information_step("logistic", 4, 1.0) == 2 * math.log(2) / 4

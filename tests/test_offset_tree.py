@@ -402,7 +402,7 @@ def test_usps_offset_tree_far_behind_conservative_ova(usps_stream):
     classes = np.unique(y)
     err_ot, err_ova = [], []
     for seed in range(5):
-        ot = OffsetTree(base="pa1", C=1.0, random_state=seed)
+        ot = OffsetTree(base="pa1", C=1.0, exploration=0.1, random_state=seed)
         ot.partial_fit(X, y, classes=classes)
         err_ot.append(ot.n_mistakes_ / ot.t_)
         ova = ConservativeOneVsAll(variant="pa1", random_state=seed)

@@ -276,21 +276,22 @@ _register(
                 params={"variant": "pa2", "C": 1.0},
             ),
             # the paper's PA baselines at C = 1; its exploration policy is not
-            # stated: OffsetTree's default (epsilon-greedy, 0.1)
+            # stated: epsilon-greedy 0.1 (OffsetTree's default before the
+            # defaults from evidence)
             LearnerSpec(
                 "OffsetTree",
                 label="Offset Tree PA",
-                params={"base": "pa", "C": 1.0},
+                params={"base": "pa", "C": 1.0, "exploration": 0.1},
             ),
             LearnerSpec(
                 "OffsetTree",
                 label="Offset Tree PA-I",
-                params={"base": "pa1", "C": 1.0},
+                params={"base": "pa1", "C": 1.0, "exploration": 0.1},
             ),
             LearnerSpec(
                 "OffsetTree",
                 label="Offset Tree PA-II",
-                params={"base": "pa2", "C": 1.0},
+                params={"base": "pa2", "C": 1.0, "exploration": 0.1},
             ),
             LearnerSpec("MulticlassPerceptron", label="Perceptron"),
         ),
