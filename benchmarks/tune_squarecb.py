@@ -6,11 +6,19 @@ experiment's order), SynSep and SynNonSep are generated with ``random_state=1``
 (the experiment uses 0), and the learners' seeds are 10 and 11 (the experiment
 uses 0, 1, 2). Every grid point is scored by its online error divided by the best
 of Vowpal Wabbit's five ``--cbify`` configurations on the same stream and seed;
-the table (columns: ``gamma_scale``, ``learning_rate``, ``importance_weighted``,
-``no_overshoot``, worst and mean ratio, ratio per stream) is sorted by the worst
-ratio over the streams, then the mean.
+the table (columns: ``gamma_scale``, ``gamma_exponent``, ``learning_rate``,
+``importance_weighted``, ``step_cap`` (0: no cap), worst and mean ratio, ratio per
+stream)
+is sorted by the worst ratio over the streams, then the mean. ``--n-jobs`` plays
+the grid points of a stream in parallel (joblib); the results do not depend on it.
 
     python benchmarks/tune_squarecb.py --data-dir ../shared/data --n-synthetic 30000
+
+The grid of the current defaults (gamma exponent 1/2, 3/4 and 1):
+
+    python benchmarks/tune_squarecb.py --data-dir ../shared/data --n-synthetic 30000 \
+        --gamma-scale 3 10 30 100 300 --gamma-exponent 0.5 0.75 1 \
+        --learning-rate 0.25 --importance-weighted 0 --step-cap 0 1 2 4 8 --n-jobs 2
 """
 
 from __future__ import annotations
@@ -22,6 +30,7 @@ import sys
 import time
 
 import numpy as np
+from joblib import Parallel, delayed
 
 from skbandit import SquareCB
 from skbandit.datasets import make_synnonsep, make_synsep
@@ -41,17 +50,31 @@ def streams(data_dir, n_synthetic):
     yield "synnonsep", *make_synnonsep(n_synthetic, sparse=True, random_state=1)
 
 
+def _play(g, X, y, classes, seed):
+    est = SquareCB(
+        gamma_scale=g[0],
+        gamma_exponent=g[1],
+        learning_rate=g[2],
+        importance_weighted=bool(g[3]),
+        step_cap=g[4] if g[4] > 0 else None,
+        random_state=seed,
+    ).partial_fit(X, y, classes=classes)
+    return est.n_mistakes_ / est.t_
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--data-dir", default="../shared/data")
     p.add_argument("--n-synthetic", type=int, default=30_000)
     p.add_argument("--seeds", type=int, nargs="+", default=[10, 11])
     p.add_argument("--gamma-scale", type=float, nargs="+", default=[3, 10, 30, 100])
+    p.add_argument("--gamma-exponent", type=float, nargs="+", default=[0.5])
     p.add_argument(
         "--learning-rate", type=float, nargs="+", default=[0.1, 0.25, 0.5, 1]
     )
     p.add_argument("--importance-weighted", type=int, nargs="+", default=[0, 1])
-    p.add_argument("--no-overshoot", type=int, nargs="+", default=[0, 1])
+    p.add_argument("--step-cap", type=float, nargs="+", default=[0, 1, 4])
+    p.add_argument("--n-jobs", type=int, default=1)
     p.add_argument("--json", default=None)
     a = p.parse_args(argv)
     if not vw_available():
@@ -59,7 +82,11 @@ def main(argv=None):
         return 1
     grid = list(
         itertools.product(
-            a.gamma_scale, a.learning_rate, a.importance_weighted, a.no_overshoot
+            a.gamma_scale,
+            a.gamma_exponent,
+            a.learning_rate,
+            a.importance_weighted,
+            a.step_cap,
         )
     )
     ratios = {g: {} for g in grid}
@@ -74,15 +101,11 @@ def main(argv=None):
                 for args in _VW_ARGS
             )
             vw_best[(name, seed)] = vw
-            for g in grid:
-                est = SquareCB(
-                    gamma_scale=g[0],
-                    learning_rate=g[1],
-                    importance_weighted=bool(g[2]),
-                    no_overshoot=bool(g[3]),
-                    random_state=seed,
-                ).partial_fit(X, y, classes=classes)
-                ratios[g][(name, seed)] = est.n_mistakes_ / est.t_ / vw
+            errors = Parallel(n_jobs=a.n_jobs)(
+                delayed(_play)(g, X, y, classes, seed) for g in grid
+            )
+            for g, err in zip(grid, errors, strict=True):
+                ratios[g][(name, seed)] = err / vw
             print(
                 f"{name} seed {seed}: n={n} VW best {vw:.4f} "
                 f"({time.perf_counter() - start:.0f} s)",
@@ -100,13 +123,13 @@ def main(argv=None):
     rows.sort(key=lambda row: (row[0], row[1]))
     names = list(rows[0][3])
     print(
-        "gamma_scale    lr  iw  no  worst   mean  "
+        "gamma_scale  exp    lr  iw  cap  worst   mean  "
         + "  ".join(f"{n[:9]:>9}" for n in names)
     )
     for worst, mean, g, means in rows:
         print(
-            f"{g[0]:>11g} {g[1]:>5g} {g[2]:>3d} {g[3]:>3d}  {worst:.3f}  {mean:.3f}  "
-            + "  ".join(f"{means[n]:>9.3f}" for n in names)
+            f"{g[0]:>11g} {g[1]:>4g} {g[2]:>5g} {g[3]:>3d} {g[4]:>4g}  "
+            f"{worst:.3f}  {mean:.3f}  " + "  ".join(f"{means[n]:>9.3f}" for n in names)
         )
     if a.json:
         with open(a.json, "w") as f:
@@ -116,9 +139,10 @@ def main(argv=None):
                     "rows": [
                         {
                             "gamma_scale": g[0],
-                            "learning_rate": g[1],
-                            "importance_weighted": g[2],
-                            "no_overshoot": g[3],
+                            "gamma_exponent": g[1],
+                            "learning_rate": g[2],
+                            "importance_weighted": g[3],
+                            "step_cap": g[4] if g[4] > 0 else None,
                             "worst": w,
                             "mean": m,
                             "ratios": means,

@@ -25,7 +25,8 @@ with the same uniforms (``_reference.py`` rules 1, 2, 4 and 6). Per round ``t``
    adaptive oracles ``G_i += g_i^2`` and skip the coordinate while ``G_i == 0``;
    ``q_i = S_i sqrt(G_i)`` (normalized), ``sqrt(G_i)`` (adagrad), 1 (sgd);
    ``Q += (x_i x_i) / q_i``. Intercept: ``Gb += e^2`` (adaptive), ``q_b = sqrt(Gb)``
-   or 1, ``Q += 1 / q_b``. With ``no_overshoot``: ``rate = min(rate, 1 / (h Q))``.
+   or 1, ``Q += 1 / q_b``. With a ``step_cap`` c (not None):
+   ``rate = min(rate, c / (h Q))``.
    Finally ``W_i -= rate (e x_i) / q_i`` and ``b -= rate e / q_b``.
 
 Scalar Python floats (IEEE double, ``math.sqrt``/``math.pow``, the C library's)
@@ -90,7 +91,7 @@ def _entries(X, i: int):
     return list(enumerate(X[i].tolist()))
 
 
-def _update(st, a, row, s_a, r, h, *, regressor, eta, fit_intercept, no_overshoot):
+def _update(st, a, row, s_a, r, h, *, regressor, eta, fit_intercept, step_cap):
     W, b = st["coef_"][a], st["intercept_"]
     S, G, Gb = st["scale_"][a], st["grad_sq_"][a], st["intercept_grad_sq_"]
     nz = [(i, v) for i, v in row if v != 0.0]
@@ -143,8 +144,8 @@ def _update(st, a, row, s_a, r, h, *, regressor, eta, fit_intercept, no_overshoo
             qb = math.sqrt(Gb[a]) if Gb[a] > 0.0 else 0.0
         if qb > 0.0:
             Q = Q + 1.0 / qb
-    if no_overshoot and Q > 0.0:
-        rate = min(rate, 1.0 / (h * Q))
+    if step_cap is not None and Q > 0.0:
+        rate = min(rate, step_cap / (h * Q))
     for i, v in nz:
         if i in qs:
             W[i] = float(W[i]) - rate * (e * v) / qs[i]
@@ -158,13 +159,13 @@ def squarecb(
     U: np.ndarray,
     k: int,
     *,
-    gamma_scale: float = 30.0,
-    gamma_exponent: float = 0.5,
+    gamma_scale: float = 100.0,
+    gamma_exponent: float = 1.0,
     learning_rate: float = 0.25,
     fit_intercept: bool = True,
     regressor: str = "normalized",
     importance_weighted: bool = False,
-    no_overshoot: bool = True,
+    step_cap: float | None = 8.0,
     t0: int = 0,
     state: dict[str, np.ndarray] | None = None,
     logged=None,
@@ -216,14 +217,14 @@ def squarecb(
             regressor=regressor,
             eta=learning_rate,
             fit_intercept=fit_intercept,
-            no_overshoot=no_overshoot,
+            step_cap=step_cap,
         )
         played[j], greedy[j], rewards[j] = a, g, r
     return SquareCBTrace(st, played, greedy, rewards, props)
 
 
 def nag_regression(
-    X, r, *, eta: float, fit_intercept: bool = True, no_overshoot: bool = True
+    X, r, *, eta: float, fit_intercept: bool = True, step_cap: float | None = 8.0
 ):
     """Algorithm NAG (Ross et al. 2013) on a plain regression stream ``(x_t, r_t)``:
     the oracle SquareCB runs on each class's sub-stream. Returns the state of one
@@ -241,6 +242,6 @@ def nag_regression(
             regressor="normalized",
             eta=eta,
             fit_intercept=fit_intercept,
-            no_overshoot=no_overshoot,
+            step_cap=step_cap,
         )
     return st

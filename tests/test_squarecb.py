@@ -43,10 +43,20 @@ STATE = (
         {},
         {"fit_intercept": False},
         {"importance_weighted": True, "gamma_scale": 3.0},
-        {"no_overshoot": False},
-        {"no_overshoot": False, "importance_weighted": True, "learning_rate": 2.0},
+        {"step_cap": None},
+        {"step_cap": None, "importance_weighted": True, "learning_rate": 2.0},
+        {"step_cap": 1.0},
+        {"step_cap": 2.0, "importance_weighted": True, "learning_rate": 2.0},
     ],
-    ids=["default", "no-intercept", "importance", "overshoot", "overshoot-iw"],
+    ids=[
+        "default",
+        "no-intercept",
+        "importance",
+        "no-cap",
+        "no-cap-iw",
+        "cap1",
+        "cap2-iw",
+    ],
 )
 @pytest.mark.parametrize("container", ["dense", "csr"])
 def test_partial_fit_matches_reference(regressor, extra, container):
@@ -310,7 +320,7 @@ def test_normalized_oracle_is_scale_invariant_and_sgd_is_not():
     # and, without the no-overshoot cap, the columns scaled by 1e3 make its
     # constant step diverge
     with pytest.raises(FloatingPointError, match="non-finite"):
-        _scaled_run("sgd", factors, no_overshoot=False)
+        _scaled_run("sgd", factors, step_cap=None)
 
 
 def test_adagrad_is_not_scale_invariant_either():
@@ -351,7 +361,7 @@ def test_learn_reads_only_its_arguments():
         regressor="normalized",
         eta=0.25,
         fit_intercept=True,
-        no_overshoot=True,
+        step_cap=est.step_cap,
     )
     for name in STATE:
         assert_array_equal(getattr(est, name), st[name], err_msg=name)
@@ -359,18 +369,21 @@ def test_learn_reads_only_its_arguments():
 
 
 @pytest.mark.parametrize("regressor", list(REGRESSORS))
-def test_no_overshoot_caps_the_step_at_the_reward(regressor):
-    """With ``no_overshoot`` the update moves the played regressor's prediction on
-    the row towards the reward, at most to it, whatever the learning rate; a large
-    rate without the cap overshoots."""
+@pytest.mark.parametrize("cap", [1.0, 2.0, 4.0])
+def test_step_cap_bounds_the_move_of_the_prediction(regressor, cap):
+    """With ``step_cap=c`` the update moves the played regressor's prediction on
+    the row towards the reward by at most ``c |pred - r|`` (``c = 1``: at most to
+    the reward), whatever the learning rate, and at a large rate the cap binds
+    (the move is exactly ``c |pred - r|``); without the cap the prediction
+    overshoots the reward."""
     X, y = make_stream(200, d=6, k=3, seed=9)
     X = X + 0.5  # no zero entries: every coordinate moves
-    overshoots = 0
-    for no_overshoot in (True, False):
+    overshoots = binds = 0
+    for step_cap in (cap, None):
         est = SquareCB(
             regressor=regressor,
-            learning_rate=50.0,
-            no_overshoot=no_overshoot,
+            learning_rate=50.0 if step_cap is None else 1000.0,
+            step_cap=step_cap,
             random_state=0,
         )
         est.partial_fit(X[:20], y[:20], classes=range(3))
@@ -392,12 +405,16 @@ def test_no_overshoot_caps_the_step_at_the_reward(regressor):
                 pred = float(x[0] @ w + before.intercept_[a])
             else:
                 pred = float(before.decision_function(x)[0, a])
-            lo, hi = min(pred, r), max(pred, r)
-            if no_overshoot:
-                tol = 1e-9 * (1 + abs(pred))
+            tol = 1e-9 * (1 + abs(pred))
+            if step_cap is not None:
+                # the furthest the capped step may go: pred + cap (r - pred)
+                far = pred + cap * (r - pred)
+                lo, hi = min(pred, far), max(pred, far)
                 assert lo - tol <= after <= hi + tol, (t, pred, r, after)
+                binds += abs(after - far) <= tol
             else:
-                overshoots += not (lo <= after <= hi)
+                overshoots += not (min(pred, r) <= after <= max(pred, r))
+    assert binds > 10
     assert overshoots > 10
 
 

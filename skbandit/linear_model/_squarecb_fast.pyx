@@ -11,9 +11,10 @@ greedy label ``g``:
   loss ``h (s_a - r)^2 / 2`` (``h = 1 / p`` with importance weighting, else 1),
   by one of three oracles (``REG_NORMALIZED``: Ross, Mineiro & Langford's NAG;
   ``REG_ADAGRAD``: per-coordinate AdaGrad; ``REG_SGD``: a constant step), with
-  the rate capped (``no_overshoot``) so that the prediction on the row moves at
-  most to the reward. A row whose cap is not finite (``||x||^2`` overflows)
-  stops the pass with ``STATUS_NONFINITE``.
+  the rate capped (``step_cap`` ``c > 0``) so that the prediction on the row
+  moves towards the reward by at most ``c |pred - r|`` (``c = 1``: at most to
+  the reward; ``c = 2``: the row's loss does not grow). A row whose cap is not
+  finite (``||x||^2`` overflows) stops the pass with ``STATUS_NONFINITE``.
 
 The NAG state is per regressor: scales ``S[a, i]``, accumulators ``G[a, i]``
 (``Gb[a]`` for the intercept), ``N[a]`` and the update count ``n[a]``. The
@@ -64,7 +65,7 @@ cdef class SquareCBKernel(LinearKernel):
     cdef double gamma_exponent
     cdef bint fit_intercept
     cdef bint importance_weighted
-    cdef bint no_overshoot
+    cdef double step_cap  # 0: no cap
     # scratch: the per-coordinate denominators q_i of the current step
     cdef double[::1] qbuf
 
@@ -72,7 +73,7 @@ cdef class SquareCBKernel(LinearKernel):
                  double[:, ::1] G, double[::1] Gb, double[::1] N,
                  long long[::1] n_upd, int regressor, double eta,
                  double gamma_scale, double gamma_exponent, bint fit_intercept,
-                 bint importance_weighted, bint no_overshoot):
+                 bint importance_weighted, double step_cap):
         LinearKernel.__init__(self, W, False)
         k, d = W.shape[0], W.shape[1]
         if (b.shape[0] != k or S.shape[0] != k or S.shape[1] != d
@@ -93,7 +94,7 @@ cdef class SquareCBKernel(LinearKernel):
         self.gamma_exponent = gamma_exponent
         self.fit_intercept = fit_intercept
         self.importance_weighted = importance_weighted
-        self.no_overshoot = no_overshoot
+        self.step_cap = step_cap
         self.qbuf = np.zeros(d, dtype=np.float64)
 
     cdef void compute_scores(self, Row x, long long t) noexcept nogil:
@@ -158,9 +159,10 @@ cdef class SquareCBKernel(LinearKernel):
         # One step on h (pred - r)^2 / 2 with error e = h (pred - r):
         # w_i -= rate g_i / q_i with g_i = e x_i and the per-coordinate
         # denominator q_i = s_i sqrt(G_i) (NAG), sqrt(G_i) (AdaGrad) or 1 (SGD),
-        # G_i += g_i^2 first. With ``no_overshoot`` the rate is capped at
-        # 1 / (h Q), Q = sum_i x_i^2 / q_i (+ 1 / q_b): the step then moves the
-        # prediction at most to the reward.
+        # G_i += g_i^2 first. With a step cap c > 0 the rate is capped at
+        # c / (h Q), Q = sum_i x_i^2 / q_i (+ 1 / q_b): the step then moves the
+        # prediction towards the reward by at most c |pred - r| (the move is
+        # rate h Q |pred - r|).
         cdef double* w = &self.W[a, 0]
         cdef double* s = &self.S[a, 0]
         cdef double* G = &self.G[a, 0]
@@ -194,13 +196,13 @@ cdef class SquareCBKernel(LinearKernel):
                 qb = sqrt(self.Gb[a]) if self.Gb[a] > 0.0 else 0.0
             if qb > 0.0:
                 Q = Q + 1.0 / qb
-        if self.no_overshoot and not Q - Q == 0.0:
+        if self.step_cap > 0.0 and not Q - Q == 0.0:
             # ||x||^2 overflowed (or the state is not finite): stop the pass,
             # as for non-finite scores (the block is rolled back)
             self.status = STATUS_NONFINITE
             return
-        if self.no_overshoot and Q > 0.0:
-            lim = 1.0 / (h * Q)
+        if self.step_cap > 0.0 and Q > 0.0:
+            lim = self.step_cap / (h * Q)
             if lim < rate:
                 rate = lim
         for j in range(x.nnz):
