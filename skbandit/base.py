@@ -35,6 +35,7 @@ The failure guarantee
 
 from __future__ import annotations
 
+import operator
 import warnings
 from abc import ABCMeta, abstractmethod
 from numbers import Integral
@@ -568,10 +569,12 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
     def _validate_params_cached(self) -> None:
         """``_validate_params``, skipped when no parameter object was replaced
         since the last validation (the single-row fast path)."""
-        values = tuple(self.__dict__.get(name) for name in self._parameter_constraints)
+        values = tuple(map(self.__dict__.get, self._parameter_constraints))
         cached = self.__dict__.get("_validated_params")
-        if cached is not None and all(
-            a is b for a, b in zip(cached, values, strict=True)
+        if (
+            cached is not None
+            and len(cached) == len(values)
+            and all(map(operator.is_, cached, values))
         ):
             return
         self._validate_params()
