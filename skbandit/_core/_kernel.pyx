@@ -231,9 +231,10 @@ cdef inline Row _row(const double[::1] data, const int[::1] indices,
 # dense row's non-zero entries (in column order) into scratch buffers, and the
 # kernels then touch only those. This is exact, not an approximation: a score
 # or a norm is a sequential sum that starts at +0.0, so it is never -0.0 and
-# adding a term w * 0.0 = +-0.0 leaves it unchanged; an update w += c * 0.0
-# leaves w unchanged for the same reason (weights start at +0.0). Dense and
-# CSR rows already give bit-identical results through the same argument.
+# adding a term w * 0.0 = +-0.0 (w finite) leaves it unchanged; an update
+# w += c * 0.0 leaves w unchanged too, except that a -0.0 weight would become
+# +0.0, the same number. Dense and CSR rows (scipy drops zeros) already give
+# the same results through the same argument, which the tests check bit for bit.
 # The compaction costs one branch-free sweep of the row; when a row has more
 # than half its entries non-zero the dense row is played instead, and the
 # compaction is skipped for the next _DENSE_SKIP rows (then tried again), so
