@@ -1,6 +1,8 @@
 """Pass driver and one-round interface shared by every learner (see _kernel.pxd)."""
 
 
+cimport cython
+
 import numpy as np
 
 
@@ -242,22 +244,47 @@ cdef inline Row _row(const double[::1] data, const int[::1] indices,
 cdef int _DENSE_SKIP = 63
 
 
-cdef inline Row _compact(Row x, double* val, int* ind, int* skip) noexcept nogil:
-    """``x`` (a dense row) or its non-zero entries as a sparse row."""
-    cdef int n
-    if skip[0] > 0:
-        skip[0] -= 1
-        return x
-    n = skb_nonzeros(x.val, x.nnz, ind, val)
-    if 2 * n > x.nnz:
-        skip[0] = _DENSE_SKIP
-        return x
-    cdef Row out
-    out.val = val
-    out.ind = ind
-    out.nnz = n
-    return out
+@cython.final
+cdef class _RowReader:
+    """The rows of X (dense flattened or CSR arrays) as ``Row``s, for every
+    pass driver: O(1) shape checks on construction (``n_rows``), then
+    ``row(i)`` without the GIL, dense rows compacted as described above."""
+    cdef const double[::1] data
+    cdef const int[::1] indices
+    cdef const int[::1] indptr
+    cdef bint dense
+    cdef int d
+    cdef readonly Py_ssize_t n_rows
+    cdef double[::1] cval
+    cdef int[::1] cind
+    cdef int skip
 
+    def __cinit__(self, const double[::1] data, const int[::1] indices,
+                  const int[::1] indptr, bint dense, int d):
+        self.n_rows = _n_rows(data, indices, indptr, dense, d)
+        self.data, self.indices, self.indptr = data, indices, indptr
+        self.dense, self.d, self.skip = dense, d, 0
+        self.cval = np.empty(max(d, 1) if dense else 1, dtype=np.float64)
+        self.cind = np.empty(max(d, 1) if dense else 1, dtype=np.int32)
+
+    cdef inline Row row(self, Py_ssize_t i) noexcept nogil:
+        """Row ``i``: a CSR row, or a dense row or its non-zero entries."""
+        cdef Row x = _row(self.data, self.indices, self.indptr, self.dense,
+                          self.d, i)
+        cdef int n
+        if not self.dense:
+            return x
+        if self.skip > 0:
+            self.skip -= 1
+            return x
+        n = skb_nonzeros(x.val, x.nnz, &self.cind[0], &self.cval[0])
+        if 2 * n > x.nnz:
+            self.skip = _DENSE_SKIP
+            return x
+        x.val = &self.cval[0]
+        x.ind = &self.cind[0]
+        x.nnz = n
+        return x
 
 def run_pass(
     BaseKernel kernel,
@@ -295,7 +322,8 @@ def run_pass(
     cdef double p, marginal, reward
     cdef bint full = kernel.full_information
     cdef Row x
-    cdef Py_ssize_t n_rows = _n_rows(data, indices, indptr, dense, d)
+    cdef _RowReader X = _RowReader(data, indices, indptr, dense, d)
+    cdef Py_ssize_t n_rows = X.n_rows
     if uniforms.shape[0] < n or uniforms.shape[1] != 2 or played.shape[0] < n \
             or greedy.shape[0] < n or rewards.shape[0] < n \
             or propensities.shape[0] < n:
@@ -308,15 +336,10 @@ def run_pass(
     if kernel.status != STATUS_OK:
         raise RuntimeError(f"kernel status {kernel.status} was not reset")
     cdef Py_ssize_t done = n
-    cdef double[::1] cval = np.empty(max(d, 1) if dense else 1, dtype=np.float64)
-    cdef int[::1] cind = np.empty(max(d, 1) if dense else 1, dtype=np.int32)
-    cdef int skip = 0
     with nogil:
         for t in range(n):
             i = rows[t]
-            x = _row(data, indices, indptr, dense, d, i)
-            if dense:
-                x = _compact(x, &cval[0], &cind[0], &skip)
+            x = X.row(i)
             a = kernel.act(x, t0 + t + 1, uniforms[t, 0], uniforms[t, 1],
                            &g, &p, &marginal)
             if kernel.status != STATUS_OK:
@@ -350,26 +373,45 @@ def run_distribution(
     """The policy's distribution (exact ties included) for each row, at round
     ``t``, written to ``out`` (n_rows, k). Returns False (and stops) if a row's
     scores are not finite. Changes no learner state."""
-    cdef int d = kernel.n_features
-    cdef Py_ssize_t i, n = _n_rows(data, indices, indptr, dense, d)
+    cdef _RowReader X = _RowReader(data, indices, indptr, dense, kernel.n_features)
+    cdef Py_ssize_t i, n = X.n_rows
     cdef Row x
     cdef bint finite = True
     if out.shape[0] != n or out.shape[1] != kernel.n_classes:
         raise ValueError("out has the wrong shape")
-    cdef double[::1] cval = np.empty(max(d, 1) if dense else 1, dtype=np.float64)
-    cdef int[::1] cind = np.empty(max(d, 1) if dense else 1, dtype=np.int32)
-    cdef int skip = 0
     with nogil:
         for i in range(n):
-            x = _row(data, indices, indptr, dense, d, i)
-            if dense:
-                x = _compact(x, &cval[0], &cind[0], &skip)
+            x = X.row(i)
             kernel.compute_scores(x, t)
             if not all_finite(&kernel.scores[0], kernel.n_classes):
                 finite = False
                 break
             kernel.marginal_distribution(t, &out[i, 0])
     return finite
+
+
+def run_scores(
+    BaseKernel kernel,
+    const double[::1] data,
+    const int[::1] indices,
+    const int[::1] indptr,
+    bint dense,
+    long long t,
+    double[:, ::1] out,
+):
+    """The kernel's scores of each row at round ``t`` (``compute_scores``, the
+    same compiled sums as in training), written to ``out`` (n_rows, k).
+    Changes no learner state."""
+    cdef _RowReader X = _RowReader(data, indices, indptr, dense, kernel.n_features)
+    cdef Py_ssize_t i, n = X.n_rows
+    cdef int r
+    if out.shape[0] != n or out.shape[1] != kernel.n_classes:
+        raise ValueError("out has the wrong shape")
+    with nogil:
+        for i in range(n):
+            kernel.compute_scores(X.row(i), t)
+            for r in range(kernel.n_classes):
+                out[i, r] = kernel.scores[r]
 
 
 ctypedef fused index_t:
@@ -460,8 +502,8 @@ def run_act(
     Returns the number of rows done: all of them, or fewer when a row's scores
     were not finite (``kernel.status`` is then set).
     """
-    cdef int d = kernel.n_features
-    cdef Py_ssize_t i, n = _n_rows(data, indices, indptr, dense, d)
+    cdef _RowReader X = _RowReader(data, indices, indptr, dense, kernel.n_features)
+    cdef Py_ssize_t i, n = X.n_rows
     cdef int g
     cdef double p, marginal
     cdef Row x
@@ -473,7 +515,7 @@ def run_act(
     cdef Py_ssize_t done = n
     with nogil:
         for i in range(n):
-            x = _row(data, indices, indptr, dense, d, i)
+            x = X.row(i)
             played[i] = kernel.act(x, t0 + i + 1, uniforms[i, 0], uniforms[i, 1],
                                    &g, &p, &marginal)
             if kernel.status != STATUS_OK:
@@ -528,7 +570,8 @@ def run_logged(
     cdef int a, b, g
     cdef double p, marginal, prob
     cdef Row x
-    cdef Py_ssize_t n_rows = _n_rows(data, indices, indptr, dense, d)
+    cdef _RowReader X = _RowReader(data, indices, indptr, dense, d)
+    cdef Py_ssize_t n_rows = X.n_rows
     if kernel.full_information:
         raise TypeError("a full-information kernel cannot learn from logged "
                         "bandit feedback (it needs the true label)")
@@ -551,7 +594,7 @@ def run_logged(
     with nogil:
         for t in range(n):
             i = rows[t]
-            x = _row(data, indices, indptr, dense, d, i)
+            x = X.row(i)
             b = kernel.act(x, t0 + t + 1, uniforms[t, 0], uniforms[t, 1],
                            &g, &p, &marginal)
             if kernel.status != STATUS_OK:

@@ -7,6 +7,7 @@ from numbers import Real
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from skbandit._core._kernel import run_scores
 from skbandit.base import BaseBanditClassifier, _kernel_arrays
 from skbandit.multiclass._conservative_ova_fast import PAVariant
 from skbandit.multiclass._offset_tree_fast import OffsetTreeKernel
@@ -281,5 +282,5 @@ class OffsetTree(BaseBanditClassifier):
         kernel = self._make_kernel()
         out = np.empty((X.shape[0], self.classes_.shape[0]), dtype=np.float64)
         data, indices, indptr, dense = _kernel_arrays(X)
-        kernel.score_rows(data, indices, indptr, dense, out)
+        run_scores(kernel, data, indices, indptr, dense, self.t_ + 1, out)
         return out

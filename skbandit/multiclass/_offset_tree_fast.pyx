@@ -207,37 +207,3 @@ cdef class OffsetTreeKernel(BaseKernel):
     def py_ties(self):
         """The tied greedy leaves of the last ``act`` (increasing order)."""
         return np.array(self.ties[:self.n_ties], copy=True)
-
-    def score_rows(self, const double[::1] data, const int[::1] indices,
-                   const int[::1] indptr, bint dense, double[:, ::1] out):
-        """Path-margin scores of every row (dense flattened or CSR arrays)
-        written to ``out`` (n_rows, k): the same compiled sums as in training."""
-        cdef Py_ssize_t i, n = out.shape[0]
-        cdef int r, d = self.n_features
-        cdef int empty = 0
-        cdef Row x
-        if out.shape[1] != self.n_classes:
-            raise ValueError("out has the wrong shape")
-        if dense and data.shape[0] != n * d:
-            raise ValueError("dense data does not have n_rows * n_features values")
-        if not dense and (indptr.shape[0] != n + 1 or indptr[n] > data.shape[0]
-                          or indptr[n] > indices.shape[0]):
-            raise ValueError("malformed CSR arrays")
-        with nogil:
-            for i in range(n):
-                if dense:
-                    x.val = &data[0] + i * d
-                    x.ind = NULL
-                    x.nnz = d
-                else:
-                    x.nnz = indptr[i + 1] - indptr[i]
-                    if x.nnz == 0:
-                        # an empty sparse row (``ind == NULL`` would mean dense)
-                        x.val = NULL
-                        x.ind = &empty
-                    else:
-                        x.val = &data[0] + indptr[i]
-                        x.ind = &indices[0] + indptr[i]
-                self.compute_scores(x, 0)
-                for r in range(self.n_classes):
-                    out[i, r] = self.scores[r]

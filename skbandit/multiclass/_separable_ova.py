@@ -10,6 +10,7 @@ import scipy.sparse as sp
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.extmath import safe_sparse_dot
 
+from skbandit._core._kernel import run_scores
 from skbandit.base import BaseBanditClassifier, _kernel_arrays
 from skbandit.multiclass._separable_ova_fast import (
     SeparableLinearKernel,
@@ -280,5 +281,5 @@ class SeparableOneVsAll(BaseBanditClassifier):
         kernel = self._make_kernel()
         out = np.empty((X.shape[0], self.classes_.shape[0]), dtype=np.float64)
         data, indices, indptr, dense = _kernel_arrays(X)
-        kernel.score_rows(data, indices, indptr, dense, out)
+        run_scores(kernel, data, indices, indptr, dense, self.t_ + 1, out)
         return out
