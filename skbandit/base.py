@@ -36,6 +36,8 @@ The failure guarantee
 from __future__ import annotations
 
 import operator
+import os
+import sys
 import warnings
 from abc import ABCMeta, abstractmethod
 from numbers import Integral
@@ -73,6 +75,27 @@ __all__ = ["BaseBanditClassifier", "LinearBanditClassifier"]
 _BLOCK_ROWS = 1 << 16
 
 _COUNTERS = ("t_", "n_mistakes_", "n_greedy_mistakes_")
+
+# Frames in these folders are library code, not the caller's (scikit-learn's
+# too: ``_fit_context`` wraps ``fit`` and ``partial_fit``).
+_LIBRARY_DIRS = tuple(
+    os.path.dirname(os.path.abspath(m.__file__)) + os.sep
+    for m in (sys.modules[__name__.split(".")[0]], sys.modules["sklearn"])
+)
+
+
+def _caller_stacklevel() -> int:
+    """The ``stacklevel`` at which a warning raised by the calling function
+    points at the first frame outside skbandit and scikit-learn: the user's
+    line, however deep inside the library the warning is raised."""
+    frame, level = sys._getframe(1), 1
+    while frame.f_back is not None and frame.f_code.co_filename.startswith(
+        _LIBRARY_DIRS
+    ):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
 STATUS_NONFINITE = int(KernelStatus.STATUS_NONFINITE)
 
 
@@ -724,7 +747,7 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
                 "update is used there with the logged propensity without that "
                 "guarantee (see its docstring and docs/logged.md).",
                 OffPolicyWarning,
-                stacklevel=3,
+                stacklevel=_caller_stacklevel(),
             )
 
     def _play_logged(self, X, codes, logged, rows) -> int:

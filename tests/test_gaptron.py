@@ -486,3 +486,17 @@ def test_bench_gaptron_smoke_run(tmp_path):
                  "Gaptron smooth_hinge"):  # fmt: skip
         assert f"skbandit {name} partial_fit (1 call)" in out.stdout, name
     assert "FAILED" not in out.stdout
+
+
+def test_norm_warning_points_at_the_callers_line():
+    """The ||x|| > x_norm_bound warning is raised deep inside the pass (a block
+    hook) but is attributed to the user's call, not to library code."""
+    X = np.full((5, 4), 3.0)
+    est = Gaptron(random_state=0)
+    for call in (
+        lambda: est.partial_fit(X, [0, 1, 0, 1, 0], classes=[0, 1]),
+        lambda: est.fit(X, [0, 1, 0, 1, 0]),
+    ):
+        with pytest.warns(UserWarning, match="x_norm_bound") as record:
+            call()
+        assert {w.filename for w in record} == {__file__}

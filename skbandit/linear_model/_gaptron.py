@@ -12,7 +12,7 @@ from scipy.special import log_softmax, softmax
 from sklearn.utils._available_if import available_if
 from sklearn.utils._param_validation import Interval, InvalidParameterError, StrOptions
 
-from skbandit.base import LinearBanditClassifier
+from skbandit.base import LinearBanditClassifier, _caller_stacklevel
 from skbandit.linear_model._gaptron_fast import (
     GaptronKernel,
     GaptronLoss,
@@ -369,7 +369,7 @@ class Gaptron(LinearBanditClassifier):
                 "x_norm_bound or scale the rows (e.g. "
                 "sklearn.preprocessing.Normalizer).",
                 UserWarning,
-                stacklevel=2,
+                stacklevel=_caller_stacklevel(),
             )
 
     # ------------------------------------------------------------ prediction
