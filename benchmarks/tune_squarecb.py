@@ -1,24 +1,35 @@
 """How SquareCB's defaults were chosen: a grid on held-out streams and seeds.
 
 The held-out streams are *not* the ones the ``vw-cbify`` experiment reports: the
-real data sets are played in another order (a permutation with seed 1 of the
-experiment's order), SynSep and SynNonSep are generated with ``random_state=1``
-(the experiment uses 0), and the learners' seeds are 10 and 11 (the experiment
+real data sets are played in other orders (permutations of the experiment's
+order with the seeds of ``--order-seeds``, default 1), SynSep and SynNonSep are
+generated with those seeds as ``random_state`` (the experiment uses 0, which is
+refused here), and the learners' seeds are 10 and 11 by default (the experiment
 uses 0, 1, 2). Every grid point is scored by its online error divided by the best
 of Vowpal Wabbit's five ``--cbify`` configurations on the same stream and seed;
 the table (columns: ``gamma_scale``, ``gamma_exponent``, ``learning_rate``,
 ``importance_weighted``, ``step_cap`` (0: no cap), worst and mean ratio, ratio per
-stream)
-is sorted by the worst ratio over the streams, then the mean. ``--n-jobs`` plays
-the grid points of a stream in parallel (joblib); the results do not depend on it.
+data set, averaged over its orders and seeds) is sorted by the worst ratio over
+the data sets, then the mean. ``--n-jobs`` plays the grid points of a stream in
+parallel (joblib); the results do not depend on it.
 
     python benchmarks/tune_squarecb.py --data-dir ../shared/data --n-synthetic 30000
 
-The grid of the current defaults (gamma exponent 1/2, 3/4 and 1):
+The grid of the current defaults (NAG with the linear rescale, three seeds):
 
     python benchmarks/tune_squarecb.py --data-dir ../shared/data --n-synthetic 30000 \
-        --gamma-scale 3 10 30 100 300 --gamma-exponent 0.5 0.75 1 \
-        --learning-rate 0.25 --importance-weighted 0 --step-cap 0 1 2 4 8 --n-jobs 2
+        --seeds 10 11 12 --gamma-scale 30 100 300 1000 --gamma-exponent 0.5 0.75 1 \
+        --learning-rate 0.25 --importance-weighted 0 --step-cap 4 8 16 --n-jobs 2
+
+and the check of its first rows on seven more orders of the three short real
+data sets:
+
+    python benchmarks/tune_squarecb.py --data-dir ../shared/data \
+        --datasets 20newsgroups-tfidf usps mnist --order-seeds 1 2 3 4 5 6 7 \
+        --gamma-scale 30 100 300 1000 --gamma-exponent 0.5 1 --learning-rate 0.25 \
+        --importance-weighted 0 --step-cap 8 16 --n-jobs 2
+
+(the JSON keeps every run's ratio under ``runs``).
 """
 
 from __future__ import annotations
@@ -39,15 +50,22 @@ from skbandit.experiments._learners import VWLearner, vw_available
 from skbandit.experiments._specs import _VW_ARGS
 
 REAL = ("usps", "mnist", "covtype", "20newsgroups-tfidf")
+STREAMS = (*REAL, "synsep", "synnonsep")
 
 
-def streams(data_dir, n_synthetic):
-    for name in REAL:
-        X, y = load_dataset(name, data_dir=data_dir, download=False)
-        order = np.random.default_rng(1).permutation(len(y))
-        yield name, X[order], y[order]
-    yield "synsep", *make_synsep(n_synthetic, sparse=True, random_state=1)
-    yield "synnonsep", *make_synnonsep(n_synthetic, sparse=True, random_state=1)
+def streams(data_dir, n_synthetic, order_seeds=(1,), datasets=STREAMS):
+    """(name, order seed, X, y) of every held-out stream: each real data set in
+    the experiment's order permuted with each seed of ``order_seeds``, SynSep and
+    SynNonSep generated with those seeds as ``random_state``."""
+    for name in datasets:
+        for o in order_seeds:
+            if name in REAL:
+                X, y = load_dataset(name, data_dir=data_dir, download=False)
+                order = np.random.default_rng(o).permutation(len(y))
+                yield name, o, X[order], y[order]
+            else:
+                make = make_synsep if name == "synsep" else make_synnonsep
+                yield name, o, *make(n_synthetic, sparse=True, random_state=o)
 
 
 def _play(g, X, y, classes, seed):
@@ -74,9 +92,20 @@ def main(argv=None):
     )
     p.add_argument("--importance-weighted", type=int, nargs="+", default=[0, 1])
     p.add_argument("--step-cap", type=float, nargs="+", default=[0, 1, 4])
+    p.add_argument(
+        "--order-seeds",
+        type=int,
+        nargs="+",
+        default=[1],
+        help="held-out orders (never 0, the experiment's): the real data sets "
+        "permuted with these seeds, the generated streams drawn with them",
+    )
+    p.add_argument("--datasets", nargs="+", default=list(STREAMS), choices=STREAMS)
     p.add_argument("--n-jobs", type=int, default=1)
     p.add_argument("--json", default=None)
     a = p.parse_args(argv)
+    if 0 in a.order_seeds:
+        p.error("order seed 0 is the reported vw-cbify stream, not a held-out one")
     if not vw_available():
         print("vowpalwabbit is not installed", file=sys.stderr)
         return 1
@@ -91,7 +120,7 @@ def main(argv=None):
     )
     ratios = {g: {} for g in grid}
     vw_best = {}
-    for name, X, y in streams(a.data_dir, a.n_synthetic):
+    for name, o, X, y in streams(a.data_dir, a.n_synthetic, a.order_seeds, a.datasets):
         classes = np.unique(y)
         n = len(y)
         for seed in a.seeds:
@@ -100,25 +129,25 @@ def main(argv=None):
                 VWLearner(args, seed).run(X, y, classes, [n])["mistakes"][-1] / n
                 for args in _VW_ARGS
             )
-            vw_best[(name, seed)] = vw
+            vw_best[(name, o, seed)] = vw
             errors = Parallel(n_jobs=a.n_jobs)(
                 delayed(_play)(g, X, y, classes, seed) for g in grid
             )
             for g, err in zip(grid, errors, strict=True):
-                ratios[g][(name, seed)] = err / vw
+                ratios[g][(name, o, seed)] = err / vw
             print(
-                f"{name} seed {seed}: n={n} VW best {vw:.4f} "
+                f"{name} order {o} seed {seed}: n={n} VW best {vw:.4f} "
                 f"({time.perf_counter() - start:.0f} s)",
                 file=sys.stderr,
             )
     rows = []
     for g, r in ratios.items():
         per_stream = {}
-        for (name, _), v in r.items():
+        for (name, _, _), v in r.items():
             per_stream.setdefault(name, []).append(v)
         means = {k: float(np.mean(v)) for k, v in per_stream.items()}
         rows.append(
-            (max(means.values()), float(np.mean(list(means.values()))), g, means)
+            (max(means.values()), float(np.mean(list(means.values()))), g, means, r)
         )
     rows.sort(key=lambda row: (row[0], row[1]))
     names = list(rows[0][3])
@@ -126,7 +155,7 @@ def main(argv=None):
         "gamma_scale  exp    lr  iw  cap  worst   mean  "
         + "  ".join(f"{n[:9]:>9}" for n in names)
     )
-    for worst, mean, g, means in rows:
+    for worst, mean, g, means, _ in rows:
         print(
             f"{g[0]:>11g} {g[1]:>4g} {g[2]:>5g} {g[3]:>3d} {g[4]:>4g}  "
             f"{worst:.3f}  {mean:.3f}  " + "  ".join(f"{means[n]:>9.3f}" for n in names)
@@ -135,7 +164,9 @@ def main(argv=None):
         with open(a.json, "w") as f:
             json.dump(
                 {
-                    "vw_best": {f"{k[0]}/{k[1]}": v for k, v in vw_best.items()},
+                    "vw_best": {
+                        f"{k[0]}/order{k[1]}/seed{k[2]}": v for k, v in vw_best.items()
+                    },
                     "rows": [
                         {
                             "gamma_scale": g[0],
@@ -146,8 +177,12 @@ def main(argv=None):
                             "worst": w,
                             "mean": m,
                             "ratios": means,
+                            "runs": {
+                                f"{k[0]}/order{k[1]}/seed{k[2]}": v
+                                for k, v in runs.items()
+                            },
                         }
-                        for w, m, g, means in rows
+                        for w, m, g, means, runs in rows
                     ],
                 },
                 f,

@@ -16,7 +16,7 @@ with the same uniforms (``_reference.py`` rules 1, 2, 4 and 6). Per round ``t``
    entries of the row in stored order (the CSR input has one entry per column):
 
    - normalized (NAG): for each entry with ``|x_i| > S_i``: if ``S_i > 0``,
-     ``W_i *= (S_i / |x_i|)^2``; ``S_i = |x_i|``. Then ``pred = sum W_i x_i (+ b)``
+     ``W_i *= S_i / |x_i|``; ``S_i = |x_i|``. Then ``pred = sum W_i x_i (+ b)``
      and ``nrm = sum (x_i / S_i)^2 (+ 1)`` accumulated in the same loop;
      ``N_a += nrm``; stop if ``N_a <= 0``; ``rate = eta sqrt(n_a / N_a)``.
    - adagrad, sgd: ``pred = s_a`` (the round's score), ``rate = eta``.
@@ -102,8 +102,7 @@ def _update(st, a, row, s_a, r, h, *, regressor, eta, fit_intercept, step_cap):
             av = abs(v)
             if av > S[i]:
                 if S[i] > 0.0:
-                    q = float(S[i]) / av
-                    W[i] = float(W[i]) * (q * q)
+                    W[i] = float(W[i]) * (float(S[i]) / av)
                 S[i] = av
             pred = pred + float(W[i]) * v
             q = v / float(S[i])

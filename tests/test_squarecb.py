@@ -17,7 +17,7 @@ import scipy.sparse as sp
 from _data import label_values, make_stream
 from numpy.testing import assert_allclose, assert_array_equal
 
-from skbandit import BanditFeedback, SquareCB
+from skbandit import BanditFeedback, LoggedFeedback, SquareCB
 from skbandit.linear_model._squarecb import igw_distribution
 
 REGRESSORS = {
@@ -273,6 +273,30 @@ def test_nag_first_update_by_hand():
     assert_allclose(est.intercept_[a], rate, rtol=1e-15)
 
 
+def test_nag_rescale_when_a_feature_scale_grows():
+    """NAG's steps on w_i go as 1 / s_i, so when |x_i| exceeds s_i the weight is
+    multiplied by s_i / |x_i| (what its past steps would have been at the new
+    scale), not by (s_i / |x_i|)^2 (the non-adaptive NG's factor). By hand, one
+    feature, no intercept, no cap, eta = 0.25, the logged action 0 each round:
+    round 1, x = 0.5, r = 1: s = 0.5, N = n = 1, e = -1, G = 0.25,
+    w = 0 - 0.25 (-0.5) / (0.5 * 0.5) = 0.5; round 2, x = 2: w = 0.5 * 0.5 / 2
+    = 0.125, so the prediction is 0.25, the reward given, and no step follows
+    (the squared factor would leave w = 0.03125 and then take a step)."""
+    est = SquareCB(
+        learning_rate=0.25, fit_intercept=False, step_cap=None, random_state=0
+    )
+    est.partial_fit(
+        np.array([[0.5]]),
+        LoggedFeedback([0], [1.0], [0.5]),
+        classes=[0, 1],
+    )
+    assert est.coef_[0, 0] == 0.5 and est.scale_[0, 0] == 0.5
+    est.partial_fit(np.array([[2.0]]), LoggedFeedback([0], [0.25], [0.5]))
+    assert est.coef_[0, 0] == 0.125
+    assert est.scale_[0, 0] == 2.0 and est.grad_sq_[0, 0] == 0.25
+    assert est.norm_sum_[0] == 2.0 and est.n_updates_[0] == 2
+
+
 def test_zero_rows_without_intercept_are_safe():
     """N = 0 (all-zero rows, no intercept) and G_i = 0: no division by zero."""
     X = np.zeros((20, 4))
@@ -399,9 +423,9 @@ def test_step_cap_bounds_the_move_of_the_prediction(regressor, cap):
                 s_old = before.scale_[a]
                 grow = np.abs(x[0]) > s_old
                 w = before.coef_[a].copy()
-                w[grow & (s_old > 0)] *= (
-                    s_old[grow & (s_old > 0)] / np.abs(x[0][grow & (s_old > 0)])
-                ) ** 2
+                w[grow & (s_old > 0)] *= s_old[grow & (s_old > 0)] / np.abs(
+                    x[0][grow & (s_old > 0)]
+                )
                 pred = float(x[0] @ w + before.intercept_[a])
             else:
                 pred = float(before.decision_function(x)[0, a])

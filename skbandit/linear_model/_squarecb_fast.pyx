@@ -127,8 +127,11 @@ cdef class SquareCBKernel(LinearKernel):
 
     cdef double _nag_rescale(self, Row x, int a) noexcept nogil:
         # Ross, Mineiro & Langford (2013), Algorithm NAG, first half, on
-        # regressor a: rescale the weights of the features whose scale grows,
-        # predict, and add the row's normalized squared norm to N.
+        # regressor a: rescale the weights of the features whose scale grows
+        # (w_i *= s_i / |x_i|: NAG's past steps on w_i are proportional to
+        # 1 / s_i, so this is w_i as if the new scale had been used; the
+        # squared factor belongs to the non-adaptive NG, whose steps go as
+        # 1 / s_i^2), predict, and add the row's normalized squared norm to N.
         cdef double* w = &self.W[a, 0]
         cdef double* s = &self.S[a, 0]
         cdef double pred = 0.0, nrm = 0.0, v, av, q
@@ -142,8 +145,7 @@ cdef class SquareCBKernel(LinearKernel):
             av = fabs(v)
             if av > s[i]:
                 if s[i] > 0.0:
-                    q = s[i] / av
-                    w[i] = w[i] * (q * q)
+                    w[i] = w[i] * (s[i] / av)
                 s[i] = av
             pred = pred + w[i] * v
             q = v / s[i]
