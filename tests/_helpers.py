@@ -8,6 +8,9 @@ beyond ``coef_`` is compared whole without special cases.
 from __future__ import annotations
 
 import copy
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 from numpy.testing import assert_array_equal
@@ -15,6 +18,30 @@ from numpy.testing import assert_array_equal
 from skbandit import BanditFeedback
 
 FITTED_ATTRS = ("classes_", "n_features_in_")
+
+BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+
+
+def run_benchmark(script: str, *args: str, **kwargs) -> subprocess.CompletedProcess:
+    """Run ``benchmarks/<script>`` with ``args`` in a fresh interpreter (the
+    smoke tests: it runs end to end; no timing is asserted) and check that it
+    exited cleanly."""
+    out = subprocess.run(
+        [sys.executable, str(BENCHMARKS / script), *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        **kwargs,
+    )
+    assert out.returncode == 0, out.stderr
+    return out
+
+
+def assert_benchmark_rows(out: subprocess.CompletedProcess, names) -> None:
+    """Each learner in ``names`` has its one-call row and nothing failed."""
+    for name in names:
+        assert f"skbandit {name} partial_fit (1 call)" in out.stdout, name
+    assert "FAILED" not in out.stdout
 
 
 def snapshot(est) -> dict:

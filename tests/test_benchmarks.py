@@ -2,27 +2,16 @@
 
 from __future__ import annotations
 
-import subprocess
 import sys
-from pathlib import Path
 
-BENCH = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_core.py"
-
-
-def _run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, str(BENCH), *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+from _helpers import BENCHMARKS, run_benchmark
 
 
 def test_bench_core_smoke_run(tmp_path):
-    out = _run(
-        "--n-rounds", "2000", "--repeat", "1", "--json", str(tmp_path / "r.json")
-    )
-    assert out.returncode == 0, out.stderr
+    out = run_benchmark(
+        "bench_core.py",
+        "--n-rounds", "2000", "--repeat", "1", "--json", str(tmp_path / "r.json"),
+    )  # fmt: skip
     for learner in ("Banditron", "MulticlassPerceptron"):
         for how in ("1 call", "1000-row chunks"):
             row = f"skbandit {learner} partial_fit ({how})"
@@ -35,19 +24,18 @@ def test_bench_core_smoke_run(tmp_path):
 
 
 def test_bench_core_help_mentions_full():
-    out = _run("--help")
-    assert out.returncode == 0, out.stderr
+    out = run_benchmark("bench_core.py", "--help")
     assert "--full" in out.stdout
     text = " ".join(out.stdout.split())  # argparse wraps to the terminal width
     assert "default: 200000, or 1000000 with --full" in text
 
 
 def _harness():
-    sys.path.insert(0, str(BENCH.parent))
+    sys.path.insert(0, str(BENCHMARKS))
     try:
         import _harness
     finally:
-        sys.path.remove(str(BENCH.parent))
+        sys.path.remove(str(BENCHMARKS))
     return _harness
 
 

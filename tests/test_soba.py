@@ -19,8 +19,6 @@ checks) cover these learners through ``_registry.py``.
 from __future__ import annotations
 
 import math
-import subprocess
-import sys
 from pathlib import Path
 
 import _reference_soba as ref
@@ -28,6 +26,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from _data import label_values, make_stream
+from _helpers import assert_benchmark_rows, run_benchmark
 from numpy.testing import assert_allclose, assert_array_equal
 
 from skbandit import SOBA, BanditFeedback, Banditron, PNewtron
@@ -416,19 +415,12 @@ def test_usps_soba_diag_beats_banditron_over_the_gamma_grid(usps_stream):
 # benchmarks run
 
 
-def test_benchmark_scripts_run(tmp_path):
-    out = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "bench_soba.py"),
-         "--n-rounds", "2000", "--repeat", "1", "--inputs", "csr"],
-        capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
-    assert out.returncode == 0, out.stderr
-    for name in ("SOBA-diag", "PNewtron", "Banditron"):
-        assert f"skbandit {name} partial_fit (1 call)" in out.stdout
-    out = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "bench_soba_full.py"),
-         "--sizes", "2x8", "4x8", "--updates", "50"],
-        capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
-    assert out.returncode == 0, out.stderr
+def test_benchmark_scripts_run():
+    out = run_benchmark(
+        "bench_soba.py", "--n-rounds", "2000", "--repeat", "1", "--inputs", "csr"
+    )
+    assert_benchmark_rows(out, ("SOBA-diag", "PNewtron", "Banditron"))
+    out = run_benchmark(
+        "bench_soba_full.py", "--sizes", "2x8", "4x8", "--updates", "50"
+    )
     assert "seconds per 1,000 updates" in out.stdout
