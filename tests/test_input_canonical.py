@@ -199,6 +199,40 @@ def test_split_csr_on_every_prediction_and_acting_path(entry):
     _assert_untouched(Xs, saved)
 
 
+@pytest.mark.parametrize("large_norm", ["raise", "project"])
+def test_rational_kernel_sees_the_norm_of_the_row_as_a_vector(large_norm):
+    """SeparableOneVsAll(kernel="rational") needs rows of norm at most 1: the row
+    [1.2, 0, 0] stored as (0, 0.6), (0, 0.6) has norm 1.2 (the squares of the
+    stored entries sum to 0.72 only). It is refused (``large_norm="raise"``) or
+    projected to [1, 0, 0] (``"project"``), as the dense row: the same support
+    set and the same scores."""
+    from skbandit import SeparableOneVsAll
+
+    dense = np.array(
+        [[1.2, 0.0, 0.0], [0.0, 0.5, 0.0], [0.0, 0.0, -0.75], [0.0, 0.5, 0.5]]
+    )
+    split, y = _split_csr(dense), [1, 0, 0, 0]  # row 0 enters the support set
+    learners = []
+    for X in (dense, split):
+        est = SeparableOneVsAll(
+            kernel="rational", large_norm=large_norm, random_state=0
+        )
+        if large_norm == "raise":
+            with pytest.raises(ValueError, match="norm 1.2"):
+                est.partial_fit(X, y, classes=[0, 1])
+            continue
+        learners.append(est.partial_fit(X, y, classes=[0, 1]))
+    if learners:
+        assert_same_learner(learners[1], learners[0])
+        assert_array_equal(
+            learners[1].decision_function(split), learners[0].decision_function(dense)
+        )
+        # and on the dense rows
+        assert_array_equal(
+            learners[1].decision_function(dense), learners[0].decision_function(dense)
+        )
+
+
 def test_canonical_input_is_not_copied_and_stale_flags_are_not_trusted():
     """A canonical CSR matrix reaches the kernels without a copy; a matrix whose
     cached canonical flag is stale (indices edited in place) is still summed."""
