@@ -271,7 +271,7 @@ class SeparableOneVsAll(BaseBanditClassifier):
             kernel.support_arrays()
         )
 
-    def _raise_kernel_status(self, kernel, X, status=None):
+    def _raise_kernel_status(self, kernel, X, status=None, **where):
         error = getattr(kernel, "error", None)
         if status is None and error is not None:
             raise MemoryError(
@@ -279,7 +279,7 @@ class SeparableOneVsAll(BaseBanditClassifier):
                 f"({type(error).__name__}: {error}); the learner is left as after "
                 "its last finished block of rows. A budget bounds its size."
             ) from error
-        super()._raise_kernel_status(kernel, X, status)
+        super()._raise_kernel_status(kernel, X, status, **where)
 
     def _validate_X(self, X, *, reset):
         X = super()._validate_X(X, reset=reset)
