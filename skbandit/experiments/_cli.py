@@ -24,11 +24,20 @@ def _echo(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
-def _check_extras(plots: bool, progress: bool) -> None:
+def _check_extras(plots: bool, progress: bool, dask: bool = False) -> None:
     try:
         import joblib  # noqa: F401
     except ImportError:
         raise _Fail(f"skbandit experiments need joblib: {EXTRA}", 1) from None
+    if dask:
+        try:
+            import distributed  # noqa: F401
+        except ImportError:
+            raise _Fail(
+                "the dask backend needs distributed, which is not installed: "
+                'pip install "skbandit[dask]"',
+                1,
+            ) from None
     if plots:
         try:
             import matplotlib  # noqa: F401
@@ -38,6 +47,10 @@ def _check_extras(plots: bool, progress: bool) -> None:
                 "(or pass --no-plots)",
                 1,
             ) from None
+
+
+def _wants_dask(args) -> bool:
+    return args.backend == "dask" or args.scheduler is not None
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
@@ -56,7 +69,16 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--backend",
         default=None,
-        help="joblib backend, passed through (loky, threading, dask, ray, ...)",
+        help="joblib backend, passed through (loky, threading, dask, ray, ...); "
+        "dask without --scheduler starts a local Dask cluster of N worker "
+        'processes for the run (needs pip install "skbandit[dask]")',
+    )
+    parser.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="ADDRESS",
+        help="address of a running Dask scheduler, e.g. tcp://10.0.0.5:8786: "
+        "run the tasks on that cluster (implies --backend dask)",
     )
     parser.add_argument(
         "--out",
@@ -77,7 +99,8 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--no-download",
         action="store_true",
-        help="never download: skip real data sets that are not cached",
+        help="never download: skip real data sets that are not in the cache "
+        "(without --data-dir)",
     )
     parser.add_argument(
         "--seeds",
@@ -213,20 +236,19 @@ def _cmd_list() -> int:
 
 
 def _finish(result, out: Path, plots: bool) -> int:
+    if not result.rows:
+        raise _Fail("no run was possible (see the messages above); nothing written", 1)
     result.write(out, plots=plots)
     print(
         f"\n{result.config['experiment']}"
         + (" (--quick)" if result.config.get("quick") else "")
         + f": {len(result.rows)} runs in {result.seconds:.1f} s"
     )
-    if result.rows:
-        print(result.table())
-    else:
-        print("no run was possible (see the messages above)")
+    print(result.table())
     print(f"\nwrote {len(result.files)} files to {out}/")
     for path in result.files:
         print(f"  {path.name}")
-    return 0 if result.rows else 1
+    return 0
 
 
 def _run(args) -> int:
@@ -242,7 +264,7 @@ def _run(args) -> int:
             check_dataset_names(args.datasets)
         except KeyError as exc:
             raise _Fail(str(exc.args[0])) from None
-    _check_extras(not args.no_plots, args.progress)
+    _check_extras(not args.no_plots, args.progress, _wants_dask(args))
     config = spec.config(
         quick=args.quick,
         n_seeds=args.seeds,
@@ -254,16 +276,36 @@ def _run(args) -> int:
 
 def _execute(config, args, out: Path) -> int:
     from skbandit.experiments import run_config
+    from skbandit.experiments._data import DatasetUnavailable, missing_data_advice
 
-    result = run_config(
-        config,
-        n_jobs=args.n_jobs,
-        backend=args.backend,
-        data_dir=args.data_dir,
-        download=not args.no_download,
-        progress=args.progress,
-        echo=_echo,
-    )
+    if args.scheduler is not None and args.backend not in (None, "dask"):
+        raise _Fail(
+            f"--scheduler is a Dask scheduler's address: it needs --backend dask "
+            f"(or no --backend), got --backend {args.backend}"
+        )
+    try:
+        result = run_config(
+            config,
+            n_jobs=args.n_jobs,
+            backend=args.backend,
+            scheduler=args.scheduler,
+            data_dir=args.data_dir,
+            download=not args.no_download,
+            progress=args.progress,
+            echo=_echo,
+        )
+    except DatasetUnavailable as exc:
+        raise _Fail(
+            "no data set could be loaded, nothing written: "
+            + missing_data_advice(
+                exc.datasets,
+                data_dir=args.data_dir,
+                download=not args.no_download,
+                data_dir_option="--data-dir DIR",
+                download_option="drop --no-download",
+            ),
+            1,
+        ) from None
     return _finish(result, out, not args.no_plots)
 
 
@@ -278,7 +320,7 @@ def _compare(args) -> int:
     except KeyError as exc:
         raise _Fail(str(exc.args[0])) from None
     grid = _parse_grid(args.grid)
-    _check_extras(not args.no_plots, args.progress)
+    _check_extras(not args.no_plots, args.progress, _wants_dask(args))
     learners = []
     for name in args.learners:
         own = {
@@ -313,7 +355,7 @@ def _rerun(args) -> int:
         config = stored["config"]
     except (ValueError, KeyError):
         raise _Fail(f"{args.json} is not a results.json written by skbandit") from None
-    _check_extras(not args.no_plots, args.progress)
+    _check_extras(not args.no_plots, args.progress, _wants_dask(args))
     if args.data_dir is None and config.get("data_dir"):
         args.data_dir = Path(config["data_dir"])
     out = args.out or args.json.parent / "rerun"
