@@ -40,12 +40,9 @@ def _title(result, dataset: str, what: str, rows) -> str:
     tuned = any(r["params"] for r in rows)
     fixed = any(not r["params"] for r in rows)
     if tuned and fixed:
-        which = (
-            "learners with a grid at their lowest-error setting (in the legend), "
-            "the others at fixed settings"
-        )
+        which = "learners with a grid: lowest-error setting; others: fixed settings"
     elif tuned:
-        which = "each learner at its lowest-error setting (in the legend)"
+        which = "each learner at its lowest-error setting (legend)"
     else:
         which = "each learner at its fixed settings"
     mean = f"mean of {seeds} seeds" if seeds > 1 else "1 seed"
@@ -100,7 +97,7 @@ def _figures(result):
             ax.set_title(
                 f"{result.config['experiment']}: {dataset}, final online error vs "
                 f"gamma\nmean ± std of {seeds} seeds; learners without a gamma "
-                "grid as horizontal lines",
+                "grid: lines",
                 fontsize="medium",
             )
             ax.grid(True, which="both", alpha=0.3)
@@ -136,7 +133,7 @@ def _figures(result):
             )
             ax.set_title(_title(result, dataset, what, drawn), fontsize="medium")
             ax.grid(True, which="both", alpha=0.3)
-            ax.legend(fontsize="small")
+            ax.legend(fontsize="small" if len(drawn) <= 8 else "x-small")
             stem = "error_vs_rounds" if kind == "curve" else "mistakes"
             yield f"{stem}_{_safe(dataset)}.png", fig
 
