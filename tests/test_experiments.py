@@ -565,3 +565,87 @@ def test_series_styles_are_distinct_and_learning_curves_use_them():
         assert len(labels) == 12 and len(set(drawn)) == 12
     finally:
         plt.close(fig)
+
+
+# ------------------------------------------------------------- preprocessing
+def test_preprocess_choices_dense_and_sparse():
+    import scipy.sparse as sp
+
+    from skbandit.experiments._data import preprocess
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-2.0, 3.0, size=(30, 7))
+    X[4] = 0.0
+    before = X.copy()
+    assert preprocess(X, "stored") is X
+    unit = preprocess(X, "unit-norm")
+    norms = np.sqrt((unit**2).sum(axis=1))
+    assert np.allclose(np.delete(norms, 4), 1.0) and norms[4] == 0.0
+    assert np.allclose(unit[1] * np.sqrt((X[1] ** 2).sum()), X[1])
+    scaled = preprocess(X, "unit-range")
+    assert scaled.min() == 0.0 and scaled.max() == 1.0
+    assert np.allclose(scaled * (X.max() - X.min()) + X.min(), X)
+    assert np.array_equal(X, before)  # the input is not modified
+
+    S = sp.csr_matrix(np.abs(X))
+    data = S.data.copy()
+    assert np.allclose(
+        preprocess(S, "unit-norm").toarray(), preprocess(np.abs(X), "unit-norm")
+    )
+    assert np.allclose(
+        preprocess(S, "unit-range").toarray(), np.abs(X) / np.abs(X).max()
+    )
+    assert np.array_equal(S.data, data)
+    with pytest.raises(ValueError, match="unit-norm"):
+        preprocess(X, "l2")
+
+
+def test_preprocessing_in_the_config_and_the_run(monkeypatch):
+    import skbandit.experiments._runner as runner
+    from skbandit.experiments._data import preprocess
+
+    spec = get_experiment("chen2009-table1")
+    config = spec.config()
+    assert config["preprocessing"] == dict(spec.preprocessing)
+    assert set(config["preprocessing"]) == set(config["datasets"])
+    mine = spec.config(preprocessing={"mnist": "unit-norm"})
+    assert mine["preprocessing"]["mnist"] == "unit-norm"
+    assert {k: v for k, v in mine["preprocessing"].items() if k != "mnist"} == {
+        k: v for k, v in config["preprocessing"].items() if k != "mnist"
+    }
+    with pytest.raises(ValueError, match="preprocessing of 'reuters4'"):
+        spec.config(preprocessing="l2")
+
+    seen = []
+    run_task = runner._run_task
+
+    def spy(X, y, classes, task):
+        seen.append(X)
+        return run_task(X, y, classes, task)
+
+    monkeypatch.setattr(runner, "_run_task", spy)
+    config = _tiny([LearnerSpec("MulticlassPerceptron")], seeds=(0,))
+    config["preprocessing"] = {"synsep": "unit-norm"}
+    result = run_config(config, n_jobs=1)
+    X, _ = load_dataset("synsep", 600)
+    assert np.allclose(seen[0].toarray(), preprocess(X, "unit-norm").toarray())
+    assert result.config["preprocessing"] == {"synsep": "unit-norm"}
+
+
+def test_cli_preprocessing_flag(tmp_path, capsys):
+    argv = ["compare", "--n-samples", "300", "--seeds", "1", "--no-plots"]
+    argv += ["--learners", "MulticlassPerceptron", "--no-baselines"]
+    assert (
+        main([*argv, "--preprocessing", "synsep=unit-norm", "--out", str(tmp_path)])
+        == 0
+    )
+    assert "synsep: unit-norm" in capsys.readouterr().err
+    stored = json.loads((tmp_path / "results.json").read_text())
+    assert stored["config"]["preprocessing"] == {"synsep": "unit-norm"}
+    assert main([*argv, "--preprocessing", "cosine"]) == 2
+    assert (
+        "'cosine' is not one of stored, unit-range, unit-norm"
+        in capsys.readouterr().err
+    )
+    assert main([*argv, "--preprocessing", "nodata=stored"]) == 2
+    assert "unknown data set 'nodata'" in capsys.readouterr().err

@@ -103,6 +103,15 @@ def _common(parser: argparse.ArgumentParser) -> None:
         "(without --data-dir)",
     )
     parser.add_argument(
+        "--preprocessing",
+        nargs="+",
+        default=None,
+        metavar="[DATASET=]HOW",
+        help="rows as stored, mapped onto [0, 1] or divided by their norm: "
+        "HOW is stored, unit-range or unit-norm, for every data set or, as "
+        "DATASET=HOW, for one (default: the experiment's choice)",
+    )
+    parser.add_argument(
         "--seeds",
         type=int,
         default=None,
@@ -219,6 +228,31 @@ def _parse_grid(items: Sequence[str]) -> dict:
     return grid
 
 
+def _parse_preprocessing(items: Sequence[str] | None):
+    from skbandit.experiments._data import DATASETS, PREPROCESSING
+
+    if not items:
+        return None
+    chosen: dict[str, str] | str = {}
+    for item in items:
+        name, _, how = item.rpartition("=")
+        if how not in PREPROCESSING:
+            raise _Fail(
+                f"--preprocessing: {how!r} is not one of {', '.join(PREPROCESSING)}"
+            )
+        if not name:
+            if len(items) > 1:
+                raise _Fail("--preprocessing: give HOW alone or DATASET=HOW items")
+            return how
+        if name not in DATASETS:
+            raise _Fail(
+                f"--preprocessing: unknown data set {name!r}; choose from: "
+                + ", ".join(DATASETS)
+            )
+        chosen[name] = how
+    return chosen
+
+
 def _cmd_list() -> int:
     from skbandit.experiments import DATASETS, EXPERIMENTS
 
@@ -270,6 +304,7 @@ def _run(args) -> int:
         n_seeds=args.seeds,
         n_samples=args.n_samples,
         datasets=args.datasets,
+        preprocessing=_parse_preprocessing(args.preprocessing),
     )
     return _execute(config, args, args.out or Path("skbandit-results") / spec.name)
 
@@ -341,7 +376,12 @@ def _compare(args) -> int:
         learners=tuple(learners),
         plots=("gamma", "curve") if "gamma" in grid else ("curve",),
     )
-    config = spec.config(quick=args.quick, n_seeds=args.seeds, n_samples=args.n_samples)
+    config = spec.config(
+        quick=args.quick,
+        n_seeds=args.seeds,
+        n_samples=args.n_samples,
+        preprocessing=_parse_preprocessing(args.preprocessing),
+    )
     return _execute(config, args, args.out or Path("skbandit-results") / "compare")
 
 
@@ -358,6 +398,11 @@ def _rerun(args) -> int:
     _check_extras(not args.no_plots, args.progress, _wants_dask(args))
     if args.data_dir is None and config.get("data_dir"):
         args.data_dir = Path(config["data_dir"])
+    how = _parse_preprocessing(args.preprocessing)
+    if how is not None:
+        if isinstance(how, str):
+            how = dict.fromkeys(config["datasets"], how)
+        config["preprocessing"] = {**config.get("preprocessing", {}), **how}
     out = args.out or args.json.parent / "rerun"
     return _execute(config, args, out)
 

@@ -25,6 +25,7 @@ from skbandit.experiments._data import (
     check_dataset_names,
     load_dataset,
     missing_data_advice,
+    preprocess,
 )
 from skbandit.experiments._learners import (
     LearnerUnavailable,
@@ -509,6 +510,9 @@ def run_config(
     ----------
     config : dict
         From :meth:`Experiment.config` or a ``results.json``'s ``"config"``.
+        Its ``"preprocessing"`` maps data sets to ``"stored"`` (the default for
+        a data set it does not name), ``"unit-range"`` or ``"unit-norm"``,
+        applied to the rows after loading.
     n_jobs : int, default=1
         joblib workers (``-1``: all cores).
     backend : str, default=None
@@ -567,6 +571,7 @@ def run_config(
             unavailable.append(str(exc))
             skip(f"{exc}: skipped")
             continue
+        X = preprocess(X, config.get("preprocessing", {}).get(dataset, "stored"))
         classes = np.unique(y)
         data[dataset] = (X, y, classes)
         checkpoints = log_checkpoints(len(y), config["n_checkpoints"]).tolist()
@@ -616,6 +621,11 @@ def run_config(
         f"{len(tasks)} runs on {len(data)} data set(s), n_jobs={n_jobs}"
         + (f", backend={backend}" if backend else "")
         + (f", scheduler={scheduler}" if scheduler else "")
+        + "".join(
+            f", {name}: {how}"
+            for name, how in config.get("preprocessing", {}).items()
+            if name in data and how != "stored"
+        )
     )
     bar = _progress(progress, len(tasks))
     rows = []
@@ -645,6 +655,7 @@ def run_experiment(
     n_seeds: int | None = None,
     n_samples: int | None = None,
     datasets: Sequence[str] | None = None,
+    preprocessing: str | dict[str, str] | None = None,
     n_jobs: int = 1,
     backend: str | None = None,
     scheduler: str | None = None,
@@ -665,6 +676,9 @@ def run_experiment(
         The reduced version (under two minutes on two cores).
     n_seeds, n_samples, datasets : optional
         Override the spec's repetitions, rows per data set, data sets.
+    preprocessing : str or dict, optional
+        Override the spec's preprocessing: ``"stored"``, ``"unit-range"`` or
+        ``"unit-norm"`` for every data set, or a dict per data set.
     n_jobs, backend, scheduler, data_dir, download, progress, echo :
         As in :func:`run_config` (``backend="dask"``: a Dask cluster, the one
         at ``scheduler`` or a local one started for the run).
@@ -690,7 +704,11 @@ def run_experiment(
     """
     spec = get_experiment(experiment) if isinstance(experiment, str) else experiment
     config = spec.config(
-        quick=quick, n_seeds=n_seeds, n_samples=n_samples, datasets=datasets
+        quick=quick,
+        n_seeds=n_seeds,
+        n_samples=n_samples,
+        datasets=datasets,
+        preprocessing=preprocessing,
     )
     result = run_config(
         config,
