@@ -1020,6 +1020,7 @@ def _canonical_csr(X, original):
     indptr, indices = X.indptr, X.indices
     if indptr.dtype != indices.dtype:
         indptr, indices = indptr.astype(np.int64), indices.astype(np.int64)
+    indptr, indices = np.ascontiguousarray(indptr), np.ascontiguousarray(indices)
     if csr_is_canonical(indptr, indices):
         return X
     if sp.issparse(original) and any(
