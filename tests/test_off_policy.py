@@ -212,7 +212,7 @@ def test_scorer_in_grid_search():
 
 def test_bad_input():
     logged = LoggedFeedback([0, 1], [1.0, 0.0], [0.5, 0.5])
-    with pytest.raises(ValueError, match="shape"):
+    with pytest.raises(ValueError, match="target_proba has 3 rows"):
         evaluate_policy(np.ones((3, 2)) / 2, logged, [0, 1])
     with pytest.raises(ValueError, match="needs X"):
         evaluate_policy(np.ones((2, 2)) / 2, logged, [0, 1], methods=["dr"])
@@ -222,3 +222,94 @@ def test_bad_input():
         )
     with pytest.raises(ValueError, match="confidence"):
         evaluate_policy(np.ones((2, 2)) / 2, logged, [0, 1], confidence=1.5)
+
+
+def _small_learner_log(n=300, seed=5):
+    X_pool, y_pool, _ = _population(n=n, d=6, k=3, seed=seed)
+    rng = np.random.default_rng(seed)
+    actions = rng.integers(0, 3, size=n)
+    logged = LoggedFeedback(
+        actions, (actions == y_pool).astype(float), np.full(n, 1 / 3)
+    )
+    clf = Banditron(gamma=0.1, random_state=0).fit(X_pool, logged)
+    return clf, X_pool, logged
+
+
+def test_every_input_form_the_learners_accept():
+    """Issue 17, item 4: DR indexed ``X[rows]``, which selects the columns of a
+    DataFrame (KeyError). A DataFrame, a CSR matrix and the ndarray give the
+    same estimates, for both target policies and every method."""
+    pd = pytest.importorskip("pandas")
+    sp = pytest.importorskip("scipy.sparse")
+    clf, X, logged = _small_learner_log()
+    frame = pd.DataFrame(X, columns=[f"f{j}" for j in range(X.shape[1])])
+    # a non-default index: positional selection must not use its labels
+    frame.index = np.arange(X.shape[0])[::-1] + 1000
+    # the same learner fitted on the frame (it then expects feature names)
+    clf_frame = Banditron(gamma=0.1, random_state=0).fit(frame, logged)
+    assert_allclose(clf_frame.coef_, clf.coef_)
+    for policy in ("greedy", "exploration"):
+        ref = off_policy_evaluation(clf, X, logged, policy=policy, random_state=0)
+        for model, form in ((clf_frame, frame), (clf, sp.csr_matrix(X))):
+            res = off_policy_evaluation(
+                model, form, logged, policy=policy, random_state=0
+            )
+            for m in ("ips", "snips", "dr"):
+                # Ridge solves sparse input iteratively (sparse_cg, tol 1e-4)
+                rtol = 1e-5 if m == "dr" else 1e-12
+                assert_allclose(res[m].value, ref[m].value, rtol=rtol, err_msg=m)
+                assert_allclose(
+                    res[m].std_error, ref[m].std_error, rtol=rtol, err_msg=m
+                )
+    # the scorer takes the same forms
+    scorer = make_off_policy_scorer("dr", random_state=0)
+    assert_allclose(
+        scorer(clf_frame, frame, logged), scorer(clf, X, logged), rtol=1e-12
+    )
+
+
+def test_errors_name_the_users_arguments():
+    clf, X, logged = _small_learner_log(n=40)
+    # X and the log disagree: say which argument has how many rows
+    with pytest.raises(ValueError, match=r"X has 38 rows but logged has 40 rounds"):
+        off_policy_evaluation(clf, X[:38], logged)
+    pi = np.full((40, 3), 1 / 3)
+    with pytest.raises(ValueError, match=r"X has 38 rows but logged has 40 rounds"):
+        evaluate_policy(pi, logged, [0, 1, 2], X=X[:38], methods=["dr"])
+    with pytest.raises(
+        ValueError, match=r"target_proba has 39 rows but logged has 40 rounds"
+    ):
+        evaluate_policy(pi[:39], logged, [0, 1, 2])
+    with pytest.raises(
+        ValueError, match=r"target_proba has 2 columns but classes has 3 actions"
+    ):
+        evaluate_policy(pi[:, :2] * 1.5, logged, [0, 1, 2])
+    with pytest.raises(ValueError, match=r"target_proba must be 2-D"):
+        evaluate_policy(pi[:, 0], logged, [0, 1, 2])
+    with pytest.raises(TypeError, match="logged must be a LoggedFeedback"):
+        off_policy_evaluation(clf, X, np.zeros(40))
+
+
+@pytest.mark.parametrize(
+    "corrupt, message",
+    [
+        (lambda pi: pi.__setitem__((3, 0), np.nan), r"non-finite .* rows \[3\]"),
+        (lambda pi: pi.__setitem__((4, 1), np.inf), r"non-finite .* rows \[4\]"),
+        # a row that still sums to one but has a negative entry
+        (
+            lambda pi: pi.__setitem__((5, slice(None)), [-0.5, 1.0, 0.5]),
+            r"negative probabilities in rows \[5\]",
+        ),
+        (lambda pi: pi.__setitem__((6, 2), 0.9), r"sum to one .* rows \[6\]"),
+        (lambda pi: pi.__imul__(2.0), r"sum to one .* rows \[0, 1, 2"),
+    ],
+    ids=["nan", "inf", "negative", "row-sum", "all-doubled"],
+)
+def test_target_proba_must_be_a_distribution(corrupt, message):
+    """A target policy is a probability vector per round: finite, non-negative,
+    summing to one. Before, such rows were used as weights without a word."""
+    _, X, logged = _small_learner_log(n=40)
+    pi = np.full((40, 3), 1 / 3)
+    corrupt(pi)
+    with pytest.raises(ValueError, match=message):
+        evaluate_policy(pi, logged, [0, 1, 2], X=X)

@@ -28,7 +28,8 @@ import numpy as np
 from scipy.stats import norm
 from sklearn.base import clone
 from sklearn.model_selection import KFold
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils import _safe_indexing
+from sklearn.utils.validation import _num_samples, check_is_fitted
 
 from skbandit.evaluation._progressive import _require_pandas, format_table
 from skbandit.feedback import LoggedFeedback
@@ -42,6 +43,8 @@ __all__ = [
 ]
 
 METHODS = ("ips", "snips", "dr")
+# tolerance on the row sums of a target policy's probabilities
+_SUM_TOL = 1e-6
 
 
 @dataclass(frozen=True)
@@ -185,6 +188,69 @@ def _logged_codes(logged: LoggedFeedback, classes: np.ndarray) -> np.ndarray:
     return codes
 
 
+def _check_logged(logged) -> None:
+    if not isinstance(logged, LoggedFeedback):
+        raise TypeError(
+            "logged must be a LoggedFeedback(actions, rewards, propensities), got "
+            f"{type(logged).__name__}"
+        )
+
+
+def _check_contexts(X, n: int) -> None:
+    """``X`` must hold one row (context) per logged round."""
+    try:
+        n_rows = _num_samples(X)
+    except TypeError as exc:
+        raise TypeError(
+            f"X must be an array-like or sparse matrix of contexts: {exc}"
+        ) from None
+    if n_rows != n:
+        raise ValueError(
+            f"X has {n_rows} rows but logged has {n} rounds: X must hold the "
+            "context of every logged round, in the log's order"
+        )
+
+
+def _check_target_proba(target_proba, n: int, k: int) -> np.ndarray:
+    """``target_proba`` as a float64 (n, k) matrix of probability rows."""
+    pi = np.asarray(target_proba, dtype=np.float64)
+    if pi.ndim != 2:
+        raise ValueError(
+            f"target_proba must be 2-D, of shape (n_rounds, n_classes) = {(n, k)}; "
+            f"got {pi.ndim} dimension(s), shape {pi.shape}"
+        )
+    if pi.shape[0] != n:
+        raise ValueError(
+            f"target_proba has {pi.shape[0]} rows but logged has {n} rounds: it "
+            "needs one row of probabilities per logged round"
+        )
+    if pi.shape[1] != k:
+        raise ValueError(
+            f"target_proba has {pi.shape[1]} columns but classes has {k} actions: "
+            "it needs one column per action, in classes order"
+        )
+    if not np.all(np.isfinite(pi)):
+        bad = np.flatnonzero(~np.all(np.isfinite(pi), axis=1))
+        raise ValueError(
+            f"target_proba has non-finite values (NaN or inf) in rows "
+            f"{bad.tolist()[:10]}"
+        )
+    if np.any(pi < 0.0):
+        bad = np.flatnonzero(np.any(pi < 0.0, axis=1))
+        raise ValueError(
+            f"target_proba has negative probabilities in rows {bad.tolist()[:10]}"
+        )
+    sums = pi.sum(axis=1)
+    off = np.abs(sums - 1.0) > _SUM_TOL
+    if np.any(off):
+        bad = np.flatnonzero(off)
+        raise ValueError(
+            f"the rows of target_proba must sum to one (within {_SUM_TOL:g}); rows "
+            f"{bad.tolist()[:10]} sum to {sums[bad][:10].tolist()}"
+        )
+    return pi
+
+
 def _reward_model_predictions(X, codes, rewards, k, reward_model, n_folds, seed):
     """Cross-fitted ``h(x_i, a)`` for every row and action, shape (n, k).
 
@@ -205,8 +271,10 @@ def _reward_model_predictions(X, codes, rewards, k, reward_model, n_folds, seed)
                 value = float(rewards[rows].mean()) if rows.shape[0] else fallback
                 H[test, a] = value
                 continue
-            model = clone(reward_model).fit(X[rows], rewards[rows])
-            H[test, a] = np.asarray(model.predict(X[test]), dtype=np.float64)
+            model = clone(reward_model).fit(_safe_indexing(X, rows), rewards[rows])
+            H[test, a] = np.asarray(
+                model.predict(_safe_indexing(X, test)), dtype=np.float64
+            )
     return H
 
 
@@ -230,13 +298,17 @@ def evaluate_policy(
     ----------
     target_proba : array-like of shape (n_rounds, n_classes)
         ``pi(a | x_i)`` for every logged row and action (columns in
-        ``classes`` order); rows sum to one.
+        ``classes`` order): finite, non-negative, each row summing to one
+        within ``1e-6``. Checked, with an error naming the bad rows.
     logged : LoggedFeedback
         The logged actions, rewards and the logging policy's propensities.
     classes : array-like of shape (n_classes,)
         The actions, sorted.
     X : {array-like, sparse matrix} of shape (n_rounds, n_features), default=None
-        The logged contexts; needed by the doubly robust estimator's reward
+        The logged contexts, one row per logged round (a NumPy array, a pandas
+        DataFrame, a SciPy sparse matrix: whatever the reward model accepts;
+        the cross-fitting folds are selected with scikit-learn's
+        ``_safe_indexing``); needed by the doubly robust estimator's reward
         model.
     methods : sequence of {"ips", "snips", "dr"}, default=all three
     reward_model : regressor, default=None
@@ -256,18 +328,14 @@ def evaluate_policy(
     result : OffPolicyResult
     """
     methods = _check_methods(methods)
-    if not isinstance(logged, LoggedFeedback):
-        raise TypeError(f"logged must be a LoggedFeedback, got {type(logged).__name__}")
+    _check_logged(logged)
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence must be in (0, 1), got {confidence}")
     classes = np.asarray(classes)
-    pi = np.asarray(target_proba, dtype=np.float64)
     n, k = len(logged), classes.shape[0]
-    if pi.shape != (n, k):
-        raise ValueError(
-            f"target_proba has shape {pi.shape}, expected (n_rounds, n_classes) = "
-            f"{(n, k)}"
-        )
+    pi = _check_target_proba(target_proba, n, k)
+    if X is not None:
+        _check_contexts(X, n)
     if n < 2:
         raise ValueError("off-policy evaluation needs at least 2 logged rounds")
     codes = _logged_codes(logged, classes)
@@ -350,7 +418,8 @@ def off_policy_evaluation(
     estimator : fitted skbandit learner (or any classifier with ``classes_``
         and ``predict``; ``exploration_distribution`` for the exploration policy)
     X : {array-like, sparse matrix} of shape (n_rounds, n_features)
-        The logged contexts.
+        The logged contexts, one row per logged round, in any form the learner
+        accepts (NumPy array, pandas DataFrame, SciPy sparse matrix).
     logged : LoggedFeedback
         Logged actions, rewards and propensities of the logging policy.
     policy : {"greedy", "exploration"}, default="greedy"
@@ -384,6 +453,8 @@ def off_policy_evaluation(
     >>> 0.8 < result["snips"].value <= 1.0
     True
     """
+    _check_logged(logged)
+    _check_contexts(X, len(logged))
     pi = _target_proba(estimator, X, policy)
     return evaluate_policy(
         pi,
