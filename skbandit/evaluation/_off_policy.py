@@ -20,6 +20,8 @@ per-round terms (SNIPS: of its linearisation, the delta method).
 
 from __future__ import annotations
 
+import numbers
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -35,6 +37,7 @@ from skbandit.evaluation._progressive import _require_pandas, format_table
 from skbandit.feedback import LoggedFeedback
 
 __all__ = [
+    "LowEffectiveSampleSizeWarning",
     "OffPolicyEstimate",
     "OffPolicyResult",
     "evaluate_policy",
@@ -43,8 +46,23 @@ __all__ = [
 ]
 
 METHODS = ("ips", "snips", "dr")
+# below this effective sample size the intervals are flagged as untrustworthy
+DEFAULT_MIN_ESS = 100.0
 # tolerance on the row sums of a target policy's probabilities
 _SUM_TOL = 1e-6
+
+
+class LowEffectiveSampleSizeWarning(UserWarning):
+    """The importance weights leave too few effective rounds for the intervals.
+
+    Raised by the off-policy estimators when the effective sample size
+    ``(sum w)^2 / sum w^2`` of the importance weights (Kong, 1992) is below
+    ``min_effective_sample_size`` (100 by default): the estimate then rests on
+    a few heavily weighted rounds, and its normal-approximation interval is
+    typically too narrow. A large effective sample size is necessary, not
+    sufficient: weights that the log never revealed (tiny propensities on
+    actions the target policy favours) are not in the sum.
+    """
 
 
 @dataclass(frozen=True)
@@ -92,10 +110,23 @@ class OffPolicyResult:
     estimates : dict of str to OffPolicyEstimate
         One per method, in the order asked.
     weights : ndarray of float64
-        Importance weights ``pi(a_i | x_i) / p_i``.
+        Importance weights ``pi(a_i | x_i) / p_i`` used by the estimators
+        (``min(., clip)`` when clipped).
     effective_sample_size : float
-        ``(sum w)^2 / sum w^2``: how many rounds the log is worth for this
-        policy (small values mean high variance).
+        ``(sum w)^2 / sum w^2`` of those weights: how many rounds the log is
+        worth for this policy (small values mean high variance).
+    min_propensity : float
+        The smallest logged propensity ``min_i p_i`` (the largest possible
+        weight is ``1 / min_propensity``).
+    clip : float or None
+        The weight clipping threshold used (``None``: no clipping).
+    n_clipped : int
+        Rounds whose weight exceeded ``clip`` and was clipped.
+    reward_predictions : ndarray of shape (n_rounds, n_classes) or None
+        The reward model's predictions ``h(x_i, a)`` that DR used: the
+        cross-fitted ones (each row predicted by models fitted on the other
+        folds), or those passed in; ``None`` when DR was not asked. Passing
+        them back as ``reward_predictions`` reproduces the DR estimate.
     """
 
     name: str
@@ -105,6 +136,10 @@ class OffPolicyResult:
     estimates: dict[str, OffPolicyEstimate] = field(default_factory=dict)
     weights: np.ndarray | None = None
     effective_sample_size: float = float("nan")
+    min_propensity: float = float("nan")
+    clip: float | None = None
+    n_clipped: int = 0
+    reward_predictions: np.ndarray | None = None
 
     def __getitem__(self, method: str) -> OffPolicyEstimate:
         return self.estimates[method]
@@ -122,6 +157,7 @@ class OffPolicyResult:
                 "ci_high": e.ci_high,
                 "n_rounds": self.n_rounds,
                 "ess": self.effective_sample_size,
+                "min_propensity": self.min_propensity,
             }
             for e in self.estimates.values()
         ]
@@ -134,6 +170,9 @@ class OffPolicyResult:
             "n_rounds": self.n_rounds,
             "confidence": self.confidence,
             "effective_sample_size": self.effective_sample_size,
+            "min_propensity": self.min_propensity,
+            "clip": self.clip,
+            "n_clipped": self.n_clipped,
             "estimates": {
                 m: {
                     "value": e.value,
@@ -155,8 +194,11 @@ class OffPolicyResult:
         head = (
             f"{self.name} ({self.policy} policy) on {self.n_rounds:,} logged rounds, "
             f"effective sample size {self.effective_sample_size:,.0f}, "
+            f"smallest propensity {self.min_propensity:.3g}, "
             f"{level} normal intervals"
         )
+        if self.clip is not None:
+            head += f", weights clipped at {self.clip:g} ({self.n_clipped:,} rounds)"
         cols = ["method", "value", "std_error", "ci_low", "ci_high"]
         return head + "\n" + format_table(self.summary(), cols)
 
@@ -278,6 +320,32 @@ def _reward_model_predictions(X, codes, rewards, k, reward_model, n_folds, seed)
     return H
 
 
+def _check_reward_predictions(reward_predictions, n: int, k: int) -> np.ndarray:
+    H = np.asarray(reward_predictions, dtype=np.float64)
+    if H.shape != (n, k):
+        raise ValueError(
+            f"reward_predictions has shape {H.shape} but logged has {n} rounds and "
+            f"classes has {k} actions: it needs shape (n_rounds, n_classes) = "
+            f"{(n, k)}, the reward model's prediction for every round and action"
+        )
+    if not np.all(np.isfinite(H)):
+        bad = np.flatnonzero(~np.all(np.isfinite(H), axis=1))
+        raise ValueError(
+            f"reward_predictions has non-finite values in rows {bad.tolist()[:10]}"
+        )
+    return H
+
+
+def _check_positive_or_none(value, name: str) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a positive number or None, got {value!r}")
+    if not (np.isfinite(value) and value > 0):
+        raise ValueError(f"{name} must be a positive number or None, got {value!r}")
+    return float(value)
+
+
 def evaluate_policy(
     target_proba,
     logged: LoggedFeedback,
@@ -286,13 +354,28 @@ def evaluate_policy(
     X=None,
     methods: Sequence[str] = METHODS,
     reward_model=None,
+    reward_predictions=None,
     n_folds: int = 2,
+    clip: float | None = None,
+    min_effective_sample_size: float | None = DEFAULT_MIN_ESS,
     confidence: float = 0.95,
     random_state=None,
     name: str = "policy",
     policy: str = "given",
 ) -> OffPolicyResult:
     """Estimate the value of a policy given by its probabilities on the log.
+
+    With the importance weights ``w_i = pi(a_i | x_i) / p_i`` (or, with
+    ``clip=M``, ``min(w_i, M)``) and a reward model ``h``:
+
+    * IPS: ``V = mean_i w_i r_i``;
+    * SNIPS: ``V = sum_i w_i r_i / sum_i w_i``;
+    * DR: ``V = mean_i [sum_a pi(a | x_i) h(x_i, a) + w_i (r_i - h(x_i, a_i))]``.
+
+    The intervals are ``V -+ z * sd / sqrt(n)``, with ``sd`` the sample
+    standard deviation (``ddof=1``) of the per-round terms (IPS: ``w_i r_i``;
+    DR: the bracket above; SNIPS: its delta-method linearisation
+    ``w_i (r_i - V) / mean(w)``).
 
     Parameters
     ----------
@@ -308,14 +391,36 @@ def evaluate_policy(
         The logged contexts, one row per logged round (a NumPy array, a pandas
         DataFrame, a SciPy sparse matrix: whatever the reward model accepts;
         the cross-fitting folds are selected with scikit-learn's
-        ``_safe_indexing``); needed by the doubly robust estimator's reward
-        model.
+        ``_safe_indexing``); needed by the doubly robust estimator when its
+        reward model is fitted here (``reward_predictions=None``).
     methods : sequence of {"ips", "snips", "dr"}, default=all three
     reward_model : regressor, default=None
         The DR reward model: any scikit-learn regressor, cloned and fitted per
-        action by cross-fitting (``n_folds`` folds). Default: ``Ridge()``.
+        action by cross-fitting (``n_folds`` folds): the predictions on a fold
+        come from models fitted on the other folds only. Default: ``Ridge()``.
+    reward_predictions : array-like of shape (n_rounds, n_classes), default=None
+        Precomputed reward-model predictions ``h(x_i, a)`` for DR (columns in
+        ``classes`` order), used as given instead of fitting ``reward_model``
+        (e.g. the matrix of another library, or ``result.reward_predictions``
+        of an earlier run). DR is unbiased only if ``h`` does not depend on the
+        round it corrects: fit it on other data or by cross-fitting.
     n_folds : int, default=2
         Folds of the cross-fitting.
+    clip : float or None, default=None
+        Weight clipping: use ``min(w_i, clip)`` in every estimator. Off by
+        default. Clipping lowers the variance at the price of a bias: the
+        estimators then target the clipped value; IPS's is
+        ``V_clip = E[min(w, clip) r] = V(pi) - E[(w - clip)_+ r]``, below the
+        true value by ``E[(w - clip)_+ r]`` (for non-negative rewards), DR's
+        is off by ``E[(w - clip)_+ (r - h(x, a))]``, and SNIPS targets
+        ``E[min(w, clip) r] / E[min(w, clip)]``. The intervals cover the
+        clipped value, not ``V(pi)``.
+    min_effective_sample_size : float or None, default=100
+        Warn (:class:`LowEffectiveSampleSizeWarning`) when the effective
+        sample size ``(sum w)^2 / sum w^2`` of the weights used (clipped, if
+        ``clip`` is set) is below this: the normal-approximation intervals
+        then rest on too few effective rounds to be trusted. ``None``
+        disables the warning.
     confidence : float, default=0.95
         Level of the normal-approximation intervals.
     random_state : int or None, default=None
@@ -326,46 +431,125 @@ def evaluate_policy(
     Returns
     -------
     result : OffPolicyResult
+        With the weights used, the effective sample size, the smallest logged
+        propensity and, for DR, the reward-model predictions used.
+
+    Warns
+    -----
+    LowEffectiveSampleSizeWarning
+        When the effective sample size is below ``min_effective_sample_size``.
+
+    References
+    ----------
+    .. [1] M. Dudik, J. Langford and L. Li, "Doubly Robust Policy Evaluation
+       and Learning", ICML 2011.
+    .. [2] A. Kong, "A note on importance sampling using standardized
+       weights", Technical report 348, Department of Statistics, University of
+       Chicago, 1992 (the effective sample size).
     """
+    return _evaluate(
+        target_proba,
+        logged,
+        classes,
+        X=X,
+        methods=methods,
+        reward_model=reward_model,
+        reward_predictions=reward_predictions,
+        n_folds=n_folds,
+        clip=clip,
+        min_effective_sample_size=min_effective_sample_size,
+        confidence=confidence,
+        random_state=random_state,
+        name=name,
+        policy=policy,
+        stacklevel=3,
+    )
+
+
+def _evaluate(
+    target_proba,
+    logged,
+    classes,
+    *,
+    X,
+    methods,
+    reward_model,
+    reward_predictions,
+    n_folds,
+    clip,
+    min_effective_sample_size,
+    confidence,
+    random_state,
+    name,
+    policy,
+    stacklevel,
+) -> OffPolicyResult:
     methods = _check_methods(methods)
     _check_logged(logged)
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence must be in (0, 1), got {confidence}")
+    clip = _check_positive_or_none(clip, "clip")
+    min_ess = _check_positive_or_none(
+        min_effective_sample_size, "min_effective_sample_size"
+    )
     classes = np.asarray(classes)
     n, k = len(logged), classes.shape[0]
     pi = _check_target_proba(target_proba, n, k)
     if X is not None:
         _check_contexts(X, n)
+    H = None
+    if reward_predictions is not None:
+        H = _check_reward_predictions(reward_predictions, n, k)
     if n < 2:
         raise ValueError("off-policy evaluation needs at least 2 logged rounds")
     codes = _logged_codes(logged, classes)
+    if "dr" in methods and H is None:
+        if X is None:
+            raise ValueError(
+                "the doubly robust estimator needs X (the contexts) to fit its "
+                "reward model, or reward_predictions"
+            )
+        if reward_model is None:
+            from sklearn.linear_model import Ridge
+
+            reward_model = Ridge()
+        H = _reward_model_predictions(
+            X, codes, logged.rewards, k, reward_model, n_folds, random_state
+        )
     r, p = logged.rewards, logged.propensities
     w = pi[np.arange(n), codes] / p
+    n_clipped = 0
+    if clip is not None:
+        n_clipped = int(np.count_nonzero(w > clip))
+        w = np.minimum(w, clip)
     z = float(norm.ppf(0.5 + confidence / 2.0))
     estimates = {}
     for method in methods:
         if method == "ips":
             terms = w * r
-            estimates[method] = _interval(method, terms.mean(), terms.std(ddof=1), n, z)
+            value = terms.mean()
         elif method == "snips":
             total = w.sum()
             value = float((w * r).sum() / total) if total > 0 else float("nan")
             # delta method: the linearisation of the ratio of means
-            lin = w * (r - value) / w.mean() if total > 0 else np.full(n, np.nan)
-            estimates[method] = _interval(method, value, lin.std(ddof=1), n, z)
+            terms = w * (r - value) / w.mean() if total > 0 else np.full(n, np.nan)
         else:
-            if X is None:
-                raise ValueError("the doubly robust estimator needs X (the contexts)")
-            if reward_model is None:
-                from sklearn.linear_model import Ridge
-
-                reward_model = Ridge()
-            H = _reward_model_predictions(
-                X, codes, r, k, reward_model, n_folds, random_state
-            )
+            assert H is not None
             terms = (pi * H).sum(axis=1) + w * (r - H[np.arange(n), codes])
-            estimates[method] = _interval(method, terms.mean(), terms.std(ddof=1), n, z)
+            value = terms.mean()
+        estimates[method] = _interval(method, value, terms.std(ddof=1), n, z)
     ess = float(w.sum() ** 2 / (w**2).sum()) if np.any(w > 0) else 0.0
+    if min_ess is not None and ess < min_ess:
+        warnings.warn(
+            f"the effective sample size (sum w)^2 / sum w^2 of the importance "
+            f"weights is {ess:.1f} of {n} logged rounds, below "
+            f"min_effective_sample_size={min_ess:g}: the normal-approximation "
+            "intervals are not to be trusted (the smallest logged propensity is "
+            f"{float(p.min()):.3g}). Consider more rounds, a logging policy "
+            "closer to the target, or weight clipping (clip=...).",
+            LowEffectiveSampleSizeWarning,
+            stacklevel=stacklevel,
+        )
     return OffPolicyResult(
         name=name,
         policy=policy,
@@ -374,6 +558,10 @@ def evaluate_policy(
         estimates=estimates,
         weights=w,
         effective_sample_size=ess,
+        min_propensity=float(p.min()),
+        clip=clip,
+        n_clipped=n_clipped,
+        reward_predictions=H if "dr" in methods else None,
     )
 
 
@@ -399,7 +587,10 @@ def off_policy_evaluation(
     policy: str = "greedy",
     methods: Sequence[str] = METHODS,
     reward_model=None,
+    reward_predictions=None,
     n_folds: int = 2,
+    clip: float | None = None,
+    min_effective_sample_size: float | None = DEFAULT_MIN_ESS,
     confidence: float = 0.95,
     random_state=None,
     name: str | None = None,
@@ -423,8 +614,11 @@ def off_policy_evaluation(
     logged : LoggedFeedback
         Logged actions, rewards and propensities of the logging policy.
     policy : {"greedy", "exploration"}, default="greedy"
-    methods, reward_model, n_folds, confidence, random_state
-        As in :func:`evaluate_policy`.
+    methods, reward_model, reward_predictions, n_folds, clip, \
+min_effective_sample_size, confidence, random_state
+        As in :func:`evaluate_policy` (weight clipping is off by default and
+        biases the estimates when on; a warning flags a small effective
+        sample size).
     name : str, default=None
         Name in the result; the estimator's class name by default.
 
@@ -456,18 +650,22 @@ def off_policy_evaluation(
     _check_logged(logged)
     _check_contexts(X, len(logged))
     pi = _target_proba(estimator, X, policy)
-    return evaluate_policy(
+    return _evaluate(
         pi,
         logged,
         estimator.classes_,
         X=X,
         methods=methods,
         reward_model=reward_model,
+        reward_predictions=reward_predictions,
         n_folds=n_folds,
+        clip=clip,
+        min_effective_sample_size=min_effective_sample_size,
         confidence=confidence,
         random_state=random_state,
         name=type(estimator).__name__ if name is None else name,
         policy=policy,
+        stacklevel=3,
     )
 
 
@@ -477,6 +675,8 @@ def make_off_policy_scorer(
     policy: str = "greedy",
     reward_model=None,
     n_folds: int = 2,
+    clip: float | None = None,
+    min_effective_sample_size: float | None = DEFAULT_MIN_ESS,
     random_state=None,
 ):
     """A scorer for model selection on logs: ``GridSearchCV(..., scoring=...)``.
@@ -493,6 +693,8 @@ def make_off_policy_scorer(
     policy : {"greedy", "exploration"}, default="greedy"
     reward_model, n_folds, random_state
         For ``method="dr"``, as in :func:`evaluate_policy`.
+    clip, min_effective_sample_size
+        As in :func:`evaluate_policy`.
 
     Returns
     -------
@@ -514,6 +716,8 @@ def make_off_policy_scorer(
             methods=(method,),
             reward_model=reward_model,
             n_folds=n_folds,
+            clip=clip,
+            min_effective_sample_size=min_effective_sample_size,
             random_state=random_state,
         )
         return result[method].value
