@@ -341,9 +341,10 @@ def _check_positive_or_none(value, name: str) -> float | None:
         return None
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a positive number or None, got {value!r}")
-    if not (np.isfinite(value) and value > 0):
+    number = float(value)
+    if not (np.isfinite(number) and number > 0):
         raise ValueError(f"{name} must be a positive number or None, got {value!r}")
-    return float(value)
+    return number
 
 
 def evaluate_policy(

@@ -178,7 +178,7 @@ class SeparableOneVsAll(BaseBanditClassifier):
         self.large_norm = large_norm
 
     @property
-    def _state_attrs(self) -> tuple[str, ...]:
+    def _state_attrs(self) -> tuple[str, ...]:  # type: ignore[override]  # a computed _state_attrs over base.py's class attribute (read only, by design)
         # The fitted state decides (the parameter may have been changed since).
         if "coef_" in self.__dict__:
             return ("coef_",)
