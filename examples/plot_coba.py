@@ -30,12 +30,16 @@ model class of skbandit's learners): the interactions change the ranking.
 # ---------------------------------
 # Digits (1,797 images, 10 classes, pixels scaled to [0, 1]) in a shuffled
 # order, and 2,000 rounds of the SynSep stream (sparse binary rows, 400
-# features, 9 classes, separable). Sparse rows become dict contexts, which
-# ``CobaLearner`` hashes (``FeatureHasher``) and VW reads natively.
+# features, 9 classes, separable). Sparse rows become dict contexts
+# (``{"column": value}``), which VW reads natively; ``CobaLearner`` turns them
+# into rows with its ``vectorizer``, here a ``DictVectorizer`` fitted on the 400
+# column names (the default, a ``FeatureHasher`` of 2**16 columns, also works,
+# at the cost of wider weights).
 import coba
 import matplotlib.pyplot as plt
 import numpy as np
 from sklearn.datasets import load_digits
+from sklearn.feature_extraction import DictVectorizer
 
 from skbandit import Banditron
 from skbandit.datasets import make_synsep
@@ -52,10 +56,11 @@ environments = coba.Environments(
     ]
 )
 
+columns = DictVectorizer().fit([{str(j): 1.0 for j in range(X_syn.shape[1])}])
 linear = (1, "a", "ax")
 learners = {
-    "skbandit Banditron()": CobaLearner(Banditron(random_state=0)),
-    "skbandit SquareCB()": CobaLearner(SquareCB(random_state=0)),
+    "skbandit Banditron()": CobaLearner(Banditron(random_state=0), vectorizer=columns),
+    "skbandit SquareCB()": CobaLearner(SquareCB(random_state=0), vectorizer=columns),
     "VW epsilon, default features": coba.VowpalEpsilonLearner(),
     "VW epsilon, linear features": coba.VowpalEpsilonLearner(features=linear),
     "VW squarecb, default features": coba.VowpalSquarecbLearner(),

@@ -58,7 +58,7 @@ except ImportError as exc:  # pragma: no cover - exercised without the extra
 __all__ = ["CobaLearner", "make_coba_environment"]
 
 # the hashing space of dict (sparse) contexts when no vectorizer is given
-DEFAULT_N_HASHED_FEATURES = 2**18
+DEFAULT_N_HASHED_FEATURES = 2**16
 
 
 def _default_vectorizer() -> FeatureHasher:
@@ -95,10 +95,13 @@ class CobaLearner(coba.Learner):
         Turns dict (sparse) contexts into rows: any object whose
         ``transform(list_of_dicts)`` returns a 2-D matrix of a fixed width
         (e.g. a ``DictVectorizer`` fitted beforehand on the feature names).
-        Default: ``FeatureHasher(n_features=2**18, alternate_sign=False)``,
+        Default: ``FeatureHasher(n_features=2**16, alternate_sign=False)``,
         stateless, so features never seen before need no refit (keys are
-        converted to strings). Dense contexts (a number or a sequence of
-        numbers) are used as they are.
+        converted to strings). The learners keep dense ``(n_classes,
+        n_features)`` weights, and every ``learn`` copies them once (the
+        failure guarantee), so a vectorizer no wider than the data needs is
+        faster. Dense contexts (a number or a sequence of numbers) are used
+        as they are.
 
     Attributes
     ----------
