@@ -33,13 +33,19 @@ def _population(n=20000, d=8, k=4, seed=0):
     """A labelled pool (labels: argmax of a linear model, 10% noise) and a fixed
     deterministic target policy (a perturbed linear model)."""
     rng = np.random.default_rng(seed)
+    X, W, y = _labelled_pool(rng, n, d, k)
+    W_pi = W + 0.8 * rng.standard_normal((k, d))
+    return X, y, W_pi
+
+
+def _labelled_pool(rng, n, d, k):
+    """Gaussian rows, a linear model W and its argmax labels with 10% noise."""
     X = rng.standard_normal((n, d))
     W = rng.standard_normal((k, d))
     y = np.argmax(X @ W.T, axis=1)
     noisy = rng.random(n) < 0.1
     y[noisy] = rng.integers(0, k, size=int(noisy.sum()))
-    W_pi = W + 0.8 * rng.standard_normal((k, d))
-    return X, y, W_pi
+    return X, W, y
 
 
 def _greedy_proba(X, W_pi):
@@ -481,11 +487,7 @@ def _lopsided_population(seed=0, n=20000, d=6, k=4, eps=0.04):
     is a sharp softmax of another linear model mixed with eps-uniform
     exploration (propensities down to eps/k where the two disagree)."""
     rng = np.random.default_rng(seed)
-    X = rng.standard_normal((n, d))
-    W = rng.standard_normal((k, d))
-    y = np.argmax(X @ W.T, axis=1)
-    noisy = rng.random(n) < 0.1
-    y[noisy] = rng.integers(0, k, size=int(noisy.sum()))
+    X, W, y = _labelled_pool(rng, n, d, k)
     pi = _greedy_proba(X, W + 0.5 * rng.standard_normal((k, d)))
     scores = 3.0 * X @ (W + 1.5 * rng.standard_normal((k, d))).T
     soft = np.exp(scores - scores.max(axis=1, keepdims=True))

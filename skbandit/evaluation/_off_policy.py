@@ -33,6 +33,7 @@ from sklearn.model_selection import KFold
 from sklearn.utils import _safe_indexing
 from sklearn.utils.validation import _num_samples, check_is_fitted
 
+from skbandit.base import _caller_stacklevel
 from skbandit.evaluation._progressive import _require_pandas, format_table
 from skbandit.feedback import LoggedFeedback
 
@@ -448,43 +449,6 @@ def evaluate_policy(
        weights", Technical report 348, Department of Statistics, University of
        Chicago, 1992 (the effective sample size).
     """
-    return _evaluate(
-        target_proba,
-        logged,
-        classes,
-        X=X,
-        methods=methods,
-        reward_model=reward_model,
-        reward_predictions=reward_predictions,
-        n_folds=n_folds,
-        clip=clip,
-        min_effective_sample_size=min_effective_sample_size,
-        confidence=confidence,
-        random_state=random_state,
-        name=name,
-        policy=policy,
-        stacklevel=3,
-    )
-
-
-def _evaluate(
-    target_proba,
-    logged,
-    classes,
-    *,
-    X,
-    methods,
-    reward_model,
-    reward_predictions,
-    n_folds,
-    clip,
-    min_effective_sample_size,
-    confidence,
-    random_state,
-    name,
-    policy,
-    stacklevel,
-) -> OffPolicyResult:
     methods = _check_methods(methods)
     _check_logged(logged)
     if not 0.0 < confidence < 1.0:
@@ -549,7 +513,7 @@ def _evaluate(
             f"{float(p.min()):.3g}). Consider more rounds, a logging policy "
             "closer to the target, or weight clipping (clip=...).",
             LowEffectiveSampleSizeWarning,
-            stacklevel=stacklevel,
+            stacklevel=_caller_stacklevel(),
         )
     return OffPolicyResult(
         name=name,
@@ -651,7 +615,7 @@ min_effective_sample_size, confidence, random_state
     _check_logged(logged)
     _check_contexts(X, len(logged))
     pi = _target_proba(estimator, X, policy)
-    return _evaluate(
+    return evaluate_policy(
         pi,
         logged,
         estimator.classes_,
@@ -666,7 +630,6 @@ min_effective_sample_size, confidence, random_state
         random_state=random_state,
         name=type(estimator).__name__ if name is None else name,
         policy=policy,
-        stacklevel=3,
     )
 
 
