@@ -583,3 +583,42 @@ def test_clipped_intervals_cover_the_clipped_estimand(n_reps):
     assert true_value - targets["ips"] > 0.02, (true_value, targets)
     for m, rate in coverage.items():
         assert rate >= 0.9, (m, rate, targets[m])
+
+
+def _unclipped_coverage(n_rounds, n_reps, seed=5):
+    """On logs of the lopsided logging policy: how often the unclipped 95% IPS
+    and SNIPS intervals cover the true value, the median effective sample size,
+    and the share of logs on which the warning fired."""
+    X, y, pi, mu = _lopsided_population(seed=0)
+    n_pool, k = pi.shape
+    true_value = float(np.mean(pi[np.arange(n_pool), y]))
+    rng = np.random.default_rng(seed)
+    covered = {"ips": 0, "snips": 0}
+    ess, warned = [], 0
+    for _ in range(n_reps):
+        rows = rng.integers(0, n_pool, size=n_rounds)
+        cum = mu[rows].cumsum(axis=1)
+        actions = np.minimum((rng.random((n_rounds, 1)) > cum).sum(axis=1), k - 1)
+        logged = LoggedFeedback(
+            actions, (actions == y[rows]).astype(float), mu[rows, actions]
+        )
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", LowEffectiveSampleSizeWarning)
+            res = evaluate_policy(
+                pi[rows], logged, np.arange(k), methods=["ips", "snips"]
+            )
+        warned += any(w.category is LowEffectiveSampleSizeWarning for w in caught)
+        ess.append(res.effective_sample_size)
+        for m in covered:
+            covered[m] += res[m].covers(true_value)
+    coverage = {m: c / n_reps for m, c in covered.items()}
+    return coverage, float(np.median(ess)), warned / n_reps
+
+
+def test_the_warning_fires_where_the_intervals_fail():
+    """On short lopsided logs (effective sample size about 6) the 95% intervals
+    cover the true value far less often than 95%, and the warning fires on
+    every log."""
+    coverage, median_ess, warned = _unclipped_coverage(250, 100)
+    assert median_ess < 10 and warned == 1.0
+    assert coverage["ips"] < 0.8 and coverage["snips"] < 0.8, coverage
