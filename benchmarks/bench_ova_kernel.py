@@ -20,6 +20,7 @@ import sys
 import time
 
 import numpy as np
+import scipy.sparse as sp
 
 from skbandit import SeparableOneVsAll
 from skbandit.datasets import make_separable_stream
@@ -36,7 +37,12 @@ def start(n_support: int, seed: int) -> SeparableOneVsAll:
     A[np.arange(n_support), rng.integers(0, 3, n_support)] = rng.choice(
         [-1.0, 1.0], n_support
     )
-    est.support_vectors_, est.dual_coef_ = V, A
+    # the learner's state: the support set's entries in CSR form
+    S = sp.csr_matrix(V)
+    est._sv_data = S.data
+    est._sv_indices = S.indices.astype(np.int32)
+    est._sv_indptr = S.indptr.astype(np.int64)
+    est.dual_coef_ = A
     return est
 
 

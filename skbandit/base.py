@@ -31,6 +31,18 @@ The failure guarantee
 * After each block the state is checked to be finite (and the kernel stops at
   the first row whose scores are not finite), so an overflow raises a
   ``FloatingPointError`` that suggests scaling the input.
+* Every distribution a learner plays, logs or returns is checked to be a
+  probability vector (the pass drivers check each round's, in O(k)); an
+  invalid one raises a ``FloatingPointError`` naming it, with the same rollback.
+
+Input
+-----
+``_validate_X`` gives every kernel one row form, on every path (``fit``,
+``partial_fit``, logged feedback, ``sample_actions``, ``predict``,
+``decision_function``, ``exploration_distribution``, and the single-row fast
+path ``_rows_fast``): float64, finite, every ``|x_ij| <= _MAX_ABS_X``, and CSR
+rows canonical (duplicate columns summed, indices sorted; the caller's matrix is
+copied only when it is not canonical, never modified).
 """
 
 from __future__ import annotations
@@ -55,8 +67,11 @@ from sklearn.utils.validation import (
 )
 
 from skbandit._core._kernel import (
+    DISTRIBUTION_TOL,
     KernelStatus,
     check_csr,
+    csr_is_canonical,
+    max_abs,
     run_act,
     run_distribution,
     run_logged,
@@ -97,6 +112,14 @@ def _caller_stacklevel() -> int:
 
 
 STATUS_NONFINITE = int(KernelStatus.STATUS_NONFINITE)
+STATUS_INVALID_DISTRIBUTION = int(KernelStatus.STATUS_INVALID_DISTRIBUTION)
+
+# The largest feature magnitude any learner accepts: 2**480 (about 3.1e144),
+# sqrt(float64 max) / 2**32. With fewer than 2**31 columns (the kernels' 32-bit
+# indices) the squared norm of a row and the dot product of two rows stay below
+# 2**991, a factor 2**32 below overflow for step sizes, importance weights and
+# sums. Larger values are refused by the validation (ValueError) on every path.
+_MAX_ABS_X = 2.0**480
 
 
 def _make_rng(random_state) -> np.random.Generator:
@@ -154,9 +177,6 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
     # False for a learner whose analysis needs its own (on-policy) data: it
     # warns (OffPolicyWarning) when a logged round was not drawn by its policy.
     _off_policy_ok: bool = True
-    # True when the learner's ``_validate_X`` adds nothing for dense float64
-    # rows, so the fast single-row path (``_rows_fast``) may skip it.
-    _fast_rows_ok: bool = False
 
     def __init__(
         self,
@@ -228,7 +248,10 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
 
     # ------------------------------------------------------------ validation
     def _validate_X(self, X, *, reset: bool):
-        checked = None
+        """Validated rows: float64, C-ordered or canonical CSR, finite, within
+        the magnitude bound (module docstring, Input). A learner adding checks
+        overrides this and calls it first."""
+        original, checked = X, None
         if sp.issparse(X):
             _check_sparse_structure(X)
             checked = getattr(X, "indices", None)
@@ -242,9 +265,12 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
             order="C",
             ensure_all_finite=True,
         )
-        if sp.issparse(X) and X.indices is not checked:
-            # A conversion from another format produced new CSR arrays: check them.
-            _check_sparse_structure(X)
+        if sp.issparse(X):
+            if X.indices is not checked:
+                # A conversion from another format produced new CSR arrays.
+                _check_sparse_structure(X)
+            X = _canonical_csr(X, original)
+        _check_magnitude(self, X)
         return X
 
     def _validate_fit_input(self, X, y, *, reset: bool):
@@ -288,7 +314,8 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         codes = feedback._encode(classes)
         # Everything is validated: start the new state.
         self._reset(classes, X.shape[1])
-        self.n_iter_ = self.max_iter
+        # passes finished (a pass that fails leaves the count of those before it)
+        self.n_iter_ = 0
         n = X.shape[0]
         for _ in range(self.max_iter):
             if self.shuffle:
@@ -296,6 +323,7 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
             else:
                 rows = np.arange(n, dtype=np.int32)
             self._play(X, codes, rows, feedback, record)
+            self.n_iter_ += 1
         return self
 
     def partial_fit(
@@ -369,8 +397,9 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         codes = feedback._encode(new_classes if first_call else self.classes_)
         if first_call:
             self._reset(new_classes, X.shape[1])
-        self.n_iter_ = 1
+        self.n_iter_ = 0
         self._play(X, codes, np.arange(X.shape[0], dtype=np.int32), feedback, record)
+        self.n_iter_ = 1
         return self
 
     def _transaction(self, method, *args):
@@ -436,7 +465,7 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
                     propensities,
                 )
                 if kernel.status != 0 or done != n:
-                    self._raise_kernel_status(kernel, X)
+                    self._raise_kernel_status(kernel, X, row=block[min(done, n - 1)])
                 self._after_block(kernel)
                 if not all(
                     _all_finite(getattr(self, name))
@@ -461,8 +490,25 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
                 raise
             self._blocks_done += 1
 
-    def _raise_kernel_status(self, kernel, X, status=None):
+    def _raise_kernel_status(self, kernel, X, status=None, row=None, proba=None):
+        """Raise the error for a kernel's non-zero status (the caller rolls
+        back). ``row`` is the index in X of the row that stopped the kernel,
+        ``proba`` the invalid distribution (default: the kernel's last)."""
         status = kernel.status if status is None else status
+        if status == STATUS_INVALID_DISTRIBUTION:
+            p = kernel.py_proba() if proba is None else proba
+            where = "" if row is None else f" on row {int(row)} of X"
+            with np.printoptions(precision=4, threshold=10):
+                shown = str(np.asarray(p))
+            raise FloatingPointError(
+                f"{type(self).__name__}: its exploration distribution{where} is "
+                f"not a valid probability vector (entries finite and >= 0, "
+                f"summing to 1 within {DISTRIBUTION_TOL:g}): p = {shown}, sum "
+                f"{float(np.sum(p)):.17g}. Its arithmetic broke down (e.g. an "
+                "overflow of its exploration schedule or scores); nothing was "
+                "played or logged from that distribution, and the learner is "
+                "left as after its last finished block of rows."
+            )
         if status == STATUS_NONFINITE:
             data = X.data if sp.issparse(X) else X
             scale = float(np.max(np.abs(data))) if data.size else 0.0
@@ -569,7 +615,7 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
             played, propensities,
         )  # fmt: skip
         if done != n:
-            self._raise_kernel_status(kernel, X)
+            self._raise_kernel_status(kernel, X, row=done)
         self._n_pending = pending + n
         return self.classes_[played], propensities
 
@@ -605,8 +651,9 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
 
     def _rows_fast(self, X):
         """Validated rows of a fitted learner. A float64 C-ordered 2-D NumPy
-        array of the right width with finite values is accepted as it is (a few
-        O(1) checks and one finiteness scan); anything else goes through the
+        array of the right width with finite values within the magnitude bound
+        is accepted as it is (a few O(1) checks and one compiled scan), when
+        the learner adds no checks of its own; anything else goes through the
         full validation (``_validate_X``), which raises the usual errors."""
         if (
             type(X) is np.ndarray
@@ -615,9 +662,9 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
             and X.shape[0] > 0
             and X.flags.c_contiguous
             and X.shape[1] == self.n_features_in_
-            and (self._fast_rows_ok or type(self)._validate_X is _BASE_VALIDATE_X)
+            and type(self)._validate_X is _BASE_VALIDATE_X
             and "feature_names_in_" not in self.__dict__
-            and np.isfinite(X).all()
+            and max_abs(X.reshape(-1)) <= _MAX_ABS_X
         ):
             return X
         return self._validate_X(X, reset=False)
@@ -711,9 +758,10 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         codes = self._check_logged(logged, new_classes)
         if first_call:
             self._reset(new_classes, X.shape[1])
-        self.n_iter_ = 1
+        self.n_iter_ = 0
         rows = np.arange(X.shape[0], dtype=np.int32)
         self._warn_off_policy(self._play_logged(X, codes, logged, rows))
+        self.n_iter_ = 1
         return self
 
     def _fit_logged(self, X, logged):
@@ -726,7 +774,7 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         classes = _check_classes(np.unique(logged.actions))
         codes = self._check_logged(logged, classes)
         self._reset(classes, X.shape[1])
-        self.n_iter_ = self.max_iter
+        self.n_iter_ = 0
         n = X.shape[0]
         n_off = 0
         for _ in range(self.max_iter):
@@ -735,6 +783,7 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
             else:
                 rows = np.arange(n, dtype=np.int32)
             n_off += self._play_logged(X, codes, logged, rows)
+            self.n_iter_ += 1
         self._warn_off_policy(n_off)
         return self
 
@@ -779,7 +828,7 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
                     propensities, uniforms, self.t_, greedy, own,
                 )  # fmt: skip
                 if kernel.status != 0 or done != n:
-                    self._raise_kernel_status(kernel, X)
+                    self._raise_kernel_status(kernel, X, row=block[min(done, n - 1)])
                 self._after_block(kernel)
                 if not all(
                     _all_finite(getattr(self, name))
@@ -889,8 +938,9 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         kernel = self._make_kernel()
         out = np.empty((X.shape[0], self.classes_.shape[0]), dtype=np.float64)
         data, indices, indptr, dense = _kernel_arrays(X)
-        if not run_distribution(kernel, data, indices, indptr, dense, self.t_ + 1, out):
-            self._raise_kernel_status(kernel, X, status=STATUS_NONFINITE)
+        done = run_distribution(kernel, data, indices, indptr, dense, self.t_ + 1, out)
+        if done != X.shape[0]:
+            self._raise_kernel_status(kernel, X, row=done, proba=out[done])
         return out
 
     def __sklearn_tags__(self):
@@ -956,6 +1006,58 @@ def _check_sparse_structure(X) -> None:
             X.check_format(full_check=True)
         except ValueError as exc:
             raise ValueError(f"Malformed sparse BSR matrix: {exc}") from None
+
+
+def _canonical_csr(X, original):
+    """The validated CSR matrix ``X`` with canonical rows: each column stored at
+    most once (duplicates summed, as SciPy reads them) and indices sorted.
+
+    Canonicity is computed from the arrays (``csr_is_canonical``, O(nnz)), not
+    read from SciPy's cached flag. A canonical ``X`` is returned as it is; else
+    a copy is made when ``X`` shares an array with the caller's ``original``
+    (the caller's matrix is never modified) and summed in place.
+    """
+    indptr, indices = X.indptr, X.indices
+    if indptr.dtype != indices.dtype:
+        indptr, indices = indptr.astype(np.int64), indices.astype(np.int64)
+    if csr_is_canonical(indptr, indices):
+        return X
+    if sp.issparse(original) and any(
+        np.may_share_memory(mine, getattr(original, name, None))
+        for name, mine in (
+            ("data", X.data),
+            ("indices", X.indices),
+            ("indptr", X.indptr),
+        )
+        if isinstance(getattr(original, name, None), np.ndarray)
+    ):
+        X = X.copy()
+    # SciPy trusts its cached flags: clear them so that it sorts and sums.
+    X.has_sorted_indices = False
+    X.has_canonical_format = False
+    X.sum_duplicates()
+    return X
+
+
+def _check_magnitude(est, X) -> None:
+    """Refuse a value with ``|x_ij| > _MAX_ABS_X`` (ValueError naming the first
+    one), in one compiled pass without a copy."""
+    data = X.data if sp.issparse(X) else X.reshape(-1)
+    if max_abs(np.ascontiguousarray(data)) <= _MAX_ABS_X:
+        return
+    first = int(np.flatnonzero(np.abs(data) > _MAX_ABS_X)[0])
+    if sp.issparse(X):
+        row = int(np.searchsorted(X.indptr, first, side="right")) - 1
+        col = int(X.indices[first])
+    else:
+        row, col = divmod(first, X.shape[1])
+    raise ValueError(
+        f"{type(est).__name__}: X[{row}, {col}] = {data[first]:.6g} is larger in "
+        f"magnitude than the bound on feature values, 2**480 (about "
+        f"{_MAX_ABS_X:.3g}): beyond it the learners' arithmetic (squared norms, "
+        "scores, updates) can overflow. Scale the features, e.g. with "
+        "sklearn.preprocessing.MaxAbsScaler or StandardScaler."
+    )
 
 
 # The (unused) index arrays handed to the kernels with dense rows.

@@ -6,7 +6,9 @@
 Every function takes
 
 - ``X``: a dense 2-D float64 ndarray or a scipy CSR matrix (duplicate column
-  entries in a row are allowed and count as their sum, as in the dense matrix),
+  entries in a row are allowed and count as their sum, as in the dense matrix:
+  ``_row`` hands each row over as the estimators' validation hands it to the
+  kernels, columns sorted and each stored once),
 - ``y``: integer label codes in ``0..k-1`` (index into the sorted ``classes_``),
 - ``U``: the uniforms, shape ``(n, 2)``; round ``t`` uses ``u1 = U[t, 0]`` (sampling)
   and ``u2 = U[t, 1]`` (argmax tie breaking),
@@ -15,8 +17,8 @@ and returns a ``Trace`` ``(W, played, greedy, rewards, propensities)``.
 
 The rules these references follow, round by round:
 
-1. Scores ``s = W x``, summed sequentially over the stored entries of the row in
-   stored order, ``np.cumsum(W[:, cols] * vals, axis=1)[:, -1]``, so the actions
+1. Scores ``s = W x``, summed sequentially over the entries of the canonical
+   row in column order, ``np.cumsum(W[:, cols] * vals, axis=1)[:, -1]``, so the actions
    agree with the compiled kernel bit for bit.
 2. Greedy label: with the ``m`` exact maximisers ``G`` of ``s`` in increasing class
    order, the ``min(int(u2 * m), m - 1)``-th of them.
@@ -62,10 +64,21 @@ class Trace(NamedTuple):
 
 
 def _row(X, i: int) -> tuple[np.ndarray | None, np.ndarray]:
-    """(column indices or None for "all columns", values) of row ``i``."""
+    """(column indices or None for "all columns", values) of row ``i``.
+
+    A CSR row is returned canonical, as the estimators' validation hands it to
+    the kernels: columns in increasing order, a column stored several times
+    once with the sum of its values (exact for the tests' duplicated entries,
+    halves and opposite pairs, whatever the order of the sum)."""
     if sp.issparse(X):
         start, end = X.indptr[i], X.indptr[i + 1]
-        return X.indices[start:end], X.data[start:end]
+        cols, vals = X.indices[start:end], X.data[start:end]
+        if cols.size > 1 and not np.all(np.diff(cols) > 0):
+            order = np.argsort(cols, kind="stable")
+            cols, vals = cols[order], vals[order]
+            cols, first = np.unique(cols, return_index=True)
+            vals = np.add.reduceat(vals, first)
+        return cols, vals
     return None, X[i]
 
 

@@ -143,18 +143,11 @@ def loss_value(loss: str, s: np.ndarray, g: int, y: int) -> float:
 
 
 def sq_norm(cols: np.ndarray | None, vals: np.ndarray, d: int) -> float:
+    """||x||^2 summed in order over the row's entries (``_row`` hands CSR rows
+    over canonical: each column once)."""
     acc = 0.0
-    if cols is None:
-        for v in vals:
-            acc = acc + float(v) * float(v)
-        return acc
-    col_sum = np.zeros(d)
-    for c, v in zip(cols, vals, strict=True):
-        col_sum[c] += v
-    for c in cols:
-        v = float(col_sum[c])
-        acc = acc + v * v
-        col_sum[c] = 0.0
+    for v in vals:
+        acc = acc + float(v) * float(v)
     return acc
 
 

@@ -30,6 +30,8 @@ from _reference import (
     scores,
 )
 
+import skbandit
+
 
 def banditron_act(W, x_cols, x_vals, u1, u2, k, gamma):
     """(action b, greedy g, p_g, marginal P(b)) of one round."""
@@ -212,10 +214,15 @@ def _adapter(name: str, params: dict, k: int):
     if name == "OffsetTree":
         import _reference_offset_tree as ref_tree
 
+        # the estimator's defaults, wherever params leaves a value out
+        defaults = skbandit.OffsetTree().get_params()
+
         def run(X, U, t0, state, logged):
             tr = ref_tree.offset_tree(
-                X, np.zeros(X.shape[0], int), U, k, base=params.get("base", "pa1"),
-                C=params.get("C", 1.0), gamma=params.get("exploration", 0.1),
+                X, np.zeros(X.shape[0], int), U, k,
+                base=params.get("base", defaults["base"]),
+                C=params.get("C", defaults["C"]),
+                gamma=params.get("exploration", defaults["exploration"]),
                 W0=state, logged=logged,
             )  # fmt: skip
             return tr.played, tr.propensities, tr.state["node_coef_"]

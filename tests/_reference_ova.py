@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
+import scipy.sparse as sp
 from _reference import (
     _add,
     _row,
@@ -157,6 +158,28 @@ def rational_kernel_scores(V, A, cols, vals, xscale=1.0):
     return s
 
 
+def support_state(V: np.ndarray, A: np.ndarray) -> dict:
+    """The learner's declared state for the support set ``V`` (dense, oldest
+    first) and coefficients ``A``: ``V``'s non-zero entries in CSR form."""
+    S = sp.csr_matrix(V)
+    return {
+        "_sv_data": S.data,
+        "_sv_indices": S.indices.astype(np.int32),
+        "_sv_indptr": S.indptr.astype(np.int64),
+        "dual_coef_": A,
+    }
+
+
+def support_vectors(state: dict, d: int) -> np.ndarray:
+    """The dense support set ``V`` (n_support, d) of a declared state."""
+    n_support = state["_sv_indptr"].shape[0] - 1
+    S = sp.csr_matrix(
+        (state["_sv_data"], state["_sv_indices"], state["_sv_indptr"]),
+        shape=(n_support, d),
+    )
+    return S.toarray()
+
+
 def separable_ova_rational(
     X,
     y,
@@ -172,12 +195,13 @@ def separable_ova_rational(
     """The same learner with rational-kernel Perceptrons: a round with mistakes
     appends x to the support set with coefficient +-1 for each erring learner;
     beyond ``budget`` the oldest support vector is dropped first. ``project``:
-    rows with ||x|| > 1 enter the kernel (and the support set) as x / ||x||."""
+    rows with ||x|| > 1 enter the kernel (and the support set) as x / ||x||.
+    The state is the support set's non-zero entries in CSR form (``support_state``)."""
     n, d = X.shape
     if state0 is None:
         V, A = np.zeros((0, d)), np.zeros((0, k))
     else:
-        V, A = state0["support_vectors_"].copy(), state0["dual_coef_"].copy()
+        V, A = support_vectors(state0, d), state0["dual_coef_"].copy()
     played, greedy, rewards, props = _outputs(n)
     for t in range(n):
         cols, vals = _row(X, t)
@@ -202,5 +226,4 @@ def separable_ova_rational(
         G = maximisers(s)
         props[t] = sum(_separable_p(s, int(c))[a] for c in G) / len(G)
         played[t], greedy[t], rewards[t] = a, g, reward
-    state = {"support_vectors_": V, "dual_coef_": A}
-    return OVATrace(state, played, greedy, rewards, props)
+    return OVATrace(support_state(V, A), played, greedy, rewards, props)

@@ -15,7 +15,8 @@ round, scores summed sequentially, ties broken with ``u2``, inverse-CDF sampling
 
 The rows are read through their non-zero columns only (a zero entry changes
 nothing). CSR rows must not store a column twice (the estimators sum duplicates
-before their kernels see them; ``canonical`` does it here).
+in the shared validation before their kernels see them; ``canonical`` does it
+here).
 """
 
 from __future__ import annotations

@@ -22,6 +22,7 @@ from skbandit.experiments import (
     run_experiment,
 )
 from skbandit.experiments._cli import main
+from skbandit.experiments._data import DatasetUnavailable
 from skbandit.experiments._specs import LearnerSpec
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -282,25 +283,6 @@ def test_threading_backend_gives_the_same_numbers():
     assert _numbers(serial.rows) == _numbers(threaded.rows)
 
 
-def test_dask_backend_on_a_local_cluster():
-    distributed = pytest.importorskip("distributed")
-    config = _tiny([LearnerSpec("Banditron", grid={"gamma": [0.05, 0.2]})])
-    with (
-        distributed.LocalCluster(
-            n_workers=2,
-            threads_per_worker=1,
-            host="127.0.0.1",
-            protocol="tcp://",
-            processes=False,
-            dashboard_address=None,
-        ) as cluster,
-        distributed.Client(cluster) as client,
-    ):
-        assert client.scheduler_info()["address"].startswith("tcp://127.0.0.1:")
-        result = run_config(config, n_jobs=2, backend="dask")
-    assert _numbers(result.rows) == _numbers(run_config(config).rows)
-
-
 def test_quick_experiment_in_the_default_suite(tmp_path):
     """beygelzimer2019 --quick takes seconds: run it by default."""
     result = run_experiment(
@@ -440,3 +422,230 @@ def test_cli_compare_runs(tmp_path, capsys):
     stored = json.loads((tmp_path / "results.json").read_text())
     assert {r["dataset"] for r in stored["rows"]} == {"synsep", "synnonsep"}
     assert (tmp_path / "gamma_synnonsep.png").is_file()
+
+
+# ------------------------------------------------- missing data, repr, files
+def test_cli_missing_data_names_the_cli_flags_and_writes_nothing(
+    tmp_path, capsys, monkeypatch
+):
+    # An empty download cache (the loaders read SCIKIT_LEARN_DATA).
+    monkeypatch.setenv("SCIKIT_LEARN_DATA", str(tmp_path / "cache"))
+    out = tmp_path / "out"
+    argv = ["run", "chen2009-table1", "--quick", "--no-plots", "--out", str(out)]
+    assert main([*argv, "--no-download"]) == 1
+    err = capsys.readouterr().err
+    assert "--data-dir DIR" in err and "drop --no-download" in err
+    assert "usps.npz" in err and "mini_newsgroups.tsv.gz" in err
+    # The loaders' Python keywords are not the command's.
+    assert "download_if_missing" not in err and "path=" not in err
+    assert not out.exists()
+
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert main([*argv, "--data-dir", str(empty)]) == 1
+    err = capsys.readouterr().err
+    assert f"no local copy in {empty}" in err and "another folder" in err
+    assert "--no-download" not in err.splitlines()[-1]
+    assert not out.exists()
+
+
+def test_python_api_missing_data_names_its_own_arguments(tmp_path, monkeypatch):
+    monkeypatch.setenv("SCIKIT_LEARN_DATA", str(tmp_path / "cache"))
+    out = tmp_path / "out"
+    with pytest.raises(DatasetUnavailable, match="data_dir=DIR") as exc:
+        run_experiment("chen2009-table1", quick=True, download=False, out=out)
+    assert "download=True" in str(exc.value)
+    assert exc.value.datasets == ("usps", "mnist", "20newsgroups")
+    assert not out.exists()
+
+
+def test_a_result_without_rows_writes_nothing(tmp_path):
+    result = run_config(_tiny([LearnerSpec("NoSuchLearner")]))
+    assert result.rows == []
+    with pytest.raises(ValueError, match="nothing to write"):
+        result.write(tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+    assert (
+        main(
+            [
+                "compare",
+                "--learners",
+                "NoSuchLearner",
+                "--no-baselines",
+                "--n-samples",
+                "200",
+                "--out",
+                str(tmp_path / "cli"),
+            ]
+        )
+        == 1
+    )
+    assert not (tmp_path / "cli").exists()
+
+
+def test_default_output_folder_is_ignored_by_git():
+    root = Path(__file__).resolve().parents[1]
+    ignored = (root / ".gitignore").read_text().splitlines()
+    assert "/skbandit-results/" in ignored
+
+
+def test_repr_is_short_and_print_shows_the_table():
+    learners = [LearnerSpec("Banditron", grid={"gamma": [0.05, 0.2]})]
+    result = run_config(_tiny(learners, datasets=("synsep", "synnonsep"), n=2000))
+    text = repr(result)
+    assert text == (
+        "ExperimentResult(experiment='test', quick=True, runs=8, "
+        "datasets=['synsep', 'synnonsep'], learners=['Banditron'], "
+        f"skipped=0, seconds={result.seconds:.1f})"
+    )
+    # The rows (and their curves) are not in the repr: it does not grow with them.
+    assert "curve" not in text and len(text) < 200
+    assert result.table() in str(result)
+
+
+# --------------------------------------------------------------------- plots
+def _legend_styles(ax):
+    handles, labels = ax.get_legend_handles_labels()
+    styles = []
+    for handle in handles:
+        # errorbar() gives a container (a tuple) whose first item is the line
+        line = handle[0] if isinstance(handle, tuple) else handle
+        styles.append((line.get_color(), line.get_linestyle(), line.get_marker()))
+    return labels, styles
+
+
+def test_every_series_has_its_own_style_and_titles_say_what_is_drawn():
+    pytest.importorskip("matplotlib")
+    from skbandit.experiments._plot import _figures
+
+    # 13 series without a grid (fixed settings) and one tuned over a gamma grid.
+    learners = [
+        LearnerSpec("Banditron", label=f"Banditron g={g}", params={"gamma": g})
+        for g in np.linspace(0.05, 0.65, 13)
+    ] + [LearnerSpec("Banditron", label="tuned", grid={"gamma": [0.05, 0.2]})]
+    config = _tiny(learners, n=200, seeds=(0,))
+    result = run_config(config)
+    figures = dict(_figures(result))
+    assert set(figures) == {
+        "gamma_synsep.png",
+        "error_vs_rounds_synsep.png",
+        "mistakes_synsep.png",
+    }
+    for name, fig in figures.items():
+        (ax,) = fig.axes
+        labels, styles = _legend_styles(ax)
+        assert len(labels) == 14, name
+        assert len(set(styles)) == len(styles), (name, styles)
+        title = ax.get_title()
+        assert "best parameters" not in title
+        if name != "gamma_synsep.png":
+            assert "lowest-error setting" in title and "fixed settings" in title
+
+
+def test_series_styles_are_distinct_and_learning_curves_use_them():
+    plt = pytest.importorskip("matplotlib.pyplot")
+    from skbandit.evaluation import plot_learning_curves
+    from skbandit.evaluation._plot import series_styles
+
+    styles = [tuple(s.values()) for s in series_styles(320)]
+    assert len(set(styles)) == 320
+    # Ten colours: the first 40 series differ by (colour, line style) already.
+    assert len({s[:2] for s in styles[:40]}) == 40
+
+    class Curve:
+        def __init__(self, i):
+            self.name = f"learner {i}"
+            self.rounds = np.array([10, 100, 1000])
+            self.mistakes = np.array([5, 40, 300]) + i
+
+    fig, ax = plt.subplots()
+    try:
+        plot_learning_curves([Curve(i) for i in range(12)], ax=ax)
+        labels, drawn = _legend_styles(ax)
+        assert len(labels) == 12 and len(set(drawn)) == 12
+    finally:
+        plt.close(fig)
+
+
+# ------------------------------------------------------------- preprocessing
+def test_preprocess_choices_dense_and_sparse():
+    import scipy.sparse as sp
+
+    from skbandit.experiments._data import preprocess
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-2.0, 3.0, size=(30, 7))
+    X[4] = 0.0
+    before = X.copy()
+    assert preprocess(X, "stored") is X
+    unit = preprocess(X, "unit-norm")
+    norms = np.sqrt((unit**2).sum(axis=1))
+    assert np.allclose(np.delete(norms, 4), 1.0) and norms[4] == 0.0
+    assert np.allclose(unit[1] * np.sqrt((X[1] ** 2).sum()), X[1])
+    scaled = preprocess(X, "unit-range")
+    assert scaled.min() == 0.0 and scaled.max() == 1.0
+    assert np.allclose(scaled * (X.max() - X.min()) + X.min(), X)
+    assert np.array_equal(X, before)  # the input is not modified
+
+    S = sp.csr_matrix(np.abs(X))
+    data = S.data.copy()
+    assert np.allclose(
+        preprocess(S, "unit-norm").toarray(), preprocess(np.abs(X), "unit-norm")
+    )
+    assert np.allclose(
+        preprocess(S, "unit-range").toarray(), np.abs(X) / np.abs(X).max()
+    )
+    assert np.array_equal(S.data, data)
+    with pytest.raises(ValueError, match="unit-norm"):
+        preprocess(X, "l2")
+
+
+def test_preprocessing_in_the_config_and_the_run(monkeypatch):
+    import skbandit.experiments._runner as runner
+    from skbandit.experiments._data import preprocess
+
+    spec = get_experiment("chen2009-table1")
+    config = spec.config()
+    assert config["preprocessing"] == dict(spec.preprocessing)
+    assert set(config["preprocessing"]) == set(config["datasets"])
+    mine = spec.config(preprocessing={"mnist": "unit-norm"})
+    assert mine["preprocessing"]["mnist"] == "unit-norm"
+    assert {k: v for k, v in mine["preprocessing"].items() if k != "mnist"} == {
+        k: v for k, v in config["preprocessing"].items() if k != "mnist"
+    }
+    with pytest.raises(ValueError, match="preprocessing of 'reuters4'"):
+        spec.config(preprocessing="l2")
+
+    seen = []
+    run_task = runner._run_task
+
+    def spy(X, y, classes, task):
+        seen.append(X)
+        return run_task(X, y, classes, task)
+
+    monkeypatch.setattr(runner, "_run_task", spy)
+    config = _tiny([LearnerSpec("MulticlassPerceptron")], seeds=(0,))
+    config["preprocessing"] = {"synsep": "unit-norm"}
+    result = run_config(config, n_jobs=1)
+    X, _ = load_dataset("synsep", 600)
+    assert np.allclose(seen[0].toarray(), preprocess(X, "unit-norm").toarray())
+    assert result.config["preprocessing"] == {"synsep": "unit-norm"}
+
+
+def test_cli_preprocessing_flag(tmp_path, capsys):
+    argv = ["compare", "--n-samples", "300", "--seeds", "1", "--no-plots"]
+    argv += ["--learners", "MulticlassPerceptron", "--no-baselines"]
+    assert (
+        main([*argv, "--preprocessing", "synsep=unit-norm", "--out", str(tmp_path)])
+        == 0
+    )
+    assert "synsep: unit-norm" in capsys.readouterr().err
+    stored = json.loads((tmp_path / "results.json").read_text())
+    assert stored["config"]["preprocessing"] == {"synsep": "unit-norm"}
+    assert main([*argv, "--preprocessing", "cosine"]) == 2
+    assert (
+        "'cosine' is not one of stored, unit-range, unit-norm"
+        in capsys.readouterr().err
+    )
+    assert main([*argv, "--preprocessing", "nodata=stored"]) == 2
+    assert "unknown data set 'nodata'" in capsys.readouterr().err

@@ -25,9 +25,9 @@ from numpy.testing import assert_array_equal
 from sklearn import get_config
 
 import skbandit.base
-from skbandit import BanditFeedback, Banditron
+from skbandit import BanditFeedback, Banditron, LoggedFeedback
 from skbandit._core._kernel import py_argmax_ties, py_sample_inverse_cdf
-from skbandit._core._testing import RecordingKernel
+from skbandit._core._testing import PoisonedKernel, RecordingKernel
 from skbandit.base import LinearBanditClassifier, _kernel_arrays
 
 ALL = entry_params()
@@ -261,6 +261,152 @@ def test_failure_in_the_first_block_restores_the_previous_learner(entry, monkeyp
     assert_same_state(failing, snap)
 
 
+@pytest.mark.filterwarnings("ignore::skbandit.OffPolicyWarning")
+@pytest.mark.parametrize("entry", ALL)
+@pytest.mark.parametrize("logged", [False, True], ids=["labels", "logged"])
+def test_n_iter_counts_finished_passes(entry, logged, monkeypatch):
+    """``n_iter_`` is the number of passes the last call finished: a ``fit`` that
+    fails in its first pass (after a finished block, so the learner keeps that
+    block) reports 0, one that fails in its third pass 2, a complete one
+    ``max_iter``; a ``partial_fit`` that fails after a finished block 0."""
+    if logged and not entry.bandit:
+        pytest.skip("full-information learners do not learn from logged feedback")
+    monkeypatch.setattr(skbandit.base, "_BLOCK_ROWS", 8)
+    X, y = make_stream(n=20, d=D, k=K, seed=5)  # 3 blocks per pass
+    if logged:
+        rng = np.random.default_rng(0)
+        actions = rng.integers(0, K, size=20)
+        actions[:K] = np.arange(K)  # fit's classes are the logged actions
+        y = LoggedFeedback(actions, (actions == y).astype(float), np.full(20, 1 / K))
+    for n_ok, passes in ((1, 0), (3 * 2 + 1, 2)):
+        est = _failing_after_blocks(entry, n_ok=n_ok)
+        with pytest.raises(_Fail):
+            est.fit(X, y)
+        assert est.t_ == 8 * n_ok - 4 * passes  # the finished blocks (8, 8, 4 rows)
+        assert est.n_iter_ == passes
+    del est.__dict__["_after_block"]
+    est.fit(X, y)
+    assert est.n_iter_ == est.max_iter
+    failing = _failing_after_blocks(entry, n_ok=4)
+    failing.partial_fit(X, y, classes=np.arange(K))  # 3 blocks
+    assert failing.n_iter_ == 1
+    with pytest.raises(_Fail):
+        failing.partial_fit(X, y)
+    assert failing.t_ == 28 and failing.n_iter_ == 0
+
+
+# --------------------------------------------------------------------------------------
+# every distribution is a probability vector
+
+
+def _assert_probability_rows(p):
+    p = np.atleast_2d(p)
+    assert np.isfinite(p).all() and (p >= 0).all()
+    np.testing.assert_allclose(p.sum(axis=1), 1.0, rtol=0, atol=1e-9)
+
+
+_INVALID = "exploration distribution.*not a valid probability vector"
+
+
+@pytest.mark.filterwarnings("ignore::skbandit.OffPolicyWarning")
+@pytest.mark.parametrize("entry", ALL)
+@pytest.mark.parametrize("mode", [0, 1, 2], ids=["nan", "negative", "unnormalised"])
+def test_invalid_distribution_raises_and_rolls_back(entry, mode, monkeypatch):
+    """A kernel whose distribution is corrupted from round 53 on (a NaN, a
+    negative entry, or a vector summing to 1.5): every path that plays, serves,
+    learns or returns a distribution raises a FloatingPointError naming it, and
+    the learner is as after its last finished block; nothing invalid is logged."""
+    monkeypatch.setattr(skbandit.base, "_BLOCK_ROWS", 8)
+    X, y = make_stream(n=120, d=D, k=K, seed=11)
+    est = entry.make(random_state=11).partial_fit(X[:40], y[:40], classes=range(K))
+    clean = copy.deepcopy(est)
+    make_kernel, before_block = type(est)._make_kernel, type(est)._before_block
+
+    def poisoned(self):
+        return PoisonedKernel(make_kernel(self), 53, mode)
+
+    def poisoned_before_block(self, kernel, n_rows):
+        # a learner may start a new kernel for a block (a grown buffer)
+        return PoisonedKernel(before_block(self, kernel.inner, n_rows), 53, mode)
+
+    monkeypatch.setattr(type(est), "_make_kernel", poisoned)
+    monkeypatch.setattr(type(est), "_before_block", poisoned_before_block)
+    fb = BanditFeedback(y[40:80])
+    # round 53 is row 12 of this call, in its second block
+    with pytest.raises(FloatingPointError, match="row 12 of X is not a valid"):
+        est.partial_fit(X[40:80], fb)
+    assert est.t_ == 48 and fb.n_rounds_ == 8
+    assert ((fb.propensities_ > 0) & (fb.propensities_ <= 1)).all()
+    ref, fb_ref = copy.deepcopy(clean), BanditFeedback(y[40:48])
+    ref.partial_fit(X[40:48], fb_ref)
+    assert_same_learner(est, ref)
+    assert_same_log(fb, fb_ref)
+    # acting and predicting at round 49 (its distribution is valid) then 53
+    snap = snapshot(est)
+    actions, props = est.sample_actions(X[80:84])
+    assert ((props > 0) & (props <= 1)).all()
+    _assert_probability_rows(est.exploration_distribution(X[80:84]))  # round 49
+    with pytest.raises(FloatingPointError, match="row 0 of X is not a valid"):
+        est.sample_actions(X[84:85])  # round 53: the fifth row served
+    assert est.n_pending_ == 4
+    est._n_pending = 0
+    assert_same_state(est, snap)
+    est.t_ = 52
+    with pytest.raises(FloatingPointError, match="row 0 of X is not a valid"):
+        est.exploration_distribution(X[80:82])  # round 53
+    est.t_ = 48
+    if entry.bandit:
+        logged = LoggedFeedback(actions, np.zeros(4), props)
+        before = snapshot(est)
+        est.partial_fit(X[80:84], logged)  # rounds 49-52: valid
+        assert est.t_ == 52
+        with pytest.raises(FloatingPointError, match=_INVALID):
+            est.partial_fit(X[84:85], LoggedFeedback(actions[:1], [0.0], [0.5]))
+        assert est.t_ == 52
+        est._set_state(before)
+    monkeypatch.undo()
+    assert_same_learner(est, ref)
+
+
+def test_squarecb_overflowing_gamma_never_logs_nan():
+    """The issue's repro: ``gamma_exponent=400`` makes ``gamma_t`` overflow to
+    infinity within a few rounds; on all-zero rows every class ties and the
+    inverse gap weighting computes inf * 0. The learner either raises the
+    invalid-distribution error (rolling back) or plays valid distributions;
+    it never logs or returns NaN."""
+    from skbandit import SquareCB
+
+    X, y = np.zeros((30, 3)), np.arange(30) % 3
+    est = SquareCB(gamma_exponent=400, fit_intercept=False, random_state=0)
+    fb = BanditFeedback(y)
+    try:
+        est.partial_fit(X, fb, classes=[0, 1, 2])
+    except FloatingPointError as exc:
+        assert "not a valid probability vector" in str(exc)
+        assert not hasattr(est, "classes_")  # failed in its only block
+        assert fb.n_rounds_ == 0
+    else:
+        assert ((fb.propensities_ > 0) & (fb.propensities_ <= 1)).all()
+        _assert_probability_rows(est.exploration_distribution(X[:2]))
+    est = SquareCB(gamma_exponent=400, fit_intercept=False, random_state=0)
+    est.partial_fit(X[:3], y[:3], classes=[0, 1, 2])  # rounds 1-3: finite gamma
+    fb = BanditFeedback(y)
+    try:
+        est.partial_fit(X, fb)
+    except FloatingPointError as exc:
+        assert "not a valid probability vector" in str(exc)
+        assert est.t_ == 3 and fb.n_rounds_ == 0
+    else:
+        assert np.isfinite(fb.propensities_).all()
+        assert ((fb.propensities_ > 0) & (fb.propensities_ <= 1)).all()
+    try:
+        p = est.exploration_distribution(X[:2])
+    except FloatingPointError as exc:
+        assert "not a valid probability vector" in str(exc)
+    else:
+        _assert_probability_rows(p)
+
+
 # --------------------------------------------------------------------------------------
 # overflow
 
@@ -268,7 +414,12 @@ def test_failure_in_the_first_block_restores_the_previous_learner(entry, monkeyp
 @pytest.mark.parametrize("entry", ALL)
 @pytest.mark.parametrize("container", ["dense", "csr"])
 def test_overflow_raises_and_keeps_the_last_finite_block(entry, container, monkeypatch):
+    """The backstop behind the bound on feature values: an overflow inside a
+    pass (here provoked by values beyond the bound, which is lifted for the
+    test; with it, such rows are refused before anything is played) stops the
+    kernel and rolls the block back."""
     monkeypatch.setattr(skbandit.base, "_BLOCK_ROWS", 16)
+    monkeypatch.setattr(skbandit.base, "_MAX_ABS_X", np.inf)
     X, y = make_stream(n=120, d=D, k=K, n_empty=0, seed=8)
     X[40:] *= 1e200  # rows 40.. overflow the scores (1e200 * 1e200)
     Xc = sp.csr_matrix(X) if container == "csr" else X
@@ -299,9 +450,16 @@ def test_overflow_raises_and_keeps_the_last_finite_block(entry, container, monke
 @pytest.mark.parametrize("entry", ALL)
 def test_exploration_distribution_refuses_overflowing_rows(entry):
     est, _, _ = _fitted(entry)
-    X = np.full((2, D), 1e300)
-    for name in ("coef_",) if hasattr(est, "coef_") else est._state_attrs:
-        getattr(est, name)[...] = 1e300
+    X = np.full((2, D), 1e100)  # within the bound on feature values
+    if "dual_coef_" in est._state_attrs:
+        # the rational kernel is at most 2 on the unit ball (where the rows are
+        # projected): its scores overflow through the dual coefficients
+        est.dual_coef_[...] = np.finfo(np.float64).max
+    else:
+        for name in ("coef_",) if hasattr(est, "coef_") else est._state_attrs:
+            value = getattr(est, name)
+            if value.dtype.kind == "f":
+                value[...] = 1e300
     with pytest.raises(FloatingPointError, match="[Ss]cale"):
         est.exploration_distribution(X)
 

@@ -51,7 +51,7 @@ def _distribution_at_round(est, X, t):
     from skbandit.base import _kernel_arrays
 
     out = np.empty((X.shape[0], len(est.classes_)))
-    assert run_distribution(est._make_kernel(), *_kernel_arrays(X), t, out)
+    assert run_distribution(est._make_kernel(), *_kernel_arrays(X), t, out) == len(X)
     return out
 
 

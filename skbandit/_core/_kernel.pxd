@@ -28,6 +28,8 @@ cdef extern from "_scores.h":
                            const double* val, const int* ind, Py_ssize_t nnz,
                            double* out) noexcept nogil
     int skb_nonzeros(const double* x, int d, int* ind, double* val) noexcept nogil
+    # |sum(p) - 1| allowed in a played distribution (see valid_distribution)
+    const double SKB_DISTRIBUTION_TOL
 
 
 # ``BaseKernel.status``: a kernel sets a non-zero status to stop the pass
@@ -36,6 +38,10 @@ cpdef enum KernelStatus:
     STATUS_OK = 0
     # a score of the row was not finite (the state or x . w overflowed)
     STATUS_NONFINITE = 1
+    # the round's distribution was not a probability vector (a NaN, infinite
+    # or negative entry, or a sum off 1 by more than SKB_DISTRIBUTION_TOL); set by
+    # the pass drivers, which check every distribution a kernel plays
+    STATUS_INVALID_DISTRIBUTION = 2
 
 
 cdef struct Row:
@@ -88,6 +94,32 @@ cdef inline bint all_finite(const double* s, int k) noexcept nogil:
     for r in range(k):
         acc = acc + (s[r] - s[r])
     return acc == 0.0
+
+
+cdef inline bint valid_distribution(const double* p, int k) noexcept nogil:
+    """True when ``p[0..k-1]`` is a probability vector: every entry finite and
+    non-negative, the sum within ``SKB_DISTRIBUTION_TOL`` of 1 (O(k), branch-free).
+    ``v >= 0`` is False for NaN; an infinite entry makes the sum infinite."""
+    cdef int r
+    cdef bint ok = True
+    cdef double acc = 0.0
+    for r in range(k):
+        ok = ok & (p[r] >= 0.0)
+        acc = acc + p[r]
+    return (ok and acc - 1.0 <= SKB_DISTRIBUTION_TOL
+            and 1.0 - acc <= SKB_DISTRIBUTION_TOL)
+
+
+cdef inline double row_sq_norm(Row x) noexcept nogil:
+    """``||x||^2`` summed sequentially over the row's entries. Rows reach the
+    kernels canonical (each column at most once, in increasing order: the
+    estimators' validation sums duplicates), so this is the squared norm of the
+    row as a vector, and the same sum for a dense row and its CSR twin."""
+    cdef double s = 0.0
+    cdef int j
+    for j in range(x.nnz):
+        s = s + x.val[j] * x.val[j]
+    return s
 
 
 cdef inline double row_dot(const double* w, Row x) noexcept nogil:

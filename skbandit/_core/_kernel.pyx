@@ -2,6 +2,7 @@
 
 
 cimport cython
+from libc.math cimport INFINITY, fabs
 
 import numpy as np
 
@@ -147,6 +148,10 @@ cdef class BaseKernel:
         """A copy of the scores computed by the last ``act``."""
         return np.array(self.scores, copy=True)
 
+    def py_proba(self):
+        """A copy of the distribution played by the last ``act``."""
+        return np.array(self.proba, copy=True)
+
 
 cdef class LinearKernel(BaseKernel):
     """Scores ``W x``; by default plays the greedy label with probability one
@@ -199,6 +204,24 @@ cdef inline Row _csr_row(const double[::1] data, const int[::1] indices,
 def _check_len(Py_ssize_t got, Py_ssize_t expected, str name):
     if got != expected:
         raise ValueError(f"{name} has length {got}, expected {expected}")
+
+
+# The tolerance of ``valid_distribution``, for Python (messages, tests).
+DISTRIBUTION_TOL = SKB_DISTRIBUTION_TOL
+
+
+cdef inline bint played_ok(BaseKernel kernel, double marginal) noexcept nogil:
+    """Check the round ``act`` just played: its distribution (``kernel.proba``,
+    where every ``act`` writes it) is a probability vector and the logged
+    propensity of the played action is in (0, 1]. Otherwise set
+    ``STATUS_INVALID_DISTRIBUTION`` and return False. O(k) per round: the
+    drivers call it on every round, so no learner can log or sample from a
+    NaN, negative or unnormalised distribution."""
+    if (valid_distribution(&kernel.proba[0], kernel.n_classes)
+            and marginal > 0.0 and marginal <= 1.0):
+        return True
+    kernel.status = STATUS_INVALID_DISTRIBUTION
+    return False
 
 
 cdef Py_ssize_t _n_rows(const double[::1] data, const int[::1] indices,
@@ -342,7 +365,7 @@ def run_pass(
             x = X.row(i)
             a = kernel.act(x, t0 + t + 1, uniforms[t, 0], uniforms[t, 1],
                            &g, &p, &marginal)
-            if kernel.status != STATUS_OK:
+            if kernel.status != STATUS_OK or not played_ok(kernel, marginal):
                 done = t
                 break
             # The bandit boundary: the only read of the true label.
@@ -371,23 +394,36 @@ def run_distribution(
     double[:, ::1] out,
 ):
     """The policy's distribution (exact ties included) for each row, at round
-    ``t``, written to ``out`` (n_rows, k). Returns False (and stops) if a row's
-    scores are not finite. Changes no learner state."""
+    ``t``, written to ``out`` (n_rows, k). Changes no learner state.
+
+    Returns the number of rows done: all of them, or fewer when a row's scores
+    were not finite or its distribution was not a probability vector
+    (``kernel.status`` is then set to ``STATUS_NONFINITE`` or
+    ``STATUS_INVALID_DISTRIBUTION``; the rows from that one on are not
+    written)."""
     cdef _RowReader X = _RowReader(data, indices, indptr, dense, kernel.n_features)
     cdef Py_ssize_t i, n = X.n_rows
+    cdef int k = kernel.n_classes
     cdef Row x
-    cdef bint finite = True
-    if out.shape[0] != n or out.shape[1] != kernel.n_classes:
+    if out.shape[0] != n or out.shape[1] != k:
         raise ValueError("out has the wrong shape")
+    if kernel.status != STATUS_OK:
+        raise RuntimeError(f"kernel status {kernel.status} was not reset")
+    cdef Py_ssize_t done = n
     with nogil:
         for i in range(n):
             x = X.row(i)
             kernel.compute_scores(x, t)
-            if not all_finite(&kernel.scores[0], kernel.n_classes):
-                finite = False
+            if not all_finite(&kernel.scores[0], k):
+                kernel.status = STATUS_NONFINITE
+                done = i
                 break
             kernel.marginal_distribution(t, &out[i, 0])
-    return finite
+            if not valid_distribution(&out[i, 0], k):
+                kernel.status = STATUS_INVALID_DISTRIBUTION
+                done = i
+                break
+    return done
 
 
 def run_scores(
@@ -464,6 +500,36 @@ def check_csr(const index_t[::1] indptr, const index_t[::1] indices,
     return ""
 
 
+def csr_is_canonical(const index_t[::1] indptr, const index_t[::1] indices):
+    """True when the column indices of every row are strictly increasing:
+    sorted, no column stored twice (SciPy's canonical format). Computed from
+    the arrays, in O(nnz) without copying: SciPy caches its own
+    ``has_canonical_format`` flag, which an in-place edit can leave stale. The
+    arrays must have passed ``check_csr``."""
+    cdef Py_ssize_t i, j, n_rows = indptr.shape[0] - 1
+    cdef bint ok = True
+    with nogil:
+        for i in range(n_rows):
+            for j in range(indptr[i] + 1, indptr[i + 1]):
+                ok = ok & (indices[j] > indices[j - 1])
+    return ok
+
+
+def max_abs(const double[::1] values):
+    """``max |v|`` over ``values`` (0.0 when empty), or ``inf`` when a value is
+    NaN or infinite. One pass, no copy."""
+    cdef Py_ssize_t j, n = values.shape[0]
+    cdef double m = 0.0, acc = 0.0, v
+    with nogil:
+        for j in range(n):
+            v = fabs(values[j])
+            m = v if v > m else m
+            acc = acc + (values[j] - values[j])
+    if acc != 0.0:  # NaN: a value was NaN or infinite
+        return INFINITY
+    return m
+
+
 def py_argmax_ties(const double[::1] scores, double u2):
     """``(index, number of exact maximisers)`` of the shared tie-breaking argmax."""
     if scores.shape[0] == 0:
@@ -518,7 +584,7 @@ def run_act(
             x = X.row(i)
             played[i] = kernel.act(x, t0 + i + 1, uniforms[i, 0], uniforms[i, 1],
                                    &g, &p, &marginal)
-            if kernel.status != STATUS_OK:
+            if kernel.status != STATUS_OK or not played_ok(kernel, marginal):
                 done = i
                 break
             propensities[i] = marginal
@@ -597,7 +663,7 @@ def run_logged(
             x = X.row(i)
             b = kernel.act(x, t0 + t + 1, uniforms[t, 0], uniforms[t, 1],
                            &g, &p, &marginal)
-            if kernel.status != STATUS_OK:
+            if kernel.status != STATUS_OK or not played_ok(kernel, marginal):
                 done = t
                 break
             a = actions[i]

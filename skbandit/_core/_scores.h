@@ -25,6 +25,11 @@
 
 #define SKB_BLOCK 12
 
+/* |sum(p) - 1| allowed in a played distribution (valid_distribution in
+ * _kernel.pxd): far above the rounding of k additions (about k * 2^-53),
+ * far below any real error. */
+#define SKB_DISTRIBUTION_TOL 1e-9
+
 #if defined(__GNUC__) || defined(__clang__)
 #define SKB_INLINE static inline __attribute__((always_inline))
 #else

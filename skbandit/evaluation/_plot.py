@@ -11,9 +11,36 @@ import numpy as np
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-__all__ = ["plot_learning_curves", "require_matplotlib"]
+__all__ = ["plot_learning_curves", "require_matplotlib", "series_styles"]
 
 EXTRA_HINT = 'pip install "skbandit[experiments]"'
+
+#: matplotlib's ten default colours ("tab10"), by name so no import is needed.
+_COLORS = tuple(f"C{i}" for i in range(10))
+_LINESTYLES = ("-", "--", ":", "-.")
+_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
+
+
+def series_styles(n: int) -> list[dict[str, str]]:
+    """``n`` pairwise distinct line styles: colour × line style (× marker).
+
+    Series ``i`` gets colour ``i mod 10``, line style ``(i // 10) mod 4`` and
+    marker ``i mod 8``, so the first 40 differ in (colour, line style) and
+    every series also carries a marker; beyond 40 the marker sequence is
+    shifted by ``i // 40`` so (colour, line style, marker) stays distinct for
+    up to 320 series. Pass each as keyword arguments to ``plot``/``errorbar``.
+    """
+    styles = []
+    for i in range(n):
+        shift = i // (len(_COLORS) * len(_LINESTYLES))
+        styles.append(
+            {
+                "color": _COLORS[i % len(_COLORS)],
+                "linestyle": _LINESTYLES[(i // len(_COLORS)) % len(_LINESTYLES)],
+                "marker": _MARKERS[(i + shift) % len(_MARKERS)],
+            }
+        )
+    return styles
 
 
 def require_matplotlib(pyplot: bool = True) -> ModuleType:
@@ -37,6 +64,9 @@ def plot_learning_curves(
 ) -> Axes:
     """Online error (log-log) or cumulative mistakes vs rounds, one line each.
 
+    Every line has its own (colour, line style, marker): see
+    :func:`series_styles`.
+
     Parameters
     ----------
     results : iterable of ProgressiveValidationResult
@@ -56,15 +86,16 @@ def plot_learning_curves(
     plt = require_matplotlib()
     if ax is None:
         _, ax = plt.subplots(figsize=(6, 4))
-    for r in results:
+    results = list(results)
+    for r, style in zip(results, series_styles(len(results)), strict=True):
         rounds = np.asarray(r.rounds, dtype=np.float64)
         values = np.asarray(r.mistakes, dtype=np.float64)
         if kind == "error":
             values = values / rounds
             positive = values > 0
-            ax.loglog(rounds[positive], values[positive], label=r.name)
+            ax.loglog(rounds[positive], values[positive], label=r.name, ms=3, **style)
         else:
-            ax.semilogx(rounds, values, label=r.name)
+            ax.semilogx(rounds, values, label=r.name, ms=3, **style)
     ax.set_xlabel("rounds")
     ax.set_ylabel("online error" if kind == "error" else "cumulative mistakes")
     ax.legend(fontsize="small")

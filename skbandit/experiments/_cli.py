@@ -24,11 +24,20 @@ def _echo(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
-def _check_extras(plots: bool, progress: bool) -> None:
+def _check_extras(plots: bool, progress: bool, dask: bool = False) -> None:
     try:
         import joblib  # noqa: F401
     except ImportError:
         raise _Fail(f"skbandit experiments need joblib: {EXTRA}", 1) from None
+    if dask:
+        try:
+            import distributed  # noqa: F401
+        except ImportError:
+            raise _Fail(
+                "the dask backend needs distributed, which is not installed: "
+                'pip install "skbandit[dask]"',
+                1,
+            ) from None
     if plots:
         try:
             import matplotlib  # noqa: F401
@@ -38,6 +47,10 @@ def _check_extras(plots: bool, progress: bool) -> None:
                 "(or pass --no-plots)",
                 1,
             ) from None
+
+
+def _wants_dask(args) -> bool:
+    return args.backend == "dask" or args.scheduler is not None
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
@@ -56,7 +69,16 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--backend",
         default=None,
-        help="joblib backend, passed through (loky, threading, dask, ray, ...)",
+        help="joblib backend, passed through (loky, threading, dask, ray, ...); "
+        "dask without --scheduler starts a local Dask cluster of N worker "
+        'processes for the run (needs pip install "skbandit[dask]")',
+    )
+    parser.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="ADDRESS",
+        help="address of a running Dask scheduler, e.g. tcp://10.0.0.5:8786: "
+        "run the tasks on that cluster (implies --backend dask)",
     )
     parser.add_argument(
         "--out",
@@ -77,7 +99,17 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--no-download",
         action="store_true",
-        help="never download: skip real data sets that are not cached",
+        help="never download: skip real data sets that are not in the cache "
+        "(without --data-dir)",
+    )
+    parser.add_argument(
+        "--preprocessing",
+        nargs="+",
+        default=None,
+        metavar="[DATASET=]HOW",
+        help="rows as stored, mapped onto [0, 1] or divided by their norm: "
+        "HOW is stored, unit-range or unit-norm, for every data set or, as "
+        "DATASET=HOW, for one (default: the experiment's choice)",
     )
     parser.add_argument(
         "--seeds",
@@ -196,6 +228,31 @@ def _parse_grid(items: Sequence[str]) -> dict:
     return grid
 
 
+def _parse_preprocessing(items: Sequence[str] | None):
+    from skbandit.experiments._data import DATASETS, PREPROCESSING
+
+    if not items:
+        return None
+    chosen: dict[str, str] = {}
+    for item in items:
+        name, _, how = item.rpartition("=")
+        if how not in PREPROCESSING:
+            raise _Fail(
+                f"--preprocessing: {how!r} is not one of {', '.join(PREPROCESSING)}"
+            )
+        if not name:
+            if len(items) > 1:
+                raise _Fail("--preprocessing: give HOW alone or DATASET=HOW items")
+            return how
+        if name not in DATASETS:
+            raise _Fail(
+                f"--preprocessing: unknown data set {name!r}; choose from: "
+                + ", ".join(DATASETS)
+            )
+        chosen[name] = how
+    return chosen
+
+
 def _cmd_list() -> int:
     from skbandit.experiments import DATASETS, EXPERIMENTS
 
@@ -213,20 +270,19 @@ def _cmd_list() -> int:
 
 
 def _finish(result, out: Path, plots: bool) -> int:
+    if not result.rows:
+        raise _Fail("no run was possible (see the messages above); nothing written", 1)
     result.write(out, plots=plots)
     print(
         f"\n{result.config['experiment']}"
         + (" (--quick)" if result.config.get("quick") else "")
         + f": {len(result.rows)} runs in {result.seconds:.1f} s"
     )
-    if result.rows:
-        print(result.table())
-    else:
-        print("no run was possible (see the messages above)")
+    print(result.table())
     print(f"\nwrote {len(result.files)} files to {out}/")
     for path in result.files:
         print(f"  {path.name}")
-    return 0 if result.rows else 1
+    return 0
 
 
 def _run(args) -> int:
@@ -242,28 +298,49 @@ def _run(args) -> int:
             check_dataset_names(args.datasets)
         except KeyError as exc:
             raise _Fail(str(exc.args[0])) from None
-    _check_extras(not args.no_plots, args.progress)
+    _check_extras(not args.no_plots, args.progress, _wants_dask(args))
     config = spec.config(
         quick=args.quick,
         n_seeds=args.seeds,
         n_samples=args.n_samples,
         datasets=args.datasets,
+        preprocessing=_parse_preprocessing(args.preprocessing),
     )
     return _execute(config, args, args.out or Path("skbandit-results") / spec.name)
 
 
 def _execute(config, args, out: Path) -> int:
     from skbandit.experiments import run_config
+    from skbandit.experiments._data import DatasetUnavailable, missing_data_advice
 
-    result = run_config(
-        config,
-        n_jobs=args.n_jobs,
-        backend=args.backend,
-        data_dir=args.data_dir,
-        download=not args.no_download,
-        progress=args.progress,
-        echo=_echo,
-    )
+    if args.scheduler is not None and args.backend not in (None, "dask"):
+        raise _Fail(
+            f"--scheduler is a Dask scheduler's address: it needs --backend dask "
+            f"(or no --backend), got --backend {args.backend}"
+        )
+    try:
+        result = run_config(
+            config,
+            n_jobs=args.n_jobs,
+            backend=args.backend,
+            scheduler=args.scheduler,
+            data_dir=args.data_dir,
+            download=not args.no_download,
+            progress=args.progress,
+            echo=_echo,
+        )
+    except DatasetUnavailable as exc:
+        raise _Fail(
+            "no data set could be loaded, nothing written: "
+            + missing_data_advice(
+                exc.datasets,
+                data_dir=args.data_dir,
+                download=not args.no_download,
+                data_dir_option="--data-dir DIR",
+                download_option="drop --no-download",
+            ),
+            1,
+        ) from None
     return _finish(result, out, not args.no_plots)
 
 
@@ -278,7 +355,7 @@ def _compare(args) -> int:
     except KeyError as exc:
         raise _Fail(str(exc.args[0])) from None
     grid = _parse_grid(args.grid)
-    _check_extras(not args.no_plots, args.progress)
+    _check_extras(not args.no_plots, args.progress, _wants_dask(args))
     learners = []
     for name in args.learners:
         own = {
@@ -299,7 +376,12 @@ def _compare(args) -> int:
         learners=tuple(learners),
         plots=("gamma", "curve") if "gamma" in grid else ("curve",),
     )
-    config = spec.config(quick=args.quick, n_seeds=args.seeds, n_samples=args.n_samples)
+    config = spec.config(
+        quick=args.quick,
+        n_seeds=args.seeds,
+        n_samples=args.n_samples,
+        preprocessing=_parse_preprocessing(args.preprocessing),
+    )
     return _execute(config, args, args.out or Path("skbandit-results") / "compare")
 
 
@@ -313,9 +395,14 @@ def _rerun(args) -> int:
         config = stored["config"]
     except (ValueError, KeyError):
         raise _Fail(f"{args.json} is not a results.json written by skbandit") from None
-    _check_extras(not args.no_plots, args.progress)
+    _check_extras(not args.no_plots, args.progress, _wants_dask(args))
     if args.data_dir is None and config.get("data_dir"):
         args.data_dir = Path(config["data_dir"])
+    how = _parse_preprocessing(args.preprocessing)
+    if how is not None:
+        if isinstance(how, str):
+            how = dict.fromkeys(config["datasets"], how)
+        config["preprocessing"] = {**config.get("preprocessing", {}), **how}
     out = args.out or args.json.parent / "rerun"
     return _execute(config, args, out)
 

@@ -18,11 +18,29 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["DATASETS", "DatasetUnavailable", "load_dataset"]
+__all__ = [
+    "DATASETS",
+    "PREPROCESSING",
+    "DatasetUnavailable",
+    "load_dataset",
+    "missing_data_advice",
+    "preprocess",
+]
+
+#: Row preprocessing choices of the experiments (see :func:`preprocess`).
+PREPROCESSING = ("stored", "unit-range", "unit-norm")
 
 
 class DatasetUnavailable(RuntimeError):
-    """A real data set has no local copy (or could not be loaded): skip it."""
+    """A real data set has no local copy (or could not be loaded): skip it.
+
+    ``datasets`` names the data sets concerned (one for a single load, every
+    configured one when a run could load none of them).
+    """
+
+    def __init__(self, message: str, datasets: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.datasets = tuple(datasets)
 
 
 @dataclass(frozen=True)
@@ -43,7 +61,8 @@ def _find(data_dir, files: tuple[str, ...], name: str) -> Path | None:
     raise DatasetUnavailable(
         f"data set {name!r}: no local copy in {folder} (looked for "
         + ", ".join(files)
-        + ")"
+        + ")",
+        (name,),
     )
 
 
@@ -228,6 +247,83 @@ _LOADERS: dict[str, Callable[..., Any]] = {
 }
 
 
+def missing_data_advice(
+    names, *, data_dir, download: bool, data_dir_option: str, download_option: str
+) -> str:
+    """How to make the named real data sets available, in the caller's terms.
+
+    ``data_dir_option`` and ``download_option`` name the caller's own ways to
+    pass a folder and to allow downloads (``"data_dir=DIR"`` and
+    ``"download=True"`` in Python, ``"--data-dir DIR"`` and "drop
+    ``--no-download``" on the command line).
+    """
+    files = "; ".join(
+        f"{name}: {' or '.join(DATASETS[name].files)}"
+        for name in names
+        if DATASETS[name].files
+    )
+    where = "another folder" if data_dir is not None else "a folder"
+    advice = f"pass {data_dir_option} with {where} holding local copies ({files})"
+    if data_dir is None and not download:
+        advice += f", or {download_option} to download them"
+    return advice
+
+
+def preprocess(X, how: str):
+    """Apply an experiment's preprocessing to a data set's rows.
+
+    Parameters
+    ----------
+    X : ndarray or csr_matrix
+    how : {"stored", "unit-range", "unit-norm"}
+        ``"stored"``: the values as the loader returns them (USPS and MNIST
+        pixels in ``[0, 1]``, 20 Newsgroups binary word indicators, RCV1
+        cosine-normalised tf-idf); ``"unit-range"``: one affine map of all
+        values onto ``[0, 1]``, ``(x - min) / (max - min)`` over the whole
+        matrix (``x / max`` for sparse non-negative data, which keeps zeros at
+        zero; a no-op on data already spanning ``[0, 1]``); ``"unit-norm"``:
+        each row divided by its Euclidean norm (all-zero rows unchanged).
+
+    Returns
+    -------
+    X : ndarray (float64) or csr_matrix
+        A new array; the input is not modified.
+    """
+    if how not in PREPROCESSING:
+        raise ValueError(
+            f"preprocessing must be one of {', '.join(PREPROCESSING)}; got {how!r}"
+        )
+    if how == "stored":
+        return X
+    if sp.issparse(X):
+        X = sp.csr_matrix(X, dtype=np.float64, copy=True)
+        X.sum_duplicates()
+        if how == "unit-norm":
+            norms = np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
+            norms[norms == 0.0] = 1.0
+            X.data /= np.repeat(norms, np.diff(X.indptr))
+            return X
+        lo = min(X.data.min(initial=0.0), 0.0)
+        if lo < 0.0:
+            raise ValueError(
+                "unit-range on a sparse matrix needs non-negative values "
+                "(shifting would fill the zeros)"
+            )
+        hi = X.data.max(initial=0.0)
+        if hi > 0.0:
+            X.data /= hi
+        return X
+    X = np.array(X, dtype=np.float64)
+    if how == "unit-norm":
+        norms = np.linalg.norm(X, axis=1, keepdims=True)
+        norms[norms == 0.0] = 1.0
+        return X / norms
+    if X.size == 0:
+        return X
+    lo, hi = X.min(), X.max()
+    return (X - lo) / (hi - lo) if hi > lo else X - lo
+
+
 def check_dataset_names(names) -> None:
     """Raise a ``KeyError`` naming the choices if any name is unknown."""
     unknown = [n for n in names if n not in DATASETS]
@@ -284,9 +380,15 @@ def load_dataset(
     except DatasetUnavailable:
         raise
     except (OSError, ValueError) as exc:
-        raise DatasetUnavailable(
-            f"data set {name!r} could not be loaded: {exc}"
-        ) from exc
+        if data_dir is None and not download:
+            # The loaders' own message advises their keyword arguments
+            # (download_if_missing, path); callers here have other names.
+            message = f"data set {name!r} is not in the loaders' cache"
+        elif data_dir is None:
+            message = f"data set {name!r} could not be downloaded: {exc}"
+        else:
+            message = f"data set {name!r} could not be loaded: {exc}"
+        raise DatasetUnavailable(message, (name,)) from exc
     if n_samples is not None and n_samples < len(y):
         X, y = X[:n_samples], y[:n_samples]
     if sp.issparse(X):

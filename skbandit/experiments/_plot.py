@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
-from skbandit.evaluation._plot import require_matplotlib
+from skbandit.evaluation._plot import require_matplotlib, series_styles
 
 __all__ = ["plot_experiment"]
 
@@ -34,22 +34,26 @@ def _key(params) -> str:
     return json.dumps(params, sort_keys=True)
 
 
-def plot_experiment(result, out) -> list[Path]:
-    """Write the experiment's figures into ``out``; return their paths.
+def _title(result, dataset: str, what: str, rows) -> str:
+    """Experiment, data set, what is drawn and at which settings."""
+    seeds = len(result.config.get("seeds", [])) or 1
+    tuned = any(r["params"] for r in rows)
+    fixed = any(not r["params"] for r in rows)
+    if tuned and fixed:
+        which = "learners with a grid: lowest-error setting; others: fixed settings"
+    elif tuned:
+        which = "each learner at its lowest-error setting (legend)"
+    else:
+        which = "each learner at its fixed settings"
+    mean = f"mean of {seeds} seeds" if seeds > 1 else "1 seed"
+    return f"{result.config['experiment']}: {dataset}, {what}\n{which}; {mean}"
 
-    - ``gamma``: final online error vs gamma (log axis) per learner with a
-      gamma grid, mean and standard deviation over seeds; learners without
-      a gamma grid (the Perceptron, scikit-learn baselines) as horizontal
-      lines. One PNG per data set.
-    - ``curve``: online error vs rounds on log-log axes, each learner at its
-      best parameters (mean over seeds).
-    - ``mistakes``: cumulative mistakes vs rounds at the best parameters.
-    """
+
+def _figures(result):
+    """Yield ``(file name, Figure)`` for each of the experiment's plots."""
     require_matplotlib(pyplot=False)
     from matplotlib.figure import Figure
 
-    out = Path(out)
-    files = []
     summary = result.summary()
     best = result.best()
     datasets = list(dict.fromkeys(r["dataset"] for r in summary))
@@ -57,11 +61,10 @@ def plot_experiment(result, out) -> list[Path]:
     for dataset in datasets:
         rows = [r for r in summary if r["dataset"] == dataset]
         if "gamma" in kinds:
-            fig = Figure(figsize=(6.4, 4.4))
+            fig = Figure(figsize=(6.4, 4.6))
             ax = fig.subplots()
             labels = list(dict.fromkeys(r["learner"] for r in rows))
-            styles = iter(["--", ":", "-.", (0, (5, 1)), (0, (1, 3))] * 4)
-            for label in labels:
+            for label, style in zip(labels, series_styles(len(labels)), strict=True):
                 points = [
                     r
                     for r in rows
@@ -74,10 +77,10 @@ def plot_experiment(result, out) -> list[Path]:
                         gammas,
                         [r["error"] for r in points],
                         yerr=[r["error_std"] for r in points],
-                        marker="o",
                         markersize=3,
                         capsize=2,
                         label=label,
+                        **style,
                     )
                 else:
                     b = min(
@@ -85,28 +88,28 @@ def plot_experiment(result, out) -> list[Path]:
                         key=lambda r: r["error"],
                     )
                     ax.axhline(
-                        b["error"],
-                        color="black" if "Perceptron" == label else None,
-                        linestyle=next(styles),
-                        linewidth=1,
-                        label=label,
+                        b["error"], linewidth=1, label=label, markersize=0, **style
                     )
             ax.set_xscale("log", base=2)
             ax.set_xlabel("gamma (exploration)")
             ax.set_ylabel("online error (played action)")
-            ax.set_title(f"{result.config['experiment']}: {dataset}")
+            seeds = len(result.config.get("seeds", [])) or 1
+            ax.set_title(
+                f"{result.config['experiment']}: {dataset}, final online error vs "
+                f"gamma\nmean ± std of {seeds} seeds; learners without a gamma "
+                "grid: lines",
+                fontsize="medium",
+            )
             ax.grid(True, which="both", alpha=0.3)
             ax.legend(fontsize="small")
-            path = out / f"gamma_{_safe(dataset)}.png"
-            fig.tight_layout()
-            fig.savefig(path, dpi=110)
-            files.append(path)
+            yield f"gamma_{_safe(dataset)}.png", fig
         for kind in ("curve", "mistakes"):
             if kind not in kinds:
                 continue
-            fig = Figure(figsize=(6.4, 4.4))
+            fig = Figure(figsize=(6.4, 4.6))
             ax = fig.subplots()
-            for b in (r for r in best if r["dataset"] == dataset):
+            drawn = [r for r in best if r["dataset"] == dataset]
+            for b, style in zip(drawn, series_styles(len(drawn)), strict=True):
                 rounds, mistakes = _mean_curve(
                     result, dataset, b["learner"], _key(b["all_params"])
                 )
@@ -114,20 +117,47 @@ def plot_experiment(result, out) -> list[Path]:
                 if kind == "curve":
                     error = mistakes / rounds
                     keep = error > 0
-                    ax.loglog(rounds[keep], error[keep], label=label)
+                    ax.loglog(
+                        rounds[keep], error[keep], label=label, markersize=3, **style
+                    )
                     ax.set_ylabel("online error (played action)")
                 else:
-                    ax.plot(rounds, mistakes, label=label)
+                    ax.plot(rounds, mistakes, label=label, markersize=3, **style)
                     ax.set_xscale("log")
                     ax.set_ylabel("cumulative mistakes")
             ax.set_xlabel("rounds")
-            what = "best parameters" if kind == "curve" else "cumulative mistakes"
-            ax.set_title(f"{result.config['experiment']}: {dataset} ({what})")
+            what = (
+                "online error vs rounds"
+                if kind == "curve"
+                else "cumulative mistakes vs rounds"
+            )
+            ax.set_title(_title(result, dataset, what, drawn), fontsize="medium")
             ax.grid(True, which="both", alpha=0.3)
-            ax.legend(fontsize="small")
+            ax.legend(fontsize="small" if len(drawn) <= 8 else "x-small")
             stem = "error_vs_rounds" if kind == "curve" else "mistakes"
-            path = out / f"{stem}_{_safe(dataset)}.png"
-            fig.tight_layout()
-            fig.savefig(path, dpi=110)
-            files.append(path)
+            yield f"{stem}_{_safe(dataset)}.png", fig
+
+
+def plot_experiment(result, out) -> list[Path]:
+    """Write the experiment's figures into ``out``; return their paths.
+
+    - ``gamma``: final online error vs gamma (log axis) per learner with a
+      gamma grid, mean and standard deviation over seeds; learners without
+      a gamma grid (the Perceptron, scikit-learn baselines) as horizontal
+      lines. One PNG per data set.
+    - ``curve``: online error vs rounds on log-log axes, each learner with a
+      grid at its lowest-error setting (named in the legend), the others at
+      their fixed settings (mean over seeds).
+    - ``mistakes``: cumulative mistakes vs rounds, the same series.
+
+    Every series of a figure has its own (colour, line style, marker), see
+    :func:`skbandit.evaluation._plot.series_styles`; titles say what is drawn.
+    """
+    out = Path(out)
+    files = []
+    for name, fig in _figures(result):
+        path = out / name
+        fig.tight_layout()
+        fig.savefig(path, dpi=110)
+        files.append(path)
     return files

@@ -24,6 +24,8 @@ from skbandit.experiments._data import (
     DatasetUnavailable,
     check_dataset_names,
     load_dataset,
+    missing_data_advice,
+    preprocess,
 )
 from skbandit.experiments._learners import (
     LearnerUnavailable,
@@ -160,9 +162,12 @@ def _run_task(X, y, classes, task: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-@dataclass
+@dataclass(repr=False)
 class ExperimentResult:
     """Results of a run: one row per (data set, learner, parameters, seed).
+
+    ``print(result)`` shows the table of :meth:`table`; ``repr(result)`` is one
+    line (experiment, number of runs, data sets, learners, skipped, seconds).
 
     Attributes
     ----------
@@ -188,6 +193,25 @@ class ExperimentResult:
     skipped: list[str] = field(default_factory=list)
     seconds: float = 0.0
     files: list[Path] = field(default_factory=list)
+
+    def __repr__(self) -> str:
+        # Short: rows carry whole learning curves (the table is str()/table()).
+        datasets = list(dict.fromkeys(r["dataset"] for r in self.rows))
+        learners = list(dict.fromkeys(r["learner"] for r in self.rows))
+        quick = ", quick=True" if self.config.get("quick") else ""
+        return (
+            f"ExperimentResult(experiment={self.config.get('experiment')!r}{quick}, "
+            f"runs={len(self.rows)}, datasets={datasets}, learners={learners}, "
+            f"skipped={len(self.skipped)}, seconds={self.seconds:.1f})"
+        )
+
+    def __str__(self) -> str:
+        head = (
+            f"{self.config.get('experiment')}"
+            + (" (quick)" if self.config.get("quick") else "")
+            + f": {len(self.rows)} runs in {self.seconds:.1f} s"
+        )
+        return head + ("\n" + self.table() if self.rows else "\nno runs")
 
     def summary(self) -> list[dict[str, Any]]:
         """Mean and standard deviation over seeds per (data set, learner, params)."""
@@ -288,7 +312,15 @@ class ExperimentResult:
 
     def write(self, out: str | os.PathLike, *, plots: bool = True) -> list[Path]:
         """Write ``results.csv``, ``summary.csv``, ``curves.csv``,
-        ``results.json`` and (with ``plots``) PNG figures into folder ``out``."""
+        ``results.json`` and (with ``plots``) PNG figures into folder ``out``.
+
+        A result without rows (nothing could run) raises ``ValueError`` and
+        writes nothing."""
+        if not self.rows:
+            raise ValueError(
+                "nothing to write: the run has no rows"
+                + (f" ({'; '.join(self.skipped)})" if self.skipped else "")
+            )
         out = Path(out)
         out.mkdir(parents=True, exist_ok=True)
         files = []
@@ -410,11 +442,63 @@ def _progress(enabled: bool, total: int):
     return tqdm(total=total, unit="runs", leave=False)
 
 
+@contextlib.contextmanager
+def _parallel_context(backend: str | None, scheduler: str | None, n_jobs: int):
+    """joblib's backend for the run; for Dask, a client to use or to start.
+
+    ``scheduler`` (an address such as ``"tcp://10.0.0.5:8786"``) connects to a
+    running Dask cluster; ``backend="dask"`` without one reuses the current
+    ``distributed.Client`` if there is one, else starts a local cluster of
+    ``n_jobs`` single-threaded worker processes on 127.0.0.1 for the run and
+    closes it afterwards (also when the run fails).
+    """
+    from joblib import effective_n_jobs, parallel_config
+
+    if scheduler is not None and backend not in (None, "dask"):
+        raise ValueError(
+            f"scheduler={scheduler!r} is a Dask scheduler address: it needs "
+            f"backend='dask' (or None), got backend={backend!r}"
+        )
+    if scheduler is None and backend != "dask":
+        with parallel_config(backend=backend) if backend else contextlib.nullcontext():
+            yield
+        return
+    try:
+        import distributed
+    except ImportError:
+        raise ImportError(
+            "the dask backend needs distributed, which is not installed: "
+            'pip install "skbandit[dask]"'
+        ) from None
+    with contextlib.ExitStack() as stack:
+        if scheduler is not None:
+            client = stack.enter_context(distributed.Client(scheduler))
+        else:
+            try:
+                client = distributed.default_client()
+            except ValueError:  # no client yet: a local cluster for this run
+                cluster = stack.enter_context(
+                    distributed.LocalCluster(
+                        n_workers=effective_n_jobs(n_jobs),
+                        threads_per_worker=1,
+                        processes=True,
+                        host="127.0.0.1",
+                        # its HTTP server (no dashboard without bokeh) on
+                        # loopback too, on a free port
+                        dashboard_address="127.0.0.1:0",
+                    )
+                )
+                client = stack.enter_context(distributed.Client(cluster))
+        stack.enter_context(parallel_config(backend="dask", client=client))
+        yield
+
+
 def run_config(
     config: dict[str, Any],
     *,
     n_jobs: int = 1,
     backend: str | None = None,
+    scheduler: str | None = None,
     data_dir: str | os.PathLike | None = None,
     download: bool = True,
     progress: bool = False,
@@ -426,11 +510,22 @@ def run_config(
     ----------
     config : dict
         From :meth:`Experiment.config` or a ``results.json``'s ``"config"``.
+        Its ``"preprocessing"`` maps data sets to ``"stored"`` (the default for
+        a data set it does not name), ``"unit-range"`` or ``"unit-norm"``,
+        applied to the rows after loading.
     n_jobs : int, default=1
         joblib workers (``-1``: all cores).
     backend : str, default=None
         joblib backend (``"loky"``, ``"threading"``, ``"dask"``, ``"ray"``, ...),
-        passed through to ``joblib.parallel_config``.
+        passed through to ``joblib.parallel_config``. ``"dask"`` runs the tasks
+        on a Dask cluster (``pip install "skbandit[dask]"``): the one at
+        ``scheduler``; else the current ``distributed.Client`` if one exists;
+        else a local cluster of ``n_jobs`` single-threaded worker processes on
+        127.0.0.1, started for the run and closed when it ends (also on error).
+    scheduler : str, default=None
+        Address of a running Dask scheduler (``"tcp://host:8786"``); implies
+        ``backend="dask"``. The client is closed after the run; the cluster is
+        left running.
     data_dir : path-like, default=None
         Folder with local copies of the real data sets (default: the loaders'
         cache).
@@ -444,8 +539,15 @@ def run_config(
     Returns
     -------
     result : ExperimentResult
+
+    Raises
+    ------
+    DatasetUnavailable
+        When none of the configured data sets could be loaded (nothing to
+        run); its ``datasets`` lists them. Data sets that fail while others
+        load are skipped with a message instead.
     """
-    from joblib import Parallel, delayed, parallel_config
+    from joblib import Parallel, delayed
 
     echo = echo or _quiet
     start = time.perf_counter()
@@ -459,15 +561,17 @@ def run_config(
             skipped.append(message)
             echo(message)
 
-    data, tasks = {}, []
+    data, tasks, unavailable = {}, [], []
     for dataset in config["datasets"]:
         try:
             X, y = load_dataset(
                 dataset, config["n_samples"], data_dir=data_dir, download=download
             )
         except DatasetUnavailable as exc:
+            unavailable.append(str(exc))
             skip(f"{exc}: skipped")
             continue
+        X = preprocess(X, config.get("preprocessing", {}).get(dataset, "stored"))
         classes = np.unique(y)
         data[dataset] = (X, y, classes)
         checkpoints = log_checkpoints(len(y), config["n_checkpoints"]).tolist()
@@ -498,14 +602,34 @@ def run_config(
                             "checkpoints": checkpoints,
                         }
                     )
+    if not data and config["datasets"]:
+        names = tuple(config["datasets"])
+        raise DatasetUnavailable(
+            "no data set could be loaded ("
+            + "; ".join(unavailable)
+            + "): "
+            + missing_data_advice(
+                names,
+                data_dir=data_dir,
+                download=download,
+                data_dir_option="data_dir=DIR",
+                download_option="download=True",
+            ),
+            names,
+        )
     echo(
         f"{len(tasks)} runs on {len(data)} data set(s), n_jobs={n_jobs}"
         + (f", backend={backend}" if backend else "")
+        + (f", scheduler={scheduler}" if scheduler else "")
+        + "".join(
+            f", {name}: {how}"
+            for name, how in config.get("preprocessing", {}).items()
+            if name in data and how != "stored"
+        )
     )
     bar = _progress(progress, len(tasks))
-    context = parallel_config(backend=backend) if backend else contextlib.nullcontext()
     rows = []
-    with context:
+    with _parallel_context(backend, scheduler, n_jobs):
         results = Parallel(n_jobs=n_jobs, return_as="generator")(
             delayed(_run_task)(*data[t["dataset"]], t) for t in tasks
         )
@@ -531,8 +655,10 @@ def run_experiment(
     n_seeds: int | None = None,
     n_samples: int | None = None,
     datasets: Sequence[str] | None = None,
+    preprocessing: str | dict[str, str] | None = None,
     n_jobs: int = 1,
     backend: str | None = None,
+    scheduler: str | None = None,
     data_dir: str | os.PathLike | None = None,
     download: bool = True,
     out: str | os.PathLike | None = None,
@@ -550,10 +676,15 @@ def run_experiment(
         The reduced version (under two minutes on two cores).
     n_seeds, n_samples, datasets : optional
         Override the spec's repetitions, rows per data set, data sets.
-    n_jobs, backend, data_dir, download, progress, echo :
-        As in :func:`run_config`.
+    preprocessing : str or dict, optional
+        Override the spec's preprocessing: ``"stored"``, ``"unit-range"`` or
+        ``"unit-norm"`` for every data set, or a dict per data set.
+    n_jobs, backend, scheduler, data_dir, download, progress, echo :
+        As in :func:`run_config` (``backend="dask"``: a Dask cluster, the one
+        at ``scheduler`` or a local one started for the run).
     out : path-like, default=None
-        Folder for CSV, JSON and PNG files; nothing is written when None.
+        Folder for CSV, JSON and PNG files; nothing is written when None or
+        when no run was possible.
     plots : bool, default=True
         Write the PNG figures (needs matplotlib).
 
@@ -573,18 +704,23 @@ def run_experiment(
     """
     spec = get_experiment(experiment) if isinstance(experiment, str) else experiment
     config = spec.config(
-        quick=quick, n_seeds=n_seeds, n_samples=n_samples, datasets=datasets
+        quick=quick,
+        n_seeds=n_seeds,
+        n_samples=n_samples,
+        datasets=datasets,
+        preprocessing=preprocessing,
     )
     result = run_config(
         config,
         n_jobs=n_jobs,
         backend=backend,
+        scheduler=scheduler,
         data_dir=data_dir,
         download=download,
         progress=progress,
         echo=echo,
     )
-    if out is not None:
+    if out is not None and result.rows:
         result.write(out, plots=plots)
     return result
 

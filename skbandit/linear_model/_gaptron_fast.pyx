@@ -18,7 +18,7 @@ different map is one more code. ``py_gap_map``, ``py_surrogate_gradient`` and
 
 from libc.math cimport exp, log, log2, sqrt
 
-from skbandit._core._kernel cimport LinearKernel, Row, epsilon_greedy
+from skbandit._core._kernel cimport LinearKernel, Row, epsilon_greedy, row_sq_norm
 
 import numpy as np
 
@@ -187,8 +187,6 @@ cdef class GaptronKernel(LinearKernel):
     cdef public double max_sq_norm
     cdef double[::1] grad_sq_sum
     cdef double[::1] grad
-    # zeros between rounds: sums repeated CSR columns for ||x||^2
-    cdef double[::1] col_sum
 
     def __init__(self, double[:, ::1] W, int loss, double gamma, double eta,
                  bint adagrad, double x_bound_sq, bint full_information,
@@ -209,43 +207,15 @@ cdef class GaptronKernel(LinearKernel):
         self.max_sq_norm = 0.0
         self.grad_sq_sum = grad_sq_sum
         self.grad = np.zeros(W.shape[0], dtype=np.float64)
-        self.col_sum = np.zeros(W.shape[1], dtype=np.float64)
 
     cdef void distribution(self, const double* s, long long t, int greedy,
                            double* p) noexcept nogil:
         cdef double a = gap_map(self.loss, s, self.n_classes, greedy)
         epsilon_greedy(greedy, self.n_classes, self.gamma + (1.0 - self.gamma) * a, p)
 
-    cdef double sq_norm(self, Row x) noexcept nogil:
-        """``||x||^2`` of the row as a vector (a CSR column stored several times
-        counts once, with the sum of its values); summed in stored order."""
-        cdef int j, c, prev = -1
-        cdef double acc = 0.0, v
-        if x.ind == NULL:
-            for j in range(x.nnz):
-                acc = acc + x.val[j] * x.val[j]
-            return acc
-        # strictly increasing columns (canonical CSR): each column once, and the
-        # same sum as below (0.0 + v == v)
-        for j in range(x.nnz):
-            if x.ind[j] <= prev:
-                break
-            prev = x.ind[j]
-            acc = acc + x.val[j] * x.val[j]
-        else:
-            return acc
-        acc = 0.0
-        for j in range(x.nnz):
-            self.col_sum[x.ind[j]] += x.val[j]
-        for j in range(x.nnz):
-            c = x.ind[j]
-            v = self.col_sum[c]
-            acc = acc + v * v
-            self.col_sum[c] = 0.0
-        return acc
-
     cdef inline double check_norm(self, Row x) noexcept nogil:
-        cdef double xsq = self.sq_norm(x)
+        # rows are canonical (the shared validation sums duplicate columns)
+        cdef double xsq = row_sq_norm(x)
         if xsq > self.x_bound_sq:
             self.n_large += 1
             if xsq > self.max_sq_norm:

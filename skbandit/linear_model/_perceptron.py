@@ -47,8 +47,8 @@ class MulticlassPerceptron(LinearBanditClassifier):
     n_greedy_mistakes_ : int
         Same as ``n_mistakes_``.
     n_iter_ : int
-        Passes made by the last call: ``max_iter`` for ``fit``, 1 for
-        ``partial_fit``.
+        Passes finished by the last call: ``max_iter`` for ``fit``, 1 for
+        ``partial_fit`` (fewer when the call failed).
 
     See Also
     --------

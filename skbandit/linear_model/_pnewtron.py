@@ -10,7 +10,6 @@ from sklearn.utils._param_validation import Interval
 
 from skbandit.base import LinearBanditClassifier
 from skbandit.linear_model._pnewtron_fast import PNewtronKernel
-from skbandit.linear_model._soba import _sum_duplicates
 
 if TYPE_CHECKING:
     from skbandit._typing import RandomStateLike
@@ -155,10 +154,8 @@ class PNewtron(LinearBanditClassifier):
     """
 
     # Logged feedback: the update uses the learner's own softmax and the
-    # probability of the played action as curvature, so off-policy rounds warn;
-    # dense rows need no extra check.
+    # probability of the played action as curvature, so off-policy rounds warn.
     _off_policy_ok = False
-    _fast_rows_ok = True
 
     _parameter_constraints: dict = {
         **LinearBanditClassifier._parameter_constraints,
@@ -191,9 +188,6 @@ class PNewtron(LinearBanditClassifier):
         super()._init_state(n_features, n_classes)
         self.b_ = np.zeros((n_classes, n_features), dtype=np.float64)
         self.A_diag_ = np.full((n_classes, n_features), 1.0 / float(self.D))
-
-    def _validate_X(self, X, *, reset):
-        return _sum_duplicates(super()._validate_X(X, reset=reset))
 
     def _make_kernel(self):
         return PNewtronKernel(

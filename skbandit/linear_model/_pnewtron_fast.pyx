@@ -14,7 +14,7 @@ then ``A += κβ ∇̃²`` (elementwise; ``A`` starts at ``1/D``),
 ``∇̃`` touches every class on the support of ``x``: ``O(k nnz(x))``; the
 projection reads all of ``W``: ``O(kd)`` per round. Zero entries of a row are
 skipped (dense and CSR rows give bit-identical states); a CSR row must not store
-a column twice (``∇̃`` is squared; the estimator sums duplicates first).
+a column twice (``∇̃`` is squared; the shared validation sums duplicates).
 """
 
 from libc.math cimport exp, sqrt

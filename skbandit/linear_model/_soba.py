@@ -6,7 +6,6 @@ from numbers import Real
 from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from skbandit.base import LinearBanditClassifier
@@ -16,19 +15,6 @@ if TYPE_CHECKING:
     from skbandit._typing import RandomStateLike
 
 __all__ = ["SOBA"]
-
-
-def _sum_duplicates(X):
-    """``X`` with every column stored at most once per row (a copy if needed).
-
-    Second-order learners square the entries of a row, so a column stored twice
-    in a CSR row (which SciPy reads as the sum of its values) must be summed
-    before the kernel sees it. Canonical matrices are returned as they are.
-    """
-    if sp.issparse(X) and not X.has_canonical_format:
-        X = X.copy()
-        X.sum_duplicates()
-    return X
 
 
 class SOBA(LinearBanditClassifier):
@@ -202,9 +188,8 @@ class SOBA(LinearBanditClassifier):
     """
 
     # Logged feedback: SOBA's analysis uses its own distribution (p_y >= gamma/k
-    # in z = sqrt(p_y) g), so off-policy rounds warn; dense rows need no extra check.
+    # in z = sqrt(p_y) g), so off-policy rounds warn.
     _off_policy_ok = False
-    _fast_rows_ok = True
 
     _parameter_constraints: dict = {
         **LinearBanditClassifier._parameter_constraints,
@@ -271,9 +256,6 @@ class SOBA(LinearBanditClassifier):
         self.cumulative_margin_ = 0.0
         self.exploration_sum_ = 0.0
         self.n_updates_ = 0
-
-    def _validate_X(self, X, *, reset):
-        return _sum_duplicates(super()._validate_X(X, reset=reset))
 
     def _make_kernel(self):
         empty = np.empty((0, 0), dtype=np.float64)

@@ -17,7 +17,7 @@ depend on the variant.
 
 Zero entries of a row (dense rows, or stored zeros) are skipped: they change
 nothing, and skipping them makes dense and CSR rows give bit-identical states.
-A CSR row must not store a column twice (the estimator sums duplicates first):
+A CSR row must not store a column twice (the shared validation sums duplicates):
 ``z`` is squared, so the entries of a column must be summed before.
 """
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from numbers import Real
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.extmath import safe_sparse_dot
 
@@ -148,8 +147,8 @@ class SquareCB(LinearBanditClassifier):
       ``regressor="adagrad"``.
 
     One round costs O(k nnz(x)) for the scores and O(nnz(x)) for the update.
-    Sparse input is used with its duplicate entries summed (a copy is made
-    only when the matrix is not in canonical format).
+    Sparse input is used with its duplicate entries summed, as for every
+    learner (a copy is made only when the matrix is not in canonical format).
 
     Logged feedback (``partial_fit(X, LoggedFeedback(...))``, see
     ``docs/logged.md``): the regressor of the logged action takes one step
@@ -324,15 +323,6 @@ class SquareCB(LinearBanditClassifier):
             bool(self.importance_weighted),
             0.0 if self.step_cap is None else float(self.step_cap),
         )
-
-    def _validate_X(self, X, *, reset: bool):
-        X = super()._validate_X(X, reset=reset)
-        if sp.issparse(X) and not X.has_canonical_format:
-            # NAG's per-feature scales need one entry per feature: sum duplicates
-            # (on a copy; the caller's matrix is not modified).
-            X = X.copy()
-            X.sum_duplicates()
-        return X
 
     def _score_rows(self, X):
         scores = np.asarray(safe_sparse_dot(X, self.coef_.T, dense_output=True))

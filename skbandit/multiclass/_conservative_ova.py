@@ -86,8 +86,8 @@ class ConservativeOneVsAll(LinearBanditClassifier):
     n_greedy_mistakes_ : int
         Same as ``n_mistakes_`` (the learner always plays its greedy label).
     n_iter_ : int
-        Passes made by the last call: ``max_iter`` for ``fit``, 1 for
-        ``partial_fit``.
+        Passes finished by the last call: ``max_iter`` for ``fit``, 1 for
+        ``partial_fit`` (fewer when the call failed).
 
     See Also
     --------

@@ -1,7 +1,8 @@
 # Passive-Aggressive steps (Crammer et al. 2006) shared by the one-vs-all and
-# offset-tree kernels: one implementation of ||x||^2 and of the step size.
+# offset-tree kernels: one implementation of the step size.
 
-from skbandit._core._kernel cimport Row
+# ``row_sq_norm`` is the core's (one implementation of ||x||^2 for every kernel).
+from skbandit._core._kernel cimport Row, row_sq_norm
 
 
 # PA variants, the values of ``PAVariant`` (_conservative_ova_fast.pyx).
@@ -9,16 +10,6 @@ cdef enum:
     PA_HARD = 0
     PA_ONE = 1
     PA_TWO = 2
-
-
-cdef inline double row_sq_norm(Row x) noexcept nogil:
-    """``||x||^2`` summed sequentially over the stored entries (a column stored
-    twice counts twice, as in ``sum(vals ** 2)`` of the references)."""
-    cdef double s = 0.0
-    cdef int j
-    for j in range(x.nnz):
-        s = s + x.val[j] * x.val[j]
-    return s
 
 
 cdef inline double pa_tau(int variant, double C, double loss,

@@ -59,8 +59,18 @@ class SeparableOneVsAll(BaseBanditClassifier):
       largest row norm, as the paper does). A mistake adds ``x`` to the shared
       support set with coefficient ``±1`` for that learner:
       ``f_i(x) = sum_j dual_coef_[j, i] k(support_vectors_[j], x)``. On weakly
-      separable data the mistake bound does not depend on ``T``. A round costs
-      ``O(n_support · nnz(x))``.
+      separable data the mistake bound does not depend on ``T``.
+
+    Storage and costs of the kernel learner: support vectors are stored
+    sparsely, as their non-zero entries (value and column index; a CSR store
+    that grows with the support set by doubling), so memory is
+    ``O(nnz of the support set + n_support · k + d)`` whatever the number of
+    columns (30,000 one-hot rows of ``d = 120,000`` columns: under 1 MiB of
+    state). A round scatters ``x`` into a reusable ``d``-length work vector
+    once, then computes each ``<v_j, x>`` over ``v_j``'s own entries:
+    ``O(nnz(x) + sum_j nnz(v_j))``. The store is a ring: with a ``budget``,
+    evicting the oldest vector is ``O(1)`` and adding one ``O(nnz(x) + k)``;
+    nothing is shifted.
 
     Logged feedback (``partial_fit(X, LoggedFeedback(...))``, see
     ``docs/logged.md``): the update uses no probability: a rewarded logged
@@ -102,8 +112,9 @@ class SeparableOneVsAll(BaseBanditClassifier):
         Class labels, sorted.
     coef_ : ndarray of shape (n_classes, n_features)
         ``kernel=None`` only: the Perceptrons' weights, one row per class.
-    support_vectors_ : ndarray of shape (n_support, n_features)
-        ``kernel="rational"`` only: the support set, oldest first.
+    support_vectors_ : scipy.sparse.csr_matrix of shape (n_support, n_features)
+        ``kernel="rational"`` only: the support set, oldest first (a new matrix
+        built from the stored entries at each access).
     dual_coef_ : ndarray of shape (n_support, n_classes)
         ``kernel="rational"`` only: coefficient (-1, 0 or +1) of each support
         vector in each class's learner.
@@ -177,26 +188,47 @@ class SeparableOneVsAll(BaseBanditClassifier):
         self.budget = budget
         self.large_norm = large_norm
 
+    # The declared state of the rational-kernel learner: the support set in CSR
+    # form (values, column indices, row pointers; oldest vector first) and its
+    # coefficients.
+    _SUPPORT_STATE = ("_sv_data", "_sv_indices", "_sv_indptr", "dual_coef_")
+
     @property
     def _state_attrs(self) -> tuple[str, ...]:  # type: ignore[override]  # a computed _state_attrs over base.py's class attribute (read only, by design)
         # The fitted state decides (the parameter may have been changed since).
         if "coef_" in self.__dict__:
             return ("coef_",)
-        if "support_vectors_" in self.__dict__ or self.kernel is not None:
-            return ("support_vectors_", "dual_coef_")
+        if "_sv_indptr" in self.__dict__ or self.kernel is not None:
+            return self._SUPPORT_STATE
         return ("coef_",)
 
     def _init_state(self, n_features, n_classes):
-        for name in ("coef_", "support_vectors_", "dual_coef_"):
+        for name in ("coef_", *self._SUPPORT_STATE):
             self.__dict__.pop(name, None)
         if self.kernel is None:
             self.coef_ = np.zeros((n_classes, n_features), dtype=np.float64)
         else:
-            self.support_vectors_ = np.zeros((0, n_features), dtype=np.float64)
+            self._sv_data = np.zeros(0, dtype=np.float64)
+            self._sv_indices = np.zeros(0, dtype=np.int32)
+            self._sv_indptr = np.zeros(1, dtype=np.int64)
             self.dual_coef_ = np.zeros((0, n_classes), dtype=np.float64)
 
+    @property
+    def support_vectors_(self) -> sp.csr_matrix:
+        """The support set, oldest first: a new CSR matrix (n_support, n_features)."""
+        if "_sv_indptr" not in self.__dict__:
+            raise AttributeError(
+                f"{type(self).__name__} has no support_vectors_: it is fitted "
+                "with kernel='rational' only."
+            )
+        n_support = self._sv_indptr.shape[0] - 1
+        return sp.csr_matrix(
+            (self._sv_data.copy(), self._sv_indices.copy(), self._sv_indptr.copy()),
+            shape=(n_support, self.n_features_in_),
+        )
+
     def _check_state_matches_kernel(self):
-        expected = "coef_" if self.kernel is None else "support_vectors_"
+        expected = "coef_" if self.kernel is None else "_sv_indptr"
         if expected not in self._state_attrs:
             raise ValueError(
                 f"kernel={self.kernel!r} was changed after fitting; call fit to "
@@ -208,41 +240,46 @@ class SeparableOneVsAll(BaseBanditClassifier):
         full = self.update == "full"
         if self.kernel is None:
             return SeparableLinearKernel(self.coef_, full)
+        # Copies the committed support set into the kernel's store.
         return SeparableRationalKernel(
-            self.support_vectors_,
+            self._sv_data,
+            self._sv_indices,
+            self._sv_indptr,
             self.dual_coef_,
-            self.support_vectors_.shape[0],
+            self.n_features_in_,
             full,
             self.large_norm == "project",
+            0 if self.budget is None else self.budget,
         )
 
     def _before_block(self, kernel, n_rows):
         if self.kernel is None:
             return kernel
-        # At most one support vector per round: room for n_rows more (or the
-        # budget) suffices for the block.
-        n_sv, d = self.support_vectors_.shape
-        k = self.dual_coef_.shape[1]
-        if self.budget is not None and n_sv > self.budget:
-            # the budget was lowered between calls: keep the newest ones
-            self.support_vectors_ = self.support_vectors_[n_sv - self.budget :].copy()
-            self.dual_coef_ = self.dual_coef_[n_sv - self.budget :].copy()
-            n_sv = self.budget
-        capacity = n_sv + n_rows
+        if not kernel.fresh:
+            # start from the committed state (a hook may have edited it)
+            kernel = self._make_kernel()
         if self.budget is not None:
-            capacity = min(capacity, self.budget)
-        V = np.zeros((capacity, d), dtype=np.float64)
-        A = np.zeros((capacity, k), dtype=np.float64)
-        V[:n_sv] = self.support_vectors_
-        A[:n_sv] = self.dual_coef_
-        return SeparableRationalKernel(
-            V, A, n_sv, self.update == "full", self.large_norm == "project"
-        )
+            # the budget may have been lowered between calls: keep the newest
+            kernel.trim(self.budget)
+        return kernel
 
     def _after_block(self, kernel):
         if self.kernel is None:
             return
-        self.support_vectors_, self.dual_coef_ = kernel.support_arrays()
+        kernel.fresh = False
+        (self._sv_data, self._sv_indices, self._sv_indptr, self.dual_coef_) = (
+            kernel.support_arrays()
+        )
+
+    def _raise_kernel_status(self, kernel, X, status=None, **where):
+        error = getattr(kernel, "error", None)
+        if status is None and error is not None:
+            raise MemoryError(
+                f"{type(self).__name__}: the support set could not grow "
+                f"({type(error).__name__}: {error}); the learner is left as after "
+                "its last finished block of rows. A budget bounds its size."
+            ) from error
+        super()._raise_kernel_status(kernel, X, status, **where)
 
     def _validate_X(self, X, *, reset):
         X = super()._validate_X(X, reset=reset)

@@ -4,8 +4,14 @@ Wei and Zhang, 2019): linear and rational-kernel Perceptrons."""
 import numpy as np
 
 from libc.math cimport sqrt
+from libc.string cimport memcpy
 
-from skbandit._core._kernel cimport BaseKernel, LinearKernel, Row, row_dot
+from skbandit._core._kernel cimport BaseKernel, LinearKernel, Row
+
+# ``status`` of a kernel whose support store could not grow; the exception is
+# kept in ``error`` and raised by the estimator (negative: no clash with the
+# shared ``KernelStatus`` values).
+STATUS_STORE_ERROR = -1
 
 
 cdef inline void separable_distribution(const double* s, int k, int greedy,
@@ -56,67 +62,180 @@ cdef class SeparableLinearKernel(LinearKernel):
             self.add_row(played, -1.0, x)
 
 
+
 cdef class SeparableRationalKernel(BaseKernel):
     """One kernel Perceptron per class sharing one support set.
 
-    Support vector ``j`` is a row ``V[j]`` with coefficients ``A[j, r]`` in
-    ``{-1, 0, +1}``; ``f_r(x) = sum_j A[j, r] k(V[j], x)`` with the rational
-    kernel ``k(v, x) = 1 / (1 - v.x / 2)``, summed in support order. A round
-    adds at most one support vector (the row, with the sign of each learner
-    that made a mistake on it). With a ``budget``, adding to a full set first
-    removes the oldest support vector. With ``project``, a row with
-    ``||x|| > 1`` enters the kernel as ``x / ||x||`` (an overflowing norm makes
-    the scores NaN, which stops the pass).
+    ``f_r(x) = sum_j A[j, r] k(v_j, x)`` over the support vectors ``v_j``, oldest
+    first, with the rational kernel ``k(v, x) = 1 / (1 - v.x / 2)`` and
+    coefficients ``A[j, r]`` in ``{-1, 0, +1}``. A round adds at most one support
+    vector (the row, with the sign of each learner that made a mistake on it).
+    With a ``budget``, adding to a full set first removes the oldest support
+    vector. With ``project``, a row with ``||x|| > 1`` enters the kernel as
+    ``x / ||x||`` (an overflowing norm makes the scores NaN, which stops the
+    pass).
 
-    ``V`` and ``A`` are buffers of ``capacity`` rows; ``n_sv`` rows are used.
+    **Store.** Support vectors are kept sparse: their non-zero entries (column
+    index, value; in the row's order, ascending for the canonical rows the
+    estimator passes) lie contiguously in an entry pool, and a ring of slots
+    holds each vector's start, length and ``k`` coefficients. Both are rings:
+    a new vector goes after the newest (at the pool's start when it does not
+    fit before the pool's end: the tail left free is reused once the oldest
+    vectors are gone), the oldest leaves by advancing one index. Adding costs
+    ``O(nnz(x) + k)`` and evicting ``O(1)``; nothing is shifted. When the pool
+    or the slots are full they are reallocated with doubled capacity (at least
+    twice the live entries), the live vectors copied in order: amortised
+    ``O(1)`` per stored entry (counted in ``n_reallocations``,
+    ``n_entries_moved``; ``n_evicted`` counts evictions).
+    Memory is ``O(stored entries + n_support k + d)``.
+
+    **Scores.** The row is scattered once into a zeroed work vector of length
+    ``d`` (a dense row is read in place), each support vector's dot product
+    ``sum_e v.val[e] * w[v.ind[e]]`` runs over the vector's own entries only,
+    then the row's entries are zeroed again: ``O(nnz(x) + sum_j nnz(v_j))``
+    per round, a branch-free loop over contiguous memory (a merge of two sorted
+    index lists would cost ``O(nnz(x) + nnz(v_j))`` per vector and branch on
+    every step). With ascending indices in both, the products are summed in
+    ascending column order over the columns both have, exactly as the dot of
+    a dense ``v_j`` with the row's stored entries (the other products are
+    ``±0`` and leave a sum that starts at ``+0`` unchanged).
+
+    The constructor copies the support set given in CSR form (``data``,
+    ``indices``, ``indptr`` int64, ``dual_coef`` ``(n_sv, k)``), checking it;
+    ``support_arrays`` returns it in the same form, oldest first.
     """
 
-    cdef double[:, ::1] V
+    # entry pool: values and column indices, ring of capacity ``pool_capacity``
+    cdef double[::1] pval
+    cdef int[::1] pind
+    cdef readonly Py_ssize_t pool_capacity
+    # end of the newest vector's entries; ``wrapped``: the live entries run
+    # from the oldest vector's start to the pool's end, then from 0 to ``hi``
+    cdef Py_ssize_t hi
+    cdef bint wrapped
+    cdef readonly Py_ssize_t n_entries
+    # slots: start and length of each vector's entries and its coefficients,
+    # ring of capacity ``slot_capacity`` whose oldest slot is ``first``
+    cdef Py_ssize_t[::1] sstart
+    cdef Py_ssize_t[::1] snnz
     cdef double[:, ::1] A
-    cdef public Py_ssize_t n_sv
-    cdef Py_ssize_t capacity
+    cdef readonly Py_ssize_t slot_capacity
+    cdef Py_ssize_t first
+    cdef readonly Py_ssize_t n_sv
+    # largest number of support vectors (0: unbounded)
+    cdef public Py_ssize_t budget
+    # counters of the store's work: reallocations, entries they copied,
+    # support vectors evicted (oldest first)
+    cdef readonly Py_ssize_t n_reallocations
+    cdef readonly Py_ssize_t n_entries_moved
+    cdef readonly Py_ssize_t n_evicted
     cdef bint full
     cdef bint project
     # the factor of the current row (1, or 1 / ||x|| when projected)
     cdef double xscale
     cdef double[::1] coef
+    # zeros, except while a row is scattered into it
+    cdef double[::1] work
+    # the exception of a failed reallocation (``status`` is then
+    # STATUS_STORE_ERROR); set by the estimator's hooks: whether the kernel
+    # still holds exactly the committed state
+    cdef public object error
+    cdef public bint fresh
 
-    def __init__(self, double[:, ::1] V, double[:, ::1] A, Py_ssize_t n_sv,
-                 bint full, bint project=False):
-        BaseKernel.__init__(self, <int>A.shape[1], <int>V.shape[1], False)
-        if V.shape[0] != A.shape[0] or not 0 <= n_sv <= V.shape[0]:
-            raise ValueError("inconsistent support buffers")
-        self.V = V
-        self.A = A
-        self.n_sv = n_sv
-        self.capacity = V.shape[0]
+    def __init__(self, const double[::1] data, const int[::1] indices,
+                 const long long[::1] indptr, const double[:, ::1] dual_coef,
+                 int n_features, bint full, bint project=False,
+                 Py_ssize_t budget=0):
+        cdef Py_ssize_t n_sv = indptr.shape[0] - 1
+        cdef Py_ssize_t nnz = data.shape[0]
+        cdef Py_ssize_t j, e
+        BaseKernel.__init__(self, <int>dual_coef.shape[1], n_features, False)
+        problem = _check_support(data, indices, indptr, dual_coef, n_features)
+        if problem:
+            raise ValueError(f"inconsistent support set: {problem}")
         self.full = full
         self.project = project
+        self.budget = budget
         self.xscale = 1.0
-        self.coef = np.zeros(A.shape[1], dtype=np.float64)
+        self.coef = np.zeros(self.n_classes, dtype=np.float64)
+        self.work = np.zeros(max(n_features, 1), dtype=np.float64)
+        self.error = None
+        self.fresh = True
+        self.n_reallocations = 0
+        self.n_entries_moved = 0
+        self.n_evicted = 0
+        self.pool_capacity = max(2 * nnz, 64)
+        self.pval = np.empty(self.pool_capacity, dtype=np.float64)
+        self.pind = np.empty(self.pool_capacity, dtype=np.int32)
+        self.slot_capacity = max(2 * n_sv, 16)
+        if budget > 0:
+            self.slot_capacity = max(n_sv, min(self.slot_capacity, budget))
+        self.sstart = np.empty(self.slot_capacity, dtype=np.intp)
+        self.snnz = np.empty(self.slot_capacity, dtype=np.intp)
+        self.A = np.zeros((self.slot_capacity, self.n_classes), dtype=np.float64)
+        for e in range(nnz):
+            self.pval[e] = data[e]
+            self.pind[e] = indices[e]
+        for j in range(n_sv):
+            self.sstart[j] = indptr[j]
+            self.snnz[j] = indptr[j + 1] - indptr[j]
+        self.A[:n_sv] = dual_coef
+        self.first = 0
+        self.n_sv = n_sv
+        self.n_entries = nnz
+        self.hi = nnz
+        self.wrapped = False
+
+    cdef inline Py_ssize_t next_slot(self, Py_ssize_t i) noexcept nogil:
+        """The slot after ``i`` in the ring (the next newer vector)."""
+        i += 1
+        return 0 if i == self.slot_capacity else i
+
+    cdef inline const double* scatter(self, Row x) noexcept nogil:
+        """The row as a dense vector: read in place, or scattered into ``work``."""
+        cdef int e
+        if x.ind == NULL:
+            return x.val
+        for e in range(x.nnz):
+            self.work[x.ind[e]] += x.val[e]
+        return &self.work[0]
+
+    cdef inline void unscatter(self, Row x) noexcept nogil:
+        cdef int e
+        if x.ind != NULL:
+            for e in range(x.nnz):
+                self.work[x.ind[e]] = 0.0
 
     cdef void compute_scores(self, Row x, long long t) noexcept nogil:
         cdef int r, k = self.n_classes
-        cdef Py_ssize_t j
+        cdef Py_ssize_t i, j, e, end
         cdef double kv
         cdef double* s = &self.scores[0]
         cdef double sq = 0.0, dot
+        cdef const double* w
         for r in range(k):
             s[r] = 0.0
         self.xscale = 1.0
         if self.project:
-            for j in range(x.nnz):
-                sq = sq + x.val[j] * x.val[j]
+            for e in range(x.nnz):
+                sq = sq + x.val[e] * x.val[e]
             if sq > 1.0:
                 # sq = inf would give 1 / inf = 0: use NaN so that the round stops
                 self.xscale = 1.0 / sqrt(sq) if sq - sq == 0.0 else sq - sq
+        w = self.scatter(x)
+        i = self.first
         for j in range(self.n_sv):
-            dot = row_dot(&self.V[j, 0], x)
+            dot = 0.0
+            end = self.sstart[i] + self.snnz[i]
+            for e in range(self.sstart[i], end):
+                dot = dot + self.pval[e] * w[self.pind[e]]
             if self.xscale != 1.0:
                 dot = dot * self.xscale
             kv = 1.0 / (1.0 - 0.5 * dot)
             for r in range(k):
-                s[r] = s[r] + self.A[j, r] * kv
+                s[r] = s[r] + self.A[i, r] * kv
+            i = self.next_slot(i)
+        self.unscatter(x)
         if not self.xscale == self.xscale:
             for r in range(k):
                 s[r] = self.xscale
@@ -147,33 +266,185 @@ cdef class SeparableRationalKernel(BaseKernel):
         if add:
             self.add_support(x)
 
-    cdef void add_support(self, Row x) noexcept nogil:
-        cdef Py_ssize_t j, n
-        cdef int c, r, d = self.n_features, k = self.n_classes
-        if self.capacity == 0:
-            return
-        if self.n_sv == self.capacity:
-            # budget reached: forget the oldest support vector
-            for j in range(1, self.n_sv):
-                for c in range(d):
-                    self.V[j - 1, c] = self.V[j, c]
-                for r in range(k):
-                    self.A[j - 1, r] = self.A[j, r]
-            self.n_sv -= 1
-        n = self.n_sv
-        for c in range(d):
-            self.V[n, c] = 0.0
-        if x.ind == NULL:
-            for c in range(x.nnz):
-                self.V[n, c] = x.val[c] * self.xscale
+    cdef void evict_oldest(self) noexcept nogil:
+        """Forget the oldest support vector: O(1), its entries become free."""
+        cdef Py_ssize_t old = self.sstart[self.first]
+        self.n_entries -= self.snnz[self.first]
+        self.n_evicted += 1
+        self.first = self.next_slot(self.first)
+        self.n_sv -= 1
+        if self.n_sv == 0:
+            self.hi = 0
+            self.wrapped = False
+        elif self.sstart[self.first] < old:
+            # the oldest is now the first vector placed after the wrap (at 0,
+            # while every earlier one starts after 0): the live entries are
+            # contiguous again
+            self.wrapped = False
+
+    cdef Py_ssize_t reserve(self, Py_ssize_t m) noexcept nogil:
+        """Start of ``m`` free contiguous pool entries after the newest vector,
+        or -1 if there are none."""
+        cdef Py_ssize_t pos, lo
+        if self.n_sv == 0:
+            self.hi = 0
+            self.wrapped = False
+        lo = self.sstart[self.first] if self.n_sv > 0 else 0
+        if self.n_sv == 0 or not self.wrapped:
+            if self.hi + m <= self.pool_capacity:
+                pos = self.hi
+            elif m <= lo:
+                pos = 0
+                self.wrapped = True
+            else:
+                return -1
+        elif self.hi + m <= lo:
+            pos = self.hi
         else:
-            for c in range(x.nnz):
-                self.V[n, x.ind[c]] += x.val[c] * self.xscale
-        for r in range(k):
-            self.A[n, r] = self.coef[r]
-        self.n_sv = n + 1
+            return -1
+        self.hi = pos + m
+        return pos
+
+    cdef bint grow(self, Py_ssize_t m, bint slots) noexcept:
+        """Reallocate the pool (room for ``m`` more entries) or the slots with
+        doubled capacity, copying the live vectors in order. False (and the
+        exception in ``error``, ``status`` set) if the allocation failed."""
+        cdef Py_ssize_t j, i, p = 0, cap
+        cdef double[::1] nval
+        cdef int[::1] nind
+        cdef Py_ssize_t[::1] nstart
+        cdef Py_ssize_t[::1] nnnz
+        cdef double[:, ::1] nA
+        try:
+            if slots:
+                cap = 2 * self.slot_capacity
+                if self.budget > 0 and cap > self.budget:
+                    cap = self.budget
+                nstart = np.empty(cap, dtype=np.intp)
+                nnnz = np.empty(cap, dtype=np.intp)
+                nA = np.zeros((cap, self.n_classes), dtype=np.float64)
+                i = self.first
+                for j in range(self.n_sv):
+                    nstart[j] = self.sstart[i]
+                    nnnz[j] = self.snnz[i]
+                    nA[j, :] = self.A[i, :]
+                    i = self.next_slot(i)
+                self.sstart, self.snnz, self.A = nstart, nnnz, nA
+                self.slot_capacity = cap
+                self.first = 0
+            else:
+                cap = max(2 * self.pool_capacity, 2 * (self.n_entries + m))
+                nval = np.empty(cap, dtype=np.float64)
+                nind = np.empty(cap, dtype=np.int32)
+                i = self.first
+                for j in range(self.n_sv):
+                    if self.snnz[i] > 0:
+                        memcpy(&nval[p], &self.pval[self.sstart[i]],
+                               self.snnz[i] * sizeof(double))
+                        memcpy(&nind[p], &self.pind[self.sstart[i]],
+                               self.snnz[i] * sizeof(int))
+                    self.sstart[i] = p
+                    p += self.snnz[i]
+                    i = self.next_slot(i)
+                self.pval, self.pind = nval, nind
+                self.pool_capacity = cap
+                self.hi = p
+                self.wrapped = False
+                self.n_entries_moved += p
+            self.n_reallocations += 1
+            return True
+        except BaseException as exc:
+            self.error = exc
+            self.status = STATUS_STORE_ERROR
+            return False
+
+    cdef void add_support(self, Row x) noexcept nogil:
+        cdef Py_ssize_t m = 0, pos, slot, q
+        cdef int e, r
+        cdef bint ok
+        cdef double v
+        while self.budget > 0 and self.n_sv >= self.budget:
+            self.evict_oldest()
+        if self.n_sv == self.slot_capacity:
+            with gil:
+                ok = self.grow(0, True)
+            if not ok:
+                return
+        for e in range(x.nnz):
+            m += (x.val[e] * self.xscale) != 0.0
+        pos = self.reserve(m)
+        if pos < 0:
+            with gil:
+                ok = self.grow(m, False)
+            if not ok:
+                return
+            pos = self.reserve(m)
+        q = pos
+        for e in range(x.nnz):
+            v = x.val[e] * self.xscale
+            if v != 0.0:
+                self.pval[q] = v
+                self.pind[q] = e if x.ind == NULL else x.ind[e]
+                q += 1
+        slot = self.first + self.n_sv
+        if slot >= self.slot_capacity:
+            slot -= self.slot_capacity
+        self.sstart[slot] = pos
+        self.snnz[slot] = m
+        for r in range(self.n_classes):
+            self.A[slot, r] = self.coef[r]
+        self.n_sv += 1
+        self.n_entries += m
+
+    def trim(self, Py_ssize_t budget):
+        """Forget the oldest support vectors until at most ``budget`` are left."""
+        while self.n_sv > budget:
+            self.evict_oldest()
 
     def support_arrays(self):
-        """Copies of the used part of the buffers: ``(V[:n_sv], A[:n_sv])``."""
-        return (np.array(self.V[:self.n_sv], copy=True),
-                np.array(self.A[:self.n_sv], copy=True))
+        """The support set, oldest first: ``(data, indices, indptr,
+        dual_coef)``, new arrays in CSR form (``indptr`` int64)."""
+        data = np.empty(self.n_entries, dtype=np.float64)
+        indices = np.empty(self.n_entries, dtype=np.int32)
+        indptr = np.zeros(self.n_sv + 1, dtype=np.int64)
+        dual_coef = np.empty((self.n_sv, self.n_classes), dtype=np.float64)
+        cdef double[::1] d = data
+        cdef int[::1] ind = indices
+        cdef long long[::1] ptr = indptr
+        cdef double[:, ::1] dc = dual_coef
+        cdef Py_ssize_t j, e, i = self.first, p = 0
+        for j in range(self.n_sv):
+            for e in range(self.sstart[i], self.sstart[i] + self.snnz[i]):
+                d[p] = self.pval[e]
+                ind[p] = self.pind[e]
+                p += 1
+            ptr[j + 1] = p
+            dc[j, :] = self.A[i, :]
+            i = self.next_slot(i)
+        return data, indices, indptr, dual_coef
+
+
+def _check_support(const double[::1] data, const int[::1] indices,
+                   const long long[::1] indptr, const double[:, ::1] dual_coef,
+                   int n_features):
+    """``""`` if the arrays are a support set in CSR form for ``n_features``
+    columns; otherwise the first problem found."""
+    cdef Py_ssize_t n_sv = indptr.shape[0] - 1, j
+    if n_sv < 0:
+        return "indptr is empty"
+    if dual_coef.shape[0] != n_sv:
+        return (f"dual_coef_ has {dual_coef.shape[0]} rows for {n_sv} support "
+                "vectors")
+    if indices.shape[0] != data.shape[0]:
+        return (f"{data.shape[0]} values but {indices.shape[0]} column indices")
+    if indptr[0] != 0 or indptr[n_sv] != data.shape[0]:
+        return (f"indptr runs from {indptr[0]} to {indptr[n_sv]}, expected 0 to "
+                f"{data.shape[0]}")
+    for j in range(n_sv):
+        if indptr[j + 1] < indptr[j]:
+            return f"indptr decreases at {j + 1}"
+    for j in range(indices.shape[0]):
+        if indices[j] < 0 or indices[j] >= n_features:
+            return (f"column index {indices[j]} is out of range for "
+                    f"{n_features} features")
+    return ""
