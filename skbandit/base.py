@@ -94,7 +94,7 @@ _COUNTERS = ("t_", "n_mistakes_", "n_greedy_mistakes_")
 # Frames in these folders are library code, not the caller's (scikit-learn's
 # too: ``_fit_context`` wraps ``fit`` and ``partial_fit``).
 _LIBRARY_DIRS = tuple(
-    os.path.dirname(os.path.abspath(m.__file__)) + os.sep
+    os.path.dirname(os.path.abspath(m.__file__)) + os.sep  # type: ignore[type-var, operator]  # packages on disk: __file__ is a str
     for m in (sys.modules[__name__.split(".")[0]], sys.modules["sklearn"])
 )
 

@@ -268,7 +268,7 @@ class Gaptron(LinearBanditClassifier):
         "n_rounds": [Interval(Integral, 1, None, closed="left"), None],
     }
 
-    _state_attrs = ("coef_", "grad_sq_sum_")
+    _state_attrs = ("coef_", "grad_sq_sum_")  # type: ignore[assignment]  # base.py's LinearBanditClassifier leaves _state_attrs unannotated (inferred tuple[str])
 
     def __init__(
         self,
