@@ -247,8 +247,8 @@ def gaptron(
     return GaptronTrace(W, played, greedy, rewards, props, G, n_large)
 
 
-def resolve(loss, feedback, k, *, gamma="auto", eta="auto", x_norm_bound=1.0,
-            n_rounds=None):  # fmt: skip
+def resolve(loss, feedback, k, *, gamma="auto", eta="adagrad", adagrad_scale=1024.0,
+            x_norm_bound=1.0, n_rounds=None):  # fmt: skip
     """(gamma, eta, adagrad) from the estimator's parameters, as documented."""
     X = float(x_norm_bound)
     if gamma == "auto":
@@ -261,7 +261,7 @@ def resolve(loss, feedback, k, *, gamma="auto", eta="auto", x_norm_bound=1.0,
             gamma = min(1.0, k * X * math.sqrt(c[loss] / n_rounds))
     gamma = float(gamma)
     if eta == "adagrad":
-        return gamma, 1.0, True
+        return gamma, float(adagrad_scale), True
     if eta == "auto":
         eta = full_information_step(loss, k, X)
         if feedback == "bandit":
@@ -273,7 +273,8 @@ def run_partial_fit(X, y, k, rng, *, W0=None, G0=0.0, **params) -> GaptronTrace:
     """Replay one ``partial_fit(X, y)`` of ``Gaptron(**params)``."""
     gamma, eta, adagrad = resolve(
         params["loss"], params["feedback"], k,
-        **{p: params[p] for p in ("gamma", "eta", "x_norm_bound", "n_rounds")
+        **{p: params[p] for p in ("gamma", "eta", "adagrad_scale", "x_norm_bound",
+                                  "n_rounds")
            if p in params},
     )  # fmt: skip
     U = rng.random((X.shape[0], 2))

@@ -165,7 +165,7 @@ ENTRIES += [
         valid_edge_params=(
             {"gamma": 1.0},
             {"gamma": 1e-6},
-            {"gamma": "auto", "n_rounds": 1},
+            {"gamma": "auto", "n_rounds": 1, "x_norm_bound": 100.0},
             {"eta": "adagrad"},
             {"eta": 1e-8},
             {"x_norm_bound": 1e-3},
