@@ -175,6 +175,8 @@ class GaptronTrace(NamedTuple):
     propensities: np.ndarray
     grad_sq_sum: float
     n_large: int
+    # the accumulator of the averaged iterate: sum over rounds of (t - 1) * update
+    A: np.ndarray | None = None
 
 
 def gaptron(
@@ -191,15 +193,19 @@ def gaptron(
     x_norm_bound: float = 1.0,
     W0: np.ndarray | None = None,
     G0: float = 0.0,
+    A0: np.ndarray | None = None,
+    t0: int = 0,
     logged=None,
 ) -> GaptronTrace:
     """Gaptron with resolved ``gamma`` and ``eta`` (AdaGrad-norm scale if
     ``adagrad``); ``logged`` (actions, rewards, propensities) learns logged
-    rounds (bandit feedback, ``logged_round``)."""
+    rounds (bandit feedback, ``logged_round``). ``A`` gets each update times
+    ``s - 1`` for the global round ``s`` (``t0`` rounds before the call)."""
     n, d = X.shape
     assert U.shape == (n, 2) and len(y) == n
     W = np.zeros((k, d)) if W0 is None else np.array(W0, dtype=np.float64)
     G = float(G0)
+    A = np.zeros((k, d)) if A0 is None else np.array(A0, dtype=np.float64)
     bound_sq = x_norm_bound**2 * (1.0 + 1e-9)  # counted beyond rounding
     played = np.empty(n, dtype=np.int64)
     greedy = np.empty(n, dtype=np.int64)
@@ -236,15 +242,18 @@ def gaptron(
                 G = G + (gn * xsq) * (w * w)
                 eta_t = eta / math.sqrt(2.0 * (1e-8 + G)) if adagrad else eta
                 scale = eta_t * w
+                before = float(t0 + t)  # (global round index) - 1
                 for r in range(k):
                     if grad[r] != 0.0:
                         coef = -(scale * grad[r])
                         if cols is None:
                             W[r] += coef * vals
+                            A[r] += (before * coef) * vals
                         else:
                             np.add.at(W[r], cols, coef * vals)
+                            np.add.at(A[r], cols, (before * coef) * vals)
         played[t], greedy[t], rewards[t] = a, g, reward
-    return GaptronTrace(W, played, greedy, rewards, props, G, n_large)
+    return GaptronTrace(W, played, greedy, rewards, props, G, n_large, A)
 
 
 def resolve(loss, feedback, k, *, gamma="auto", eta="adagrad", adagrad_scale=1024.0,
@@ -269,7 +278,9 @@ def resolve(loss, feedback, k, *, gamma="auto", eta="adagrad", adagrad_scale=102
     return gamma, float(eta), False
 
 
-def run_partial_fit(X, y, k, rng, *, W0=None, G0=0.0, **params) -> GaptronTrace:
+def run_partial_fit(
+    X, y, k, rng, *, W0=None, G0=0.0, A0=None, t0=0, **params
+) -> GaptronTrace:
     """Replay one ``partial_fit(X, y)`` of ``Gaptron(**params)``."""
     gamma, eta, adagrad = resolve(
         params["loss"], params["feedback"], k,
@@ -281,7 +292,7 @@ def run_partial_fit(X, y, k, rng, *, W0=None, G0=0.0, **params) -> GaptronTrace:
     return gaptron(
         X, y, U, k, loss=params["loss"], feedback=params["feedback"], gamma=gamma,
         eta=eta, adagrad=adagrad, x_norm_bound=float(params.get("x_norm_bound", 1.0)),
-        W0=W0, G0=G0,
+        W0=W0, G0=G0, A0=A0, t0=t0,
     )  # fmt: skip
 
 
