@@ -953,7 +953,7 @@ class LinearBanditClassifier(BaseBanditClassifier):
     """A learner whose state includes ``coef_`` (k x d, zero at the start) and
     whose scores are ``X @ coef_.T``; its kernel derives from ``LinearKernel``."""
 
-    _state_attrs = ("coef_",)
+    _state_attrs: tuple[str, ...] = ("coef_",)
 
     def _init_state(self, n_features, n_classes):
         self.coef_ = np.zeros((n_classes, n_features), dtype=np.float64)

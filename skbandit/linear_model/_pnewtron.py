@@ -165,7 +165,7 @@ class PNewtron(LinearBanditClassifier):
         "D": [Interval(Real, 0, None, closed="neither")],
     }
 
-    _state_attrs = ("coef_", "b_", "A_diag_")  # type: ignore[assignment]  # base.py's LinearBanditClassifier leaves _state_attrs unannotated (inferred tuple[str])
+    _state_attrs = ("coef_", "b_", "A_diag_")
 
     def __init__(
         self,

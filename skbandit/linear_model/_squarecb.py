@@ -264,7 +264,7 @@ class SquareCB(LinearBanditClassifier):
     # the regression oracle learns any reward in [0, 1] (docs/logged.md)
     _logged_rewards = "unit"
 
-    _state_attrs = (  # type: ignore[assignment]  # base.py's LinearBanditClassifier leaves _state_attrs unannotated (inferred tuple[str])
+    _state_attrs = (
         "coef_",
         "intercept_",
         "scale_",
