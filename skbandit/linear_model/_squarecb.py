@@ -260,7 +260,7 @@ class SquareCB(LinearBanditClassifier):
         "regressor": [StrOptions(set(REGRESSOR_CODES))],
         "importance_weighted": ["boolean"],
         "step_cap": [Interval(Real, 0, 1, closed="right")],
-        "gamma_horizon": [Interval(Real, 1, None, closed="left"), None],
+        "initial_reward": [Interval(Real, 0, 1, closed="both")],
     }
 
     # the regression oracle learns any reward in [0, 1] (docs/logged.md)
@@ -279,14 +279,14 @@ class SquareCB(LinearBanditClassifier):
     def __init__(
         self,
         *,
-        gamma_scale=100.0,
-        gamma_exponent=1.0,
+        gamma_scale=300.0,
+        gamma_exponent=0.75,
         learning_rate=0.25,
         fit_intercept=True,
         regressor="normalized",
         importance_weighted=False,
         step_cap=1.0,
-        gamma_horizon=None,
+        initial_reward=1.0,
         max_iter=5,
         shuffle=True,
         random_state=None,
@@ -299,11 +299,17 @@ class SquareCB(LinearBanditClassifier):
         self.regressor = regressor
         self.importance_weighted = importance_weighted
         self.step_cap = step_cap
-        self.gamma_horizon = gamma_horizon
+        self.initial_reward = initial_reward
 
     def _init_state(self, n_features, n_classes):
         super()._init_state(n_features, n_classes)
-        self.intercept_ = np.zeros(n_classes, dtype=np.float64)
+        # the regressors start at the prior prediction initial_reward (the
+        # intercept; without one, every prediction starts at 0)
+        self.intercept_ = np.full(
+            n_classes,
+            float(self.initial_reward) if self.fit_intercept else 0.0,
+            dtype=np.float64,
+        )
         self.scale_ = np.zeros((n_classes, n_features), dtype=np.float64)
         self.grad_sq_ = np.zeros((n_classes, n_features), dtype=np.float64)
         self.intercept_grad_sq_ = np.zeros(n_classes, dtype=np.float64)
@@ -326,7 +332,6 @@ class SquareCB(LinearBanditClassifier):
             bool(self.fit_intercept),
             bool(self.importance_weighted),
             float(self.step_cap),
-            0.0 if self.gamma_horizon is None else float(self.gamma_horizon),
         )
 
     def _validate_X(self, X, *, reset: bool):

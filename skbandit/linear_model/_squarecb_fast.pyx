@@ -83,7 +83,6 @@ cdef class SquareCBKernel(LinearKernel):
     cdef bint fit_intercept
     cdef bint importance_weighted
     cdef double step_cap  # 0: no cap
-    cdef double horizon  # 0: no horizon
     # gamma of each class from its own update count (see class_gamma)
     cdef double[::1] gamma_cls
     # scratch: this round's gamma of each class
@@ -95,7 +94,7 @@ cdef class SquareCBKernel(LinearKernel):
                  double[:, ::1] G, double[::1] Gb, double[::1] N,
                  long long[::1] n_upd, int regressor, double eta,
                  double gamma_scale, double gamma_exponent, bint fit_intercept,
-                 bint importance_weighted, double step_cap, double horizon):
+                 bint importance_weighted, double step_cap):
         LinearKernel.__init__(self, W, False)
         k, d = W.shape[0], W.shape[1]
         if (b.shape[0] != k or S.shape[0] != k or S.shape[1] != d
@@ -117,7 +116,6 @@ cdef class SquareCBKernel(LinearKernel):
         self.fit_intercept = fit_intercept
         self.importance_weighted = importance_weighted
         self.step_cap = step_cap
-        self.horizon = horizon
         self.qbuf = np.zeros(d, dtype=np.float64)
         self.gamma_cls = np.empty(k, dtype=np.float64)
         self.gbuf = np.empty(k, dtype=np.float64)
@@ -125,9 +123,7 @@ cdef class SquareCBKernel(LinearKernel):
             self.gamma_cls[r] = self.class_gamma(r)
 
     cdef inline double schedule(self, double tau) noexcept nogil:
-        """``gamma_scale * min(tau, horizon) ** gamma_exponent``."""
-        if self.horizon > 0.0 and tau > self.horizon:
-            tau = self.horizon
+        """``gamma_scale * tau ** gamma_exponent``."""
         return self.gamma_scale * pow(tau, self.gamma_exponent)
 
     cdef inline double class_gamma(self, int a) noexcept nogil:
