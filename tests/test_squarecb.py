@@ -497,3 +497,17 @@ def test_bench_squarecb_smoke_run():
     assert_benchmark_rows(
         out, ("Banditron", "SquareCB", "SquareCB adagrad", "SquareCB sgd")
     )
+
+
+def test_regressors_start_at_initial_reward():
+    """The intercepts start at ``initial_reward`` (the regressors' first
+    prediction): a logged reward equal to it on an all-zero row is no error and
+    leaves every intercept there; without an intercept the start is 0."""
+    X = np.zeros((1, 3))
+    est = SquareCB(initial_reward=0.7, random_state=0)
+    est.partial_fit(X, LoggedFeedback([1], [0.7], [0.5]), classes=range(3))
+    assert_array_equal(est.intercept_, [0.7, 0.7, 0.7])
+    assert_array_equal(est.decision_function(np.ones((1, 3))), [[0.7, 0.7, 0.7]])
+    est = SquareCB(initial_reward=0.7, fit_intercept=False, random_state=0)
+    est.partial_fit(X, LoggedFeedback([1], [0.7], [0.5]), classes=range(3))
+    assert not est.intercept_.any()
