@@ -9,11 +9,11 @@ with the same uniforms (``_reference.py`` rules 1, 2, 4 and 6). Per round ``t``
 1. Predicted rewards ``s = W x + b`` (``W x`` summed sequentially over the stored
    entries, then ``+ b``; no ``b`` without intercept).
 2. Greedy ``g`` among the exact maximisers (of the unclipped ``s``) by ``u2``.
-   The schedule ``f(tau) = gamma_scale * math.pow(tau, gamma_exponent)``; class ``a``'s gamma is
-   ``gamma_a = min(f(t), f(k * (n_a + 1)))`` (``n_a`` its updates so far). With
-   ``c_a = min(max(s_a, 0), 1)`` and ``d_a = c_g - c_a``: ``p_a = 1 / (k + gamma_a
-   d_a)`` if ``d_a > 0`` else ``1 / k``, for ``a != g`` in class order;
-   ``p_g = 1 - (sum of those, summed in class order)``.
+   The schedule ``f(tau) = gamma_scale * math.pow(tau, gamma_exponent)``; class
+   ``a``'s gamma is ``gamma_a = min(f(t), f(k * (n_a + 1)))`` (``n_a`` its
+   updates so far). With ``c_a = min(max(s_a, 0), 1)`` and ``d_a = c_g - c_a``:
+   ``p_a = 1 / (k + gamma_a d_a)`` if ``d_a > 0`` else ``1 / k``, for
+   ``a != g`` in class order; ``p_g = 1 - (sum of those, in class order)``.
 3. Draw ``a`` by inverse CDF on ``u1``; reward ``r = 1[a == y]``;
    ``h = 1 / p_g(a)`` with importance weighting, else 1.
 4. Update regressor ``a`` only (``n_a += 1`` in every case), over the non-zero

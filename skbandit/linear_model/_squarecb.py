@@ -54,9 +54,10 @@ class SquareCB(LinearBanditClassifier):
     :math:`p_g \geq 1/k`, every class keeps a probability that shrinks with its
     predicted gap, and a class whose regressor has been updated less than its
     share :math:`t / k` is explored as at the round :math:`k (n_a + 1)` it would
-    have reached on that share (no class is locked out because its regressor fell
-    behind early). A tie gets :math:`1/k` whatever :math:`\gamma`, also when
-    :math:`\gamma_{t,a}` overflows to infinity (no :math:`\infty \cdot 0`).
+    have reached on that share (a class is not locked out merely because its
+    regressor fell behind early). A tie gets :math:`1/k` whatever
+    :math:`\gamma`, also when :math:`\gamma_{t,a}` overflows to infinity (no
+    :math:`\infty \cdot 0`).
     Then only the played class's regressor takes one online step on the squared
     loss :math:`\frac{h}{2} (\hat y_a - r)^2`, where :math:`r` is the revealed
     reward (1 if the played class was right, else 0) and :math:`h = 1 / p_g(a)`
@@ -82,7 +83,7 @@ class SquareCB(LinearBanditClassifier):
     :math:`\gamma_{t,a}`: the learner relearns without a restart or forgetting
     (NAG's rate :math:`\eta \sqrt{n / N}` does not decay with :math:`t`). On
     SynNonSep with the prototypes redrawn every :math:`10^6` rounds the error of
-    every later :math:`10^6`-round segment is within 1% of the first segment's
+    every later :math:`10^6`-round segment is within 1.5% of the first segment's
     (docs/algorithms.md, SquareCB).
 
     The oracle (``regressor``), for the played regressor with coordinates
