@@ -266,10 +266,9 @@ ENTRIES += [
         ),
         variant=variant,
         intercept=extra.get("fit_intercept", True),
-        # scikit-learn's checks use features near 100: a small constant step,
-        # which learns slowly: with the default gamma_t = 100 t exploration ends
-        # before it has learned (the lock-in noted in docs/algorithms.md), so
-        # this variant keeps the anytime sqrt(t) schedule
+        # scikit-learn's checks use features near 100: the "sgd" oracle needs a
+        # small constant step, which learns slowly, so this variant keeps the
+        # anytime sqrt(t) schedule (more exploration than the default 300 t^0.75)
         check_params={"regressor": regressor, **extra}
         | (
             {"learning_rate": 1e-5, "gamma_exponent": 0.5} if regressor == "sgd" else {}
