@@ -366,8 +366,10 @@ class SquareCB(LinearBanditClassifier):
 def igw_distribution(scores, greedy: int, gamma) -> np.ndarray:
     """The inverse-gap-weighting distribution (the compiled function SquareCB plays).
 
-    ``p_a = 1 / (k + gamma (scores[greedy] - scores[a]))`` for ``a != greedy``
-    and ``p_greedy = 1 - sum_{a != greedy} p_a``.
+    With the scores clipped to the reward range, ``c = clip(scores, 0, 1)``:
+    ``p_a = 1 / (k + gamma_a (c[greedy] - c[a]))`` for ``a != greedy`` with
+    ``c[a] < c[greedy]``, ``p_a = 1 / k`` for a tie (whatever ``gamma_a``, even
+    infinite), and ``p_greedy = 1 - sum_{a != greedy} p_a``.
 
     Parameters
     ----------
@@ -375,8 +377,9 @@ def igw_distribution(scores, greedy: int, gamma) -> np.ndarray:
         Predicted rewards; ``greedy`` should be one of their maximisers.
     greedy : int
         Index of the greedy class.
-    gamma : float
-        The exploration parameter :math:`\\gamma_t`.
+    gamma : float or array-like of shape (n_classes,)
+        The exploration parameter, one for all classes or one per class
+        (SquareCB's :math:`\\gamma_{t,a}`).
 
     Returns
     -------
