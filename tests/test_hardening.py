@@ -300,8 +300,10 @@ def test_overflow_raises_and_keeps_the_last_finite_block(entry, container, monke
 def test_exploration_distribution_refuses_overflowing_rows(entry):
     est, _, _ = _fitted(entry)
     X = np.full((2, D), 1e300)
-    for name in ("coef_",) if hasattr(est, "coef_") else est._state_attrs:
-        getattr(est, name)[...] = 1e300
+    # a meta-estimator's state: its candidates' (OnlineSelector)
+    for learner in getattr(est, "candidates_", [est]):
+        for name in ("coef_",) if hasattr(learner, "coef_") else learner._state_attrs:
+            getattr(learner, name)[...] = 1e300
     with pytest.raises(FloatingPointError, match="[Ss]cale"):
         est.exploration_distribution(X)
 
@@ -500,6 +502,8 @@ def test_state_protocol_covers_everything_play_changes(entry):
         "n_mistakes_",
         "n_greedy_mistakes_",
         "_rng",
+        # a meta-estimator's candidates' whole states (OnlineSelector)
+        *(f"candidates_[{i}]" for i in range(len(getattr(est, "candidates_", ())))),
     }
     before = copy.deepcopy(est)
     est.partial_fit(X, y)
