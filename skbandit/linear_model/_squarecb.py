@@ -259,7 +259,8 @@ class SquareCB(LinearBanditClassifier):
         "fit_intercept": ["boolean"],
         "regressor": [StrOptions(set(REGRESSOR_CODES))],
         "importance_weighted": ["boolean"],
-        "step_cap": [Interval(Real, 0, None, closed="neither"), None],
+        "step_cap": [Interval(Real, 0, 1, closed="right")],
+        "gamma_horizon": [Interval(Real, 1, None, closed="left"), None],
     }
 
     # the regression oracle learns any reward in [0, 1] (docs/logged.md)
@@ -284,7 +285,8 @@ class SquareCB(LinearBanditClassifier):
         fit_intercept=True,
         regressor="normalized",
         importance_weighted=False,
-        step_cap=8.0,
+        step_cap=1.0,
+        gamma_horizon=None,
         max_iter=5,
         shuffle=True,
         random_state=None,
@@ -297,6 +299,7 @@ class SquareCB(LinearBanditClassifier):
         self.regressor = regressor
         self.importance_weighted = importance_weighted
         self.step_cap = step_cap
+        self.gamma_horizon = gamma_horizon
 
     def _init_state(self, n_features, n_classes):
         super()._init_state(n_features, n_classes)
@@ -322,7 +325,8 @@ class SquareCB(LinearBanditClassifier):
             float(self.gamma_exponent),
             bool(self.fit_intercept),
             bool(self.importance_weighted),
-            0.0 if self.step_cap is None else float(self.step_cap),
+            float(self.step_cap),
+            0.0 if self.gamma_horizon is None else float(self.gamma_horizon),
         )
 
     def _validate_X(self, X, *, reset: bool):
@@ -341,7 +345,7 @@ class SquareCB(LinearBanditClassifier):
         return scores
 
 
-def igw_distribution(scores, greedy: int, gamma: float) -> np.ndarray:
+def igw_distribution(scores, greedy: int, gamma) -> np.ndarray:
     """The inverse-gap-weighting distribution (the compiled function SquareCB plays).
 
     ``p_a = 1 / (k + gamma (scores[greedy] - scores[a]))`` for ``a != greedy``
@@ -361,4 +365,5 @@ def igw_distribution(scores, greedy: int, gamma: float) -> np.ndarray:
     p : ndarray of shape (n_classes,)
     """
     scores = np.ascontiguousarray(scores, dtype=np.float64)
-    return py_igw(scores, int(greedy), float(gamma))
+    gamma = np.broadcast_to(np.asarray(gamma, dtype=np.float64), scores.shape)
+    return py_igw(scores, int(greedy), np.ascontiguousarray(gamma))
