@@ -238,16 +238,16 @@ def _adapter(name: str, params: dict, k: int):
 
         from skbandit.multiclass._selector import default_candidates
 
-        window = params.get("window", 100_000)
+        window = params.get("window", 10_000)
 
         def run(X, U, t0, state, logged):
             if state is None:
                 cands = params.get("candidates") or default_candidates()
                 state = ref_sel.SelectorState(
                     [ref_sel.EstimatorRef(c, np.arange(k), X.shape[1]) for c in cands],
-                    mix=params.get("exploration", 0.1),
+                    mix=params.get("exploration", 0.2),
                     lam=1.0 if window is None else 1.0 - 1.0 / window,
-                    zq=float(norm.ppf(params.get("confidence", 0.95))),
+                    zq=float(norm.ppf(params.get("confidence", 0.8))),
                 )
             if logged is None:  # serve the first row (learn=False changes nothing)
                 a, q = ref_sel.selector_round(state, X, 0, t0 + 1, *U[0], learn=False)
@@ -264,6 +264,7 @@ def _adapter(name: str, params: dict, k: int):
             "ips_cross_": st.G,
             "ips_weights_": st.w,
             "leader_state_": np.array([st.lead, st.switches]),
+            "mix_shares_": st.beta,
         }
     raise KeyError(f"no NumPy reference adapter for {name}")
 

@@ -4,7 +4,8 @@ Written from the selector's docstring (and docs/algorithms.md), round ``t``
 with uniforms ``(u1, u2)``, candidates ``c = 0 .. C - 1``, leader ``l``:
 
 - ``P_c``: candidate ``c``'s marginal distribution of the row (ties averaged);
-- ``Q = (1 - mix) P_l + mix * (P_0 + ... + P_{C-1}) / C`` (summed in order);
+- ``Q = (1 - mix) P_l + mix * (beta_0 P_0 + ... + beta_{C-1} P_{C-1})``
+  (summed in order), the shares ``beta`` uniform at the start;
 - ``a``: inverse-CDF draw from ``Q`` on ``u1``; reward ``r = 1[a == y]``;
 - each candidate learns ``(a, g_c, Q(a), r)`` with ``g_c`` its greedy label,
   exact ties broken by ``u2``;
@@ -12,8 +13,10 @@ with uniforms ``(u1, u2)``, candidates ``c = 0 .. C - 1``, leader ``l``:
   ``w1 = lam w1 + 1``, ``w2 = lam^2 w2 + 1``;
 - on a rewarded round: ``delta_c = (S_c - S_l) / w1``,
   ``var_c = max(0, (G_cc - 2 G_cl + G_ll) / w1 - delta_c^2)``,
-  ``n = w1^2 / w2``, ``lcb_c = delta_c - zq sqrt(var_c / n) - zq^2 / (3 n)``;
-  the first candidate with the largest ``lcb_c > 0`` becomes the leader.
+  ``n = w1^2 / w2``, ``lcb_c = delta_c - (zq sqrt(var_c / n) + zq^2 / (3 n))``;
+  the first candidate with the largest ``lcb_c > 0`` becomes the leader; then
+  ``beta_c = 1`` for the leader and each ``c`` whose upper bound (``+``) against
+  it is positive, ``floor`` for the others, divided by their sum.
 
 Two kinds of candidates: ``BanditronRef`` is a pure-NumPy Banditron (the
 helpers of ``_reference.py``: its logged update ``w_g -= x``, and
@@ -91,9 +94,10 @@ class EstimatorRef:
 class SelectorState:
     """The selector's state: candidates (references above), sums, leader."""
 
-    def __init__(self, candidates, *, mix, lam, zq):
+    def __init__(self, candidates, *, mix, lam, zq, floor=0.02):
         C = len(candidates)
         self.candidates, self.mix, self.lam, self.zq = candidates, mix, lam, zq
+        self.floor, self.beta = floor, np.full(C, 1.0 / C)
         self.S, self.G, self.w = np.zeros(C), np.zeros((C, C)), np.zeros(2)
         self.lead, self.switches = 0, 0
 
@@ -104,10 +108,10 @@ def selector_round(st, X, i, t, u1, u2, *, y=None, logged=None, learn=True):
     (the update then uses ``q``: the selector's own rounds have ``q == Q(a)``)."""
     C = len(st.candidates)
     P = np.array([c.distribution(X, i, t) for c in st.candidates])
-    total = P[0].copy()
-    for c in range(1, C):
-        total = total + P[c]
-    Q = (1.0 - st.mix) * P[st.lead] + st.mix * (total / C)
+    total = np.zeros(P.shape[1])
+    for c in range(C):
+        total = total + st.beta[c] * P[c]
+    Q = (1.0 - st.mix) * P[st.lead] + st.mix * total
     a = sample(Q, u1)
     if not learn:
         return a, Q[a]
@@ -130,21 +134,33 @@ def selector_round(st, X, i, t, u1, u2, *, y=None, logged=None, learn=True):
     return a, Q[a]
 
 
+def _bound(st, c, lead, n_eff, sign):
+    S, G, w, zq = st.S, st.G, st.w, st.zq
+    delta = (S[c] - S[lead]) / w[0]
+    var = max((G[c, c] - 2.0 * G[c, lead] + G[lead, lead]) / w[0] - delta**2, 0.0)
+    return delta + sign * (zq * np.sqrt(var / n_eff) + zq * zq / (3.0 * n_eff))
+
+
 def _challenge(st):
-    S, G, w, lead, zq = st.S, st.G, st.w, st.lead, st.zq
-    n_eff = w[0] * w[0] / w[1]
-    best, best_lcb = lead, 0.0
-    for c in range(len(S)):
-        if c == lead:
+    C = len(st.S)
+    n_eff = st.w[0] * st.w[0] / st.w[1]
+    best, best_lcb = st.lead, 0.0
+    for c in range(C):
+        if c == st.lead:
             continue
-        delta = (S[c] - S[lead]) / w[0]
-        var = (G[c, c] - 2.0 * G[c, lead] + G[lead, lead]) / w[0] - delta**2
-        var = max(var, 0.0)
-        lcb = delta - zq * np.sqrt(var / n_eff) - zq * zq / (3.0 * n_eff)
+        lcb = _bound(st, c, st.lead, n_eff, -1.0)
         if lcb > best_lcb:
             best, best_lcb = c, lcb
-    if best != lead:
+    if best != st.lead:
         st.lead, st.switches = best, st.switches + 1
+    raw = [
+        1.0 if c == st.lead or _bound(st, c, st.lead, n_eff, 1.0) > 0.0 else st.floor
+        for c in range(C)
+    ]
+    total = 0.0
+    for v in raw:
+        total = total + v
+    st.beta = np.array([v / total for v in raw])
 
 
 def selector(X, y, U, candidates, *, mix, lam, zq):
@@ -163,4 +179,5 @@ def selector(X, y, U, candidates, *, mix, lam, zq):
         "w": st.w,
         "leader": st.lead,
         "switches": st.switches,
+        "beta": st.beta,
     }

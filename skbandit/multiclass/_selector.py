@@ -20,6 +20,13 @@ if TYPE_CHECKING:
 
 __all__ = ["OnlineSelector", "default_candidates"]
 
+# Relative share of the exploration mass kept by a candidate that the estimates
+# have ruled out (its upper confidence bound is below the leader's value): small,
+# so that a poor candidate costs little, and positive, so that its estimate
+# stays unbiased (its importance weights are bounded by 1 / (mix * share)) and it
+# can come back after a change of concept.
+_ELIMINATED_SHARE = 0.02
+
 
 def default_candidates() -> list[BaseBanditClassifier]:
     """The candidates ``OnlineSelector(candidates=None)`` runs, in order (the
@@ -125,16 +132,16 @@ class OnlineSelector(BaseBanditClassifier):
         ``SquareCB()``, ``SquareCB(gamma_scale=300, gamma_exponent=0.5)``,
         ``ConservativeOneVsAll()`` and ``OffsetTree()``. The first candidate
         is the leader at the start.
-    exploration : float, default=0.1
+    exploration : float, default=0.2
         The mixing weight ``μ`` in ``(0, 1]`` spread uniformly over the
         candidates' own distributions: it bounds the importance weights by
         ``C / μ`` and costs at most ``μ`` times the gap between the leader and
         the average candidate.
-    window : int or None, default=100000
+    window : int or None, default=10000
         Effective memory of the estimates in rounds: discount
         ``λ = 1 - 1 / window`` per round. ``None``: no discount (stationary
         streams).
-    confidence : float, default=0.95
+    confidence : float, default=0.8
         One-sided confidence level of the switching test (``z`` is its
         standard normal quantile). Higher switches later and less often.
     max_iter : int, default=5
@@ -215,16 +222,22 @@ class OnlineSelector(BaseBanditClassifier):
         "confidence": [Interval(Real, 0.5, 1, closed="neither")],
     }
 
-    _state_attrs = ("ips_sums_", "ips_cross_", "ips_weights_", "leader_state_")
+    _state_attrs = (
+        "ips_sums_",
+        "ips_cross_",
+        "ips_weights_",
+        "leader_state_",
+        "mix_shares_",
+    )
     _fast_rows_ok = True
 
     def __init__(
         self,
         candidates=None,
         *,
-        exploration: float = 0.1,
-        window: int | None = 100_000,
-        confidence: float = 0.95,
+        exploration: float = 0.2,
+        window: int | None = 10_000,
+        confidence: float = 0.8,
         max_iter: int = 5,
         shuffle: bool = True,
         random_state: RandomStateLike = None,
@@ -268,6 +281,7 @@ class OnlineSelector(BaseBanditClassifier):
         self.ips_cross_ = np.zeros((n, n), dtype=np.float64)
         self.ips_weights_ = np.zeros(2, dtype=np.float64)
         self.leader_state_ = np.zeros(2, dtype=np.int64)
+        self.mix_shares_ = np.full(n, 1.0 / n)
 
     def _get_state(self) -> dict:
         state = super()._get_state()
@@ -305,9 +319,11 @@ class OnlineSelector(BaseBanditClassifier):
             self.ips_cross_,
             self.ips_weights_,
             self.leader_state_,
+            self.mix_shares_,
             float(self.exploration),
             lam,
             float(norm.ppf(self.confidence)),
+            _ELIMINATED_SHARE,
         )
         kernel.owners = list(self.candidates_)
         return kernel

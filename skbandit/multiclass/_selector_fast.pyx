@@ -10,9 +10,10 @@ One round at index ``t`` with candidates ``c = 0 .. C - 1`` and leader ``l``:
   policy's marginal distribution: exact ties of its greedy label averaged as in
   ``BaseKernel.marginal_distribution``);
 * the played distribution is the mixture
-  ``Q = (1 - mix) P_l + mix * (P_0 + ... + P_{C-1}) / C``
-  (the candidates summed in order, then divided by ``C``); the action ``a`` is
-  drawn from ``Q`` by inverse CDF on ``u1``; its propensity is ``Q(a)``;
+  ``Q = (1 - mix) P_l + mix * (beta_0 P_0 + ... + beta_{C-1} P_{C-1})``
+  (summed in order) with the shares ``beta`` (positive, summing to one); the
+  action ``a`` is drawn from ``Q`` by inverse CDF on ``u1``; its propensity is
+  ``Q(a)``;
 * every candidate learns from the round through its own ``learn`` with the
   played action, its own tie-broken greedy label (ties broken by ``u2``), the
   propensity of the round (``Q(a)``, or the logged propensity of an
@@ -25,8 +26,12 @@ One round at index ``t`` with candidates ``c = 0 .. C - 1`` and leader ``l``:
   ``c != l``, ``delta = (S_c - S_l) / w1``,
   ``var = max(0, (G_cc - 2 G_cl + G_ll) / w1 - delta^2)``,
   ``n = w1^2 / w2`` (the effective number of rounds) and
-  ``lcb = delta - z sqrt(var / n) - z^2 / (3 n)``; the candidate with the
+  ``lcb = delta - (z sqrt(var / n) + z^2 / (3 n))``; the candidate with the
   largest positive ``lcb`` (the first in order on ties) becomes the leader.
+  Then the shares: ``beta_c = 1`` for the leader and for every candidate whose
+  upper bound ``delta + (z sqrt(var / n) + z^2 / (3 n))`` against the leader is
+  positive (a contender), ``beta_c = floor`` for the others, all divided by
+  their sum (in order).
 """
 
 from cpython.ref cimport PyObject
@@ -71,6 +76,9 @@ cdef class SelectorKernel(BaseKernel):
     cdef double[:, ::1] G
     cdef double[::1] w
     cdef long long[::1] lead
+    # the candidates' shares of the exploration mass (sum to one)
+    cdef double[::1] beta
+    cdef double floor
     cdef double mix
     cdef double lam
     cdef double zq
@@ -79,8 +87,8 @@ cdef class SelectorKernel(BaseKernel):
         self.ptrs = NULL
 
     def __init__(self, list kernels, double[::1] S, double[:, ::1] G,
-                 double[::1] w, long long[::1] lead, double mix, double lam,
-                 double zq):
+                 double[::1] w, long long[::1] lead, double[::1] beta, double mix,
+                 double lam, double zq, double floor):
         cdef int c, n = len(kernels)
         cdef BaseKernel kc
         if n < 1:
@@ -95,12 +103,14 @@ cdef class SelectorKernel(BaseKernel):
                 raise TypeError("a full-information kernel cannot be a candidate "
                                 "(it needs the true label)")
         if (S.shape[0] != n or G.shape[0] != n or G.shape[1] != n
-                or w.shape[0] != 2 or lead.shape[0] != 2):
+                or w.shape[0] != 2 or lead.shape[0] != 2 or beta.shape[0] != n):
             raise ValueError("selector state arrays have inconsistent shapes")
         if not 0 <= lead[0] < n:
             raise ValueError(f"leader {lead[0]} out of range for {n} candidates")
-        if not (0.0 <= mix <= 1.0 and 0.0 <= lam <= 1.0 and zq >= 0.0):
-            raise ValueError("mix and lam must be in [0, 1], zq >= 0")
+        if not (0.0 <= mix <= 1.0 and 0.0 <= lam <= 1.0 and zq >= 0.0
+                and 0.0 < floor <= 1.0):
+            raise ValueError("mix and lam must be in [0, 1], zq >= 0, floor in "
+                             "(0, 1]")
         BaseKernel.__init__(self, k, d, False)
         self.kernels = list(kernels)
         self.owners = []
@@ -117,8 +127,8 @@ cdef class SelectorKernel(BaseKernel):
         self.z_buf = np.zeros(n, dtype=np.float64)
         self.avg = np.zeros(k, dtype=np.float64)
         self.finite = True
-        self.S, self.G, self.w, self.lead = S, G, w, lead
-        self.mix, self.lam, self.zq = mix, lam, zq
+        self.S, self.G, self.w, self.lead, self.beta = S, G, w, lead, beta
+        self.mix, self.lam, self.zq, self.floor = mix, lam, zq, floor
 
     def __dealloc__(self):
         if self.ptrs != NULL:
@@ -152,8 +162,8 @@ cdef class SelectorKernel(BaseKernel):
         for a in range(k):
             total = 0.0
             for c in range(C):
-                total = total + self.P[c, a]
-            self.avg[a] = total / C
+                total = total + self.beta[c] * self.P[c, a]
+            self.avg[a] = total
             q[a] = (1.0 - self.mix) * self.P[lead, a] + self.mix * self.avg[a]
         for a in range(k):
             self.scores[a] = (<BaseKernel>self.ptrs[lead]).scores[a]
@@ -236,29 +246,46 @@ cdef class SelectorKernel(BaseKernel):
                 self.G[c, e] = self.G[c, e] + z[c] * z[e]
         self.challenge()
 
+    cdef inline double bound(self, int c, int l, double n, double sign) noexcept nogil:
+        # delta + sign * (z sqrt(var / n) + z^2 / (3 n)) for challenger c
+        # against l: the lower (sign -1) or upper (+1) confidence bound.
+        cdef double w1 = self.w[0]
+        cdef double delta = (self.S[c] - self.S[l]) / w1
+        cdef double var = (self.G[c, c] - 2.0 * self.G[c, l] + self.G[l, l]) / w1 \
+            - delta * delta
+        if var < 0.0:
+            var = 0.0
+        return delta + sign * (self.zq * sqrt(var / n) + self.zq * self.zq / (3.0 * n))
+
     cdef void challenge(self) noexcept nogil:
         cdef int C = self.n_cand
         cdef int c, best
         cdef int l = <int>self.lead[0]
-        cdef double w1 = self.w[0]
-        cdef double n = w1 * w1 / self.w[1]
-        cdef double delta, var, lcb, best_lcb = 0.0
+        cdef double n = self.w[0] * self.w[0] / self.w[1]
+        cdef double lcb, best_lcb = 0.0, total = 0.0
         best = l
         for c in range(C):
             if c == l:
                 continue
-            delta = (self.S[c] - self.S[l]) / w1
-            var = (self.G[c, c] - 2.0 * self.G[c, l] + self.G[l, l]) / w1 \
-                - delta * delta
-            if var < 0.0:
-                var = 0.0
-            lcb = delta - self.zq * sqrt(var / n) - self.zq * self.zq / (3.0 * n)
+            lcb = self.bound(c, l, n, -1.0)
             if lcb > best_lcb:
                 best_lcb = lcb
                 best = c
         if best != l:
             self.lead[0] = best
             self.lead[1] += 1
+            l = best
+        # the mixture's shares: 1 for the leader and for every candidate whose
+        # upper bound against it is positive (still a contender), ``floor``
+        # for the others; normalised to sum to one
+        for c in range(C):
+            if c == l or self.bound(c, l, n, 1.0) > 0.0:
+                self.beta[c] = 1.0
+            else:
+                self.beta[c] = self.floor
+            total = total + self.beta[c]
+        for c in range(C):
+            self.beta[c] = self.beta[c] / total
 
     # ------------------------------------------------ Python-callable twins
     def py_candidate_distributions(self):
