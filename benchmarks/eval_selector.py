@@ -4,8 +4,8 @@ On each stream of a suite of ``streams.py`` and each seed, one pass (one
 ``partial_fit`` call, ``classes`` given, learner ``random_state=seed``) of
 
 * each default candidate alone (``default_candidates()``, the same parameters);
-* ``OnlineSelector`` at each setting of ``--grid`` (``exploration`` x ``window``)
-  or at its defaults.
+* ``OnlineSelector`` at each setting of ``--grid`` (``exploration`` x ``window``
+  x ``confidence`` x ``eliminated_share``) or at its defaults.
 
 The online error is mistakes / rounds. The best candidate in hindsight is the
 candidate with the smallest mean-over-seeds error on that stream; the selector's
@@ -45,9 +45,10 @@ CANDIDATE_NAMES = [
     "OffsetTree()",
 ]
 GRID = {
-    "exploration": [0.05, 0.1, 0.2],
-    "window": [10_000, 100_000],
-    "confidence": [0.8, 0.95],
+    "exploration": [0.2, 0.3, 0.5, 0.7],
+    "window": [1_000, 3_000, 10_000],
+    "confidence": [0.8],
+    "eliminated_share": [0.1, 0.2, 0.35, 1.0],
 }
 
 

@@ -94,7 +94,7 @@ class EstimatorRef:
 class SelectorState:
     """The selector's state: candidates (references above), sums, leader."""
 
-    def __init__(self, candidates, *, mix, lam, zq, floor=0.02):
+    def __init__(self, candidates, *, mix, lam, zq, floor):
         C = len(candidates)
         self.candidates, self.mix, self.lam, self.zq = candidates, mix, lam, zq
         self.floor, self.beta = floor, np.full(C, 1.0 / C)
@@ -163,14 +163,16 @@ def _challenge(st):
     st.beta = np.array([v / total for v in raw])
 
 
-def selector(X, y, U, candidates, *, mix, lam, zq):
+def selector(X, y, U, candidates, *, mix, lam, zq, floor):
     """Play the stream; returns the log and the final estimates."""
     n = X.shape[0]
-    st = SelectorState(candidates, mix=mix, lam=lam, zq=zq)
+    st = SelectorState(candidates, mix=mix, lam=lam, zq=zq, floor=floor)
     actions = np.empty(n, dtype=np.int64)
     props = np.empty(n)
+    ruled_out = 0  # rounds that ended with a candidate ruled out
     for i in range(n):
         actions[i], props[i] = selector_round(st, X, i, i + 1, *U[i], y=y[i])
+        ruled_out += bool(st.beta.min() < st.beta.max())
     return {
         "actions": actions,
         "propensities": props,
@@ -180,4 +182,5 @@ def selector(X, y, U, candidates, *, mix, lam, zq):
         "leader": st.lead,
         "switches": st.switches,
         "beta": st.beta,
+        "ruled_out": ruled_out,
     }

@@ -298,6 +298,8 @@ ENTRIES += [
             ({"window": 0}, "window"),
             ({"confidence": 1.0}, "confidence"),
             ({"confidence": 0.5}, "confidence"),
+            ({"eliminated_share": 0.0}, "eliminated_share"),
+            ({"eliminated_share": 1.5}, "eliminated_share"),
             ({"candidates": []}, "candidates"),
             ({"candidates": [Banditron(gamma=0.0)]}, "gamma"),
         ),
@@ -306,6 +308,8 @@ ENTRIES += [
             {"window": None},
             {"window": 1},
             {"confidence": 0.999},
+            {"eliminated_share": 1.0},
+            {"eliminated_share": 1e-6},
         ),
     ),
     Entry(

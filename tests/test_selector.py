@@ -72,15 +72,18 @@ def test_matches_reference_banditron_candidates(container, window, mix):
     lam = 1.0 if window is None else 1.0 - 1.0 / window
     zq = float(norm.ppf(0.8))
     cands = [ref.BanditronRef(g, k, X.shape[1]) for g in gammas]
-    expected = ref.selector(Xc, y, _uniforms(seed, n), cands, mix=mix, lam=lam, zq=zq)
+    expected = ref.selector(
+        Xc, y, _uniforms(seed, n), cands, mix=mix, lam=lam, zq=zq, floor=0.05
+    )
     # the test must see switches and eliminations happen
     assert expected["switches"] >= 1
-    assert expected["beta"].min() < expected["beta"].max()
+    assert expected["ruled_out"] >= 1
     sel = OnlineSelector(
         [Banditron(gamma=g) for g in gammas],
         exploration=mix,
         window=window,
         confidence=0.8,
+        eliminated_share=0.05,
         random_state=seed,
     )
     _check_against_reference(sel, Xc, y, expected, {"k": k})
@@ -94,10 +97,23 @@ def test_matches_reference_default_candidates(kind):
     k, n, seed = 5, 300, 1
     X, y = make_stream(n=n, d=8, k=k, kind=kind, seed=seed)
     classes = np.arange(k)
-    sel = OnlineSelector(exploration=0.5, window=50, confidence=0.7, random_state=seed)
+    sel = OnlineSelector(
+        exploration=0.5,
+        window=50,
+        confidence=0.7,
+        eliminated_share=0.3,
+        random_state=seed,
+    )
     cands = [ref.EstimatorRef(c, classes, X.shape[1]) for c in default_candidates()]
     expected = ref.selector(
-        X, y, _uniforms(seed, n), cands, mix=0.5, lam=1 - 1 / 50, zq=norm.ppf(0.7)
+        X,
+        y,
+        _uniforms(seed, n),
+        cands,
+        mix=0.5,
+        lam=1 - 1 / 50,
+        zq=norm.ppf(0.7),
+        floor=0.3,
     )
     _check_against_reference(sel, X, y, expected, {"k": k})
     for c, r in zip(sel.candidates_, cands, strict=True):
