@@ -6,13 +6,14 @@ from numbers import Integral, Real
 from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.sparse as sp
 from scipy.stats import norm
 from sklearn.base import clone
 from sklearn.utils._param_validation import Interval, InvalidParameterError
 from sklearn.utils.validation import check_is_fitted
 
-from skbandit.base import BaseBanditClassifier
+from skbandit._core._kernel import run_scores
+from skbandit.base import BaseBanditClassifier, _kernel_arrays
+from skbandit.linear_model._soba import _sum_duplicates
 from skbandit.multiclass._selector_fast import SelectorKernel
 
 if TYPE_CHECKING:
@@ -356,17 +357,19 @@ class OnlineSelector(BaseBanditClassifier):
 
     # ----------------------------------------------------------- validation
     def _validate_X(self, X, *, reset: bool):
-        X = super()._validate_X(X, reset=reset)
-        if sp.issparse(X) and not X.has_canonical_format:
-            # candidates with per-feature state need one entry per feature: sum
-            # duplicates (on a copy; the caller's matrix is not modified)
-            X = X.copy()
-            X.sum_duplicates()
-        return X
+        # candidates with per-feature state (SquareCB, SOBA, PNewtron) need one
+        # entry per feature: duplicates summed on a copy
+        return _sum_duplicates(super()._validate_X(X, reset=reset))
 
     # ----------------------------------------------------------- prediction
     def _score_rows(self, X):
-        return self.candidates_[self.leader_]._score_rows(X)
+        # the leader's scores as its kernel computes them in play (the same
+        # compiled sums for dense and sparse rows)
+        leader = self.candidates_[self.leader_]
+        leader._own_state_arrays()
+        out = np.empty((X.shape[0], self.classes_.shape[0]), dtype=np.float64)
+        run_scores(leader._make_kernel(), *_kernel_arrays(X), self.t_ + 1, out)
+        return out
 
     @property
     def leader_(self) -> int:

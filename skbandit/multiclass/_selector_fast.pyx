@@ -68,8 +68,11 @@ cdef class SelectorKernel(BaseKernel):
     cdef int[::1] g
     cdef int[::1] m
     cdef double[::1] z_buf
-    # the candidates' average distribution M = (P_0 + ... + P_{C-1}) / C
+    # the candidates' average distribution M = beta_0 P_0 + ... + beta_{C-1} P_{C-1}
     cdef double[::1] avg
+    # scratch of ``distribution`` and ``marginal_distribution``
+    cdef double[:, ::1] P_tmp
+    cdef double[::1] avg_tmp
     cdef bint finite
     # state (the estimator's arrays, updated in place)
     cdef double[::1] S
@@ -126,6 +129,8 @@ cdef class SelectorKernel(BaseKernel):
         self.m = np.ones(n, dtype=np.int32)
         self.z_buf = np.zeros(n, dtype=np.float64)
         self.avg = np.zeros(k, dtype=np.float64)
+        self.P_tmp = np.zeros((n, k), dtype=np.float64)
+        self.avg_tmp = np.zeros(k, dtype=np.float64)
         self.finite = True
         self.S, self.G, self.w, self.lead, self.beta = S, G, w, lead, beta
         self.mix, self.lam, self.zq, self.floor = mix, lam, zq, floor
@@ -134,15 +139,28 @@ cdef class SelectorKernel(BaseKernel):
         if self.ptrs != NULL:
             free(self.ptrs)
 
+    cdef void average(self, long long t, double[:, ::1] P,
+                      double* avg) noexcept nogil:
+        # P[c]: candidate c's marginal distribution (exact ties averaged) for
+        # its current scores at round t; avg = beta_0 P[0] + ... (in order).
+        cdef int k = self.n_classes, C = self.n_cand
+        cdef int c, a
+        cdef double total
+        for c in range(C):
+            (<BaseKernel>self.ptrs[c]).marginal_distribution(t, &P[c, 0])
+        for a in range(k):
+            total = 0.0
+            for c in range(C):
+                total = total + self.beta[c] * P[c, a]
+            avg[a] = total
+
     cdef void compute_scores(self, Row x, long long t) noexcept nogil:
         # Every candidate's scores and distribution P_c, then the mixture in
         # ``proba``; ``scores`` are the leader's (NaN if any candidate's are not
         # finite).
         cdef int k = self.n_classes, C = self.n_cand
-        cdef int c, a, gc, mc
+        cdef int c, a, mc
         cdef int lead = <int>self.lead[0]
-        cdef double* q = &self.proba[0]
-        cdef double total
         self.finite = True
         for c in range(C):
             (<BaseKernel>self.ptrs[c]).compute_scores(x, t)
@@ -151,44 +169,38 @@ cdef class SelectorKernel(BaseKernel):
                 for a in range(k):
                     self.scores[a] = NAN
                 return
-            gc = argmax_ties(&(<BaseKernel>self.ptrs[c]).scores[0], k, 0.0, &mc)
-            self.g[c] = gc
+            self.g[c] = argmax_ties(&(<BaseKernel>self.ptrs[c]).scores[0], k, 0.0,
+                                    &mc)
             self.m[c] = mc
-            if mc == 1:
-                (<BaseKernel>self.ptrs[c]).distribution(
-                    &(<BaseKernel>self.ptrs[c]).scores[0], t, gc, &self.P[c, 0])
-            else:
-                (<BaseKernel>self.ptrs[c]).marginal_distribution(t, &self.P[c, 0])
+        self.average(t, self.P, &self.avg[0])
         for a in range(k):
-            total = 0.0
-            for c in range(C):
-                total = total + self.beta[c] * self.P[c, a]
-            self.avg[a] = total
-            q[a] = (1.0 - self.mix) * self.P[lead, a] + self.mix * self.avg[a]
-        for a in range(k):
+            self.proba[a] = (1.0 - self.mix) * self.P[lead, a] \
+                + self.mix * self.avg[a]
             self.scores[a] = (<BaseKernel>self.ptrs[lead]).scores[a]
 
     cdef void distribution(self, const double* s, long long t, int greedy,
                            double* p) noexcept nogil:
         # (1 - mix) times the leader's distribution for the scores ``s`` (the
         # leader's) and greedy label ``greedy``, plus mix times the candidates'
-        # average ``M`` of the last ``compute_scores``.
+        # average at round t for their current scores (scratch arrays: the
+        # round's P is not touched).
         cdef int a, lead = <int>self.lead[0]
+        self.average(t, self.P_tmp, &self.avg_tmp[0])
         (<BaseKernel>self.ptrs[lead]).distribution(s, t, greedy, p)
         for a in range(self.n_classes):
-            p[a] = (1.0 - self.mix) * p[a] + self.mix * self.avg[a]
+            p[a] = (1.0 - self.mix) * p[a] + self.mix * self.avg_tmp[a]
 
     cdef void marginal_distribution(self, long long t, double* out) noexcept nogil:
-        # Q = (1 - mix) P_l + mix M, with P_l the leader's marginal distribution
-        # for the scores in ``scores`` (the leader's own computation, exact ties
-        # included): bit for bit the ``proba`` of ``compute_scores``.
+        # Q at round t for the candidates' current scores, the leader's taken
+        # from ``scores``: after ``compute_scores`` at the same t, bit for bit
+        # its ``proba``.
         cdef int a, lead = <int>self.lead[0]
-        cdef double* tmp = &self.proba_tmp[0]
         for a in range(self.n_classes):
             (<BaseKernel>self.ptrs[lead]).scores[a] = self.scores[a]
-        (<BaseKernel>self.ptrs[lead]).marginal_distribution(t, tmp)
+        self.average(t, self.P_tmp, &self.avg_tmp[0])
         for a in range(self.n_classes):
-            out[a] = (1.0 - self.mix) * tmp[a] + self.mix * self.avg[a]
+            out[a] = (1.0 - self.mix) * self.P_tmp[lead, a] \
+                + self.mix * self.avg_tmp[a]
 
     cdef int act(self, Row x, long long t, double u1, double u2,
                  int* greedy, double* prob, double* marginal) noexcept nogil:
