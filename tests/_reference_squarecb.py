@@ -5,11 +5,11 @@ Written from docs/algorithms.md (SquareCB), independently of the compiled kernel
 with the same uniforms (``_reference.py`` rules 1, 2, 4 and 6). Per round ``t``
 (1-based, global), with ``k`` classes:
 
+0. A fresh state is all zeros except ``b = initial_reward`` (with an intercept).
 1. Predicted rewards ``s = W x + b`` (``W x`` summed sequentially over the stored
    entries, then ``+ b``; no ``b`` without intercept).
 2. Greedy ``g`` among the exact maximisers (of the unclipped ``s``) by ``u2``.
-   The schedule ``f(tau) = gamma_scale * math.pow(min(tau, H), gamma_exponent)``
-   (``H = gamma_horizon``, no minimum when None); class ``a``'s gamma is
+   The schedule ``f(tau) = gamma_scale * math.pow(tau, gamma_exponent)``; class ``a``'s gamma is
    ``gamma_a = min(f(t), f(k * (n_a + 1)))`` (``n_a`` its updates so far). With
    ``c_a = min(max(s_a, 0), 1)`` and ``d_a = c_g - c_a``: ``p_a = 1 / (k + gamma_a
    d_a)`` if ``d_a > 0`` else ``1 / k``, for ``a != g`` in class order;
@@ -82,12 +82,10 @@ def igw(s: np.ndarray, g: int, gamma) -> np.ndarray:
     return p
 
 
-def gammas(t: int, n_updates, k: int, gamma_scale, gamma_exponent, gamma_horizon):
+def gammas(t: int, n_updates, k: int, gamma_scale, gamma_exponent):
     """``gamma_a = min(f(t), f(k (n_a + 1)))`` of item 2."""
 
     def f(tau: float) -> float:
-        if gamma_horizon is not None and tau > gamma_horizon:
-            tau = float(gamma_horizon)
         return gamma_scale * math.pow(tau, gamma_exponent)
 
     gt = f(float(t))
@@ -181,14 +179,14 @@ def squarecb(
     U: np.ndarray,
     k: int,
     *,
-    gamma_scale: float = 100.0,
-    gamma_exponent: float = 1.0,
+    gamma_scale: float = 300.0,
+    gamma_exponent: float = 0.75,
     learning_rate: float = 0.25,
     fit_intercept: bool = True,
     regressor: str = "normalized",
     importance_weighted: bool = False,
     step_cap: float = 1.0,
-    gamma_horizon: float | None = None,
+    initial_reward: float = 1.0,
     t0: int = 0,
     state: dict[str, np.ndarray] | None = None,
     logged=None,
@@ -203,7 +201,12 @@ def squarecb(
     if sp.issparse(X):
         X = sp.csr_matrix(X, copy=True)
         X.sum_duplicates()
-    st = fresh_state(k, d) if state is None else {a: v.copy() for a, v in state.items()}
+    if state is None:
+        st = fresh_state(k, d)
+        if fit_intercept:
+            st["intercept_"][:] = initial_reward
+    else:
+        st = {a: v.copy() for a, v in state.items()}
     played = np.empty(n, dtype=np.int64)
     greedy = np.empty(n, dtype=np.int64)
     rewards = np.empty(n, dtype=np.float64)
@@ -217,9 +220,7 @@ def squarecb(
         if fit_intercept:
             s = s + st["intercept_"]
         g = greedy_label(s, U[j, 1])
-        gamma = gammas(
-            t, st["n_updates_"], k, gamma_scale, gamma_exponent, gamma_horizon
-        )
+        gamma = gammas(t, st["n_updates_"], k, gamma_scale, gamma_exponent)
         p = igw(s, g, gamma)
         a = sample(p, U[j, 0])
         props[j] = marginal_propensity(
@@ -249,12 +250,20 @@ def squarecb(
 
 
 def nag_regression(
-    X, r, *, eta: float, fit_intercept: bool = True, step_cap: float = 1.0
+    X,
+    r,
+    *,
+    eta: float,
+    fit_intercept: bool = True,
+    step_cap: float = 1.0,
+    initial_reward: float = 1.0,
 ):
     """Algorithm NAG (Ross et al. 2013) on a plain regression stream ``(x_t, r_t)``:
     the oracle SquareCB runs on each class's sub-stream. Returns the state of one
-    regressor ``(w, b, s, G, Gb, N, n)``."""
+    regressor ``(w, b, s, G, Gb, N, n)``, starting at ``b = initial_reward``."""
     st = fresh_state(1, X.shape[1])
+    if fit_intercept:
+        st["intercept_"][:] = initial_reward
     for j in range(X.shape[0]):
         row = _entries(X, j)
         _update(

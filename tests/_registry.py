@@ -255,7 +255,7 @@ ENTRIES += [
             ({"importance_weighted": 1.5}, "importance_weighted"),
             ({"step_cap": 0.0}, "step_cap"),
             ({"step_cap": 2.0}, "step_cap"),
-            ({"gamma_horizon": 0.5}, "gamma_horizon"),
+            ({"initial_reward": 1.5}, "initial_reward"),
         ),
         valid_edge_params=(
             {"gamma_exponent": 0.0},
@@ -263,7 +263,7 @@ ENTRIES += [
             {"fit_intercept": False},
             {"importance_weighted": True},
             {"step_cap": 1e-3},
-            {"gamma_horizon": 1.0},
+            {"initial_reward": 0.0},
         ),
         variant=variant,
         intercept=extra.get("fit_intercept", True),

@@ -38,7 +38,7 @@ STATE = tuple(ref.fresh_state(1, 1))
         {"step_cap": 0.5, "importance_weighted": True, "learning_rate": 2.0},
         {"learning_rate": 5.0},
         {"importance_weighted": True, "learning_rate": 2.0},
-        {"gamma_horizon": 40.0, "gamma_scale": 30.0},
+        {"initial_reward": 0.0, "gamma_scale": 30.0},
         {"gamma_exponent": 0.5, "gamma_scale": 3.0},
     ],
     ids=[
@@ -49,7 +49,7 @@ STATE = tuple(ref.fresh_state(1, 1))
         "cap-half-iw",
         "cap1-large-rate",
         "cap1-iw",
-        "horizon",
+        "pessimistic",
         "sqrt-schedule",
     ],
 )
@@ -263,7 +263,7 @@ def test_nag_first_update_by_hand():
     moves by eta sqrt(1 / N) sign(-e x_i) / |x_i| (the intercept by the same
     with x = 1)."""
     x = np.array([[0.0, 2.0, -0.5, 0.0]])
-    est = SquareCB(learning_rate=0.25, random_state=0)
+    est = SquareCB(learning_rate=0.25, initial_reward=0.0, random_state=0)
     fb = BanditFeedback(np.array([1]))
     est.partial_fit(x, fb, classes=[0, 1, 2])
     a, r = int(fb.actions_[0]), float(fb.rewards_[0])
@@ -474,7 +474,8 @@ def test_a_class_with_few_updates_keeps_early_exploration():
     """gamma_a = min(f(t), f(k (n_a + 1))): a class whose regressor has been
     updated n_a times is explored as at round k (n_a + 1), however late the
     round. A learner whose class 2 was never played after 3,000 rounds gives it
-    the probability of round k = 3, not of round 3,001."""
+    the probability of round k = 3, not of round 3,001 (f the default
+    ``300 tau^0.75``)."""
     X, y = make_stream(3000, d=5, k=3, seed=1)
     fb = LoggedFeedback(np.arange(3000) % 2, (y == np.arange(3000) % 2) * 1.0,
                         np.full(3000, 0.5))  # fmt: skip
@@ -482,7 +483,8 @@ def test_a_class_with_few_updates_keeps_early_exploration():
     assert est.n_updates_[2] == 0
     s = np.array([0.9, 0.2, 0.1])
     p = est._make_kernel().py_distribution(s, est.t_ + 1, 0)
-    gamma = [100.0 * 3001, 100.0 * 3001, 100.0 * 3]
+    f = lambda tau: 300.0 * tau**0.75  # noqa: E731 (the default schedule)
+    gamma = [f(3001), f(3001), f(3)]
     assert_allclose(p, _igw_formula(s, 0, gamma), rtol=1e-14)
     assert p[2] > 100 * p[1]
 
@@ -495,3 +497,17 @@ def test_bench_squarecb_smoke_run():
     assert_benchmark_rows(
         out, ("Banditron", "SquareCB", "SquareCB adagrad", "SquareCB sgd")
     )
+
+
+def test_regressors_start_at_initial_reward():
+    """The intercepts start at ``initial_reward`` (the regressors' first
+    prediction): a logged reward equal to it on an all-zero row is no error and
+    leaves every intercept there; without an intercept the start is 0."""
+    X = np.zeros((1, 3))
+    est = SquareCB(initial_reward=0.7, random_state=0)
+    est.partial_fit(X, LoggedFeedback([1], [0.7], [0.5]), classes=range(3))
+    assert_array_equal(est.intercept_, [0.7, 0.7, 0.7])
+    assert_array_equal(est.decision_function(np.ones((1, 3))), [[0.7, 0.7, 0.7]])
+    est = SquareCB(initial_reward=0.7, fit_intercept=False, random_state=0)
+    est.partial_fit(X, LoggedFeedback([1], [0.7], [0.5]), classes=range(3))
+    assert not est.intercept_.any()

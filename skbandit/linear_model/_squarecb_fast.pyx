@@ -3,17 +3,20 @@
 Each round, with predicted rewards ``s_a = w_a . x + b_a`` and the tie-broken
 greedy label ``g``:
 
-* policy (Foster & Rakhlin 2020, inverse gap weighting) at global round ``t``:
-  ``gamma_t = gamma_scale * t ** gamma_exponent``,
-  ``p_a = 1 / (k + gamma_t (s_g - s_a))`` for ``a != g`` (summed in class order)
-  and ``p_g = 1 - sum_{a != g} p_a``;
+* policy (Foster & Rakhlin 2020, inverse gap weighting) at global round ``t`` on
+  the scores clipped to the reward range, ``c_a = min(max(s_a, 0), 1)``: with
+  ``f(tau) = gamma_scale * tau ** gamma_exponent`` and ``n_a`` the updates of
+  class ``a``, ``gamma_a = min(f(t), f(k (n_a + 1)))``;
+  ``p_a = 1 / (k + gamma_a (c_g - c_a))`` for ``a != g`` with ``c_a < c_g``,
+  ``1 / k`` for a tie (whatever ``gamma_a``: no ``inf * 0``), summed in class
+  order, and ``p_g = 1 - sum_{a != g} p_a``;
 * update: only the played class's regressor, one online step on the squared
   loss ``h (s_a - r)^2 / 2`` (``h = 1 / p`` with importance weighting, else 1),
   by one of three oracles (``REG_NORMALIZED``: Ross, Mineiro & Langford's NAG;
   ``REG_ADAGRAD``: per-coordinate AdaGrad; ``REG_SGD``: a constant step), with
-  the rate capped (``step_cap`` ``c > 0``) so that the prediction on the row
-  moves towards the reward by at most ``c |pred - r|`` (``c = 1``: at most to
-  the reward; ``c = 2``: the row's loss does not grow). A row whose cap is not
+  the rate capped (``step_cap`` ``c``, in ``(0, 1]`` from the estimator; 0
+  would mean no cap) so that the prediction on the row moves towards the reward
+  by at most ``c |pred - r|``: it never overshoots the reward. A row whose cap is not
   finite (``||x||^2`` overflows) stops the pass with ``STATUS_NONFINITE``.
 
 The NAG state is per regressor: scales ``S[a, i]``, accumulators ``G[a, i]``
@@ -83,7 +86,6 @@ cdef class SquareCBKernel(LinearKernel):
     cdef bint fit_intercept
     cdef bint importance_weighted
     cdef double step_cap  # 0: no cap
-    cdef double horizon  # 0: no horizon
     # gamma of each class from its own update count (see class_gamma)
     cdef double[::1] gamma_cls
     # scratch: this round's gamma of each class
@@ -95,7 +97,7 @@ cdef class SquareCBKernel(LinearKernel):
                  double[:, ::1] G, double[::1] Gb, double[::1] N,
                  long long[::1] n_upd, int regressor, double eta,
                  double gamma_scale, double gamma_exponent, bint fit_intercept,
-                 bint importance_weighted, double step_cap, double horizon):
+                 bint importance_weighted, double step_cap):
         LinearKernel.__init__(self, W, False)
         k, d = W.shape[0], W.shape[1]
         if (b.shape[0] != k or S.shape[0] != k or S.shape[1] != d
@@ -117,7 +119,6 @@ cdef class SquareCBKernel(LinearKernel):
         self.fit_intercept = fit_intercept
         self.importance_weighted = importance_weighted
         self.step_cap = step_cap
-        self.horizon = horizon
         self.qbuf = np.zeros(d, dtype=np.float64)
         self.gamma_cls = np.empty(k, dtype=np.float64)
         self.gbuf = np.empty(k, dtype=np.float64)
@@ -125,9 +126,7 @@ cdef class SquareCBKernel(LinearKernel):
             self.gamma_cls[r] = self.class_gamma(r)
 
     cdef inline double schedule(self, double tau) noexcept nogil:
-        """``gamma_scale * min(tau, horizon) ** gamma_exponent``."""
-        if self.horizon > 0.0 and tau > self.horizon:
-            tau = self.horizon
+        """``gamma_scale * tau ** gamma_exponent``."""
         return self.gamma_scale * pow(tau, self.gamma_exponent)
 
     cdef inline double class_gamma(self, int a) noexcept nogil:
