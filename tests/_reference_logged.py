@@ -238,17 +238,17 @@ def _adapter(name: str, params: dict, k: int):
 
         from skbandit.multiclass._selector import default_candidates
 
-        window = params.get("window", 3_000)
+        window = params.get("window", 1_000)
 
         def run(X, U, t0, state, logged):
             if state is None:
                 cands = params.get("candidates") or default_candidates()
                 state = ref_sel.SelectorState(
                     [ref_sel.EstimatorRef(c, np.arange(k), X.shape[1]) for c in cands],
-                    mix=params.get("exploration", 0.5),
+                    mix=params.get("exploration", 0.2),
                     lam=1.0 if window is None else 1.0 - 1.0 / window,
                     zq=float(norm.ppf(params.get("confidence", 0.8))),
-                    floor=params.get("eliminated_share", 0.35),
+                    floor=params.get("eliminated_share", 0.2),
                 )
             if logged is None:  # serve the first row (learn=False changes nothing)
                 a, q = ref_sel.selector_round(state, X, 0, t0 + 1, *U[0], learn=False)

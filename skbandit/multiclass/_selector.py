@@ -133,19 +133,19 @@ class OnlineSelector(BaseBanditClassifier):
         ``SquareCB()``, ``SquareCB(gamma_scale=300, gamma_exponent=0.5)``,
         ``ConservativeOneVsAll()`` and ``OffsetTree()``. The first candidate
         is the leader at the start.
-    exploration : float, default=0.5
+    exploration : float, default=0.2
         The mixing weight ``μ`` in ``(0, 1]`` spread over the candidates' own
         distributions by the shares ``β``: it bounds the importance weights by
         ``1 / (μ β_c)`` and costs at most ``μ`` times the gap between the
         leader and the ``β``-average of the candidates.
-    window : int or None, default=3000
+    window : int or None, default=1000
         Effective memory of the estimates in rounds: discount
         ``λ = 1 - 1 / window`` per round. ``None``: no discount (stationary
         streams).
     confidence : float, default=0.8
         One-sided confidence level of the switching test (``z`` is its
         standard normal quantile). Higher switches later and less often.
-    eliminated_share : float, default=0.35
+    eliminated_share : float, default=0.2
         Relative share of the exploration mass kept by a candidate that the
         estimates have ruled out, in ``(0, 1]`` (1: no elimination).
     max_iter : int, default=5
@@ -242,10 +242,10 @@ class OnlineSelector(BaseBanditClassifier):
         self,
         candidates=None,
         *,
-        exploration: float = 0.5,
-        window: int | None = 3_000,
+        exploration: float = 0.2,
+        window: int | None = 1_000,
         confidence: float = 0.8,
-        eliminated_share: float = 0.35,
+        eliminated_share: float = 0.2,
         max_iter: int = 5,
         shuffle: bool = True,
         random_state: RandomStateLike = None,
