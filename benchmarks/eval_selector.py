@@ -237,13 +237,13 @@ def main(argv=None) -> int:
     os.makedirs(args.out, exist_ok=True)
     if args.drift:
         md = drift(args)
-        with open(os.path.join(args.out, "drift.md"), "w") as f:
+        with open(os.path.join(args.out, "drift.txt"), "w") as f:
             f.write(md)
         print(md)
         return 0
     store = run(args)
     md = table(store, args.suite, args.seeds, args.grid)
-    with open(os.path.join(args.out, f"{args.suite}.md"), "w") as f:
+    with open(os.path.join(args.out, f"{args.suite}.txt"), "w") as f:
         f.write(md)
     print(md)
     return 0

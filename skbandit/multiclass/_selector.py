@@ -26,11 +26,11 @@ def default_candidates() -> list[BaseBanditClassifier]:
     """The candidates ``OnlineSelector(candidates=None)`` runs, in order (the
     first is the leader until the evidence says otherwise).
 
-    * ``SquareCB()``: inverse gap weighting with ``gamma_t = 100 t`` and the
-      normalized (NAG) regression oracle: strong on (nearly) separable streams;
+    * ``SquareCB()``: inverse gap weighting at its defaults (``gamma_t = 300
+      t^0.75`` per class, the normalized (NAG) regression oracle);
     * ``SquareCB(gamma_scale=300, gamma_exponent=0.5)``: the anytime
       ``gamma_t ∝ sqrt(t)`` schedule of Foster and Rakhlin's analysis, which
-      keeps exploring (noisy labels, many classes, drift);
+      explores longer (noisy labels, many classes);
     * ``ConservativeOneVsAll()``: no exploration, Passive-Aggressive one-vs-all
       learners; strong where the greedy action is learnt fast;
     * ``OffsetTree()``: the offset-tree reduction (importance-weighted binary
