@@ -277,3 +277,29 @@ def test_fractional_logged_rewards_follow_the_candidates():
         OnlineSelector([SquareCB(), Banditron()]).partial_fit(
             X, logged, classes=range(3)
         )
+
+
+# --------------------------------------------------------------------------------------
+# the benchmark and evidence scripts run end to end (no timing is asserted)
+
+
+def test_bench_selector_smoke_run():
+    from _helpers import assert_benchmark_rows, run_benchmark
+
+    out = run_benchmark(
+        "bench_selector.py", "--inputs", "csr", "--n-rounds", "3000", "--repeat",
+        "1", "--vw-rounds", "1", "--numpy-rounds", "1", "--no-isolate",
+    )  # fmt: skip
+    assert_benchmark_rows(out, ["OnlineSelector()", "OffsetTree()"])
+    assert "the sum of the candidates' seconds" in out.stdout
+
+
+def test_eval_selector_smoke_run(tmp_path):
+    from _helpers import run_benchmark
+
+    run_benchmark(
+        "eval_selector.py", "--suite", "tuning", "--streams", "breast_cancer",
+        "--seeds", "0", "--out", str(tmp_path),
+    )  # fmt: skip
+    table = (tmp_path / "tuning.txt").read_text()
+    assert "| breast_cancer | " in table and "OnlineSelector()" in table
