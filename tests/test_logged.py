@@ -489,7 +489,9 @@ def test_reward_kind_is_declared_per_learner():
         unit.partial_fit(X[:2], LoggedFeedback([0, 1], [-0.5, 1.0], [0.5, 0.5]))
     assert_same_state(unit, before)
     for entry in ENTRIES:
-        assert entry.cls._logged_rewards in ("binary", "unit"), entry.id
+        # read from an instance: a meta-estimator's (OnlineSelector's) follows
+        # its candidates
+        assert entry.make()._logged_rewards in ("binary", "unit"), entry.id
     with pytest.raises(ValueError, match="0 or 1"):
         Banditron(random_state=0).partial_fit(X[:3], logged, classes=range(3))
 
