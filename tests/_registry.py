@@ -20,6 +20,7 @@ from skbandit import (
     Gaptron,
     MulticlassPerceptron,
     OffsetTree,
+    OnlineSelector,
     PNewtron,
     SeparableOneVsAll,
     SquareCB,
@@ -278,6 +279,46 @@ ENTRIES += [
         ("adagrad", "adagrad", {"learning_rate": 0.1}),
         ("sgd", "sgd", {"learning_rate": 0.01}),
     )
+]
+
+# Online selection among learners: the default candidates, and two Banditrons
+# with mixing weight 1 (every round plays the candidates' average)
+ENTRIES += [
+    Entry(
+        OnlineSelector,
+        params={},
+        # the leader SquareCB() fits an intercept
+        intercept=True,
+        invalid_params=(
+            ({"exploration": 0.0}, "exploration"),
+            ({"exploration": 1.5}, "exploration"),
+            ({"window": 0}, "window"),
+            ({"confidence": 1.0}, "confidence"),
+            ({"confidence": 0.5}, "confidence"),
+            ({"eliminated_share": 0.0}, "eliminated_share"),
+            ({"eliminated_share": 1.5}, "eliminated_share"),
+            ({"candidates": []}, "candidates"),
+            ({"candidates": [Banditron(gamma=0.0)]}, "gamma"),
+        ),
+        valid_edge_params=(
+            {"exploration": 1.0},
+            {"window": None},
+            {"window": 1},
+            {"confidence": 0.999},
+            {"eliminated_share": 1.0},
+            {"eliminated_share": 1e-6},
+        ),
+    ),
+    Entry(
+        OnlineSelector,
+        params={
+            "candidates": (Banditron(gamma=0.2), Banditron(gamma=0.6)),
+            "exploration": 1.0,
+        },
+        invalid_params=(({"exploration": 0.0}, "exploration"),),
+        variant="banditrons",
+        check_params={"candidates": (Banditron(gamma=0.05), SquareCB())},
+    ),
 ]
 
 BANDIT_ENTRIES = [e for e in ENTRIES if e.bandit]
