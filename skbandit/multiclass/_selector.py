@@ -13,7 +13,6 @@ from sklearn.utils.validation import check_is_fitted
 
 from skbandit._core._kernel import run_scores
 from skbandit.base import BaseBanditClassifier, _kernel_arrays
-from skbandit.linear_model._soba import _sum_duplicates
 from skbandit.multiclass._selector_fast import SelectorKernel
 
 if TYPE_CHECKING:
@@ -264,7 +263,7 @@ class OnlineSelector(BaseBanditClassifier):
             c._validate_params()
 
     @property
-    def _logged_rewards(self) -> str:
+    def _logged_rewards(self) -> str:  # type: ignore[override]  # computed from the candidates (read only, by design)
         # the strictest of the candidates': "binary" if any update assumes bits
         kinds = {
             c._logged_rewards
@@ -356,11 +355,6 @@ class OnlineSelector(BaseBanditClassifier):
             c.t_ += kernel.block_rows
 
     # ----------------------------------------------------------- validation
-    def _validate_X(self, X, *, reset: bool):
-        # candidates with per-feature state (SquareCB, SOBA, PNewtron) need one
-        # entry per feature: duplicates summed on a copy
-        return _sum_duplicates(super()._validate_X(X, reset=reset))
-
     # ----------------------------------------------------------- prediction
     def _score_rows(self, X):
         # the leader's scores as its kernel computes them in play (the same
