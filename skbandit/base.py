@@ -101,7 +101,7 @@ _COUNTERS = ("t_", "n_mistakes_", "n_greedy_mistakes_")
 # Frames in these folders are library code, not the caller's (scikit-learn's
 # too: ``_fit_context`` wraps ``fit`` and ``partial_fit``).
 _LIBRARY_DIRS = tuple(
-    os.path.dirname(os.path.abspath(m.__file__)) + os.sep
+    os.path.dirname(os.path.abspath(m.__file__)) + os.sep  # type: ignore[type-var, operator]  # packages on disk: __file__ is a str
     for m in (sys.modules[__name__.split(".")[0]], sys.modules["sklearn"])
 )
 
@@ -998,7 +998,7 @@ class LinearBanditClassifier(BaseBanditClassifier):
     """A learner whose state includes ``coef_`` (k x d, zero at the start) and
     whose scores are ``X @ coef_.T``; its kernel derives from ``LinearKernel``."""
 
-    _state_attrs = ("coef_",)
+    _state_attrs: tuple[str, ...] = ("coef_",)
 
     def _init_state(self, n_features, n_classes):
         self.coef_ = np.zeros((n_classes, n_features), dtype=np.float64)
@@ -1111,6 +1111,7 @@ def _canonical_csr(X, original):
     indptr, indices = X.indptr, X.indices
     if indptr.dtype != indices.dtype:
         indptr, indices = indptr.astype(np.int64), indices.astype(np.int64)
+    indptr, indices = np.ascontiguousarray(indptr), np.ascontiguousarray(indices)
     if csr_is_canonical(indptr, indices):
         return X
     if sp.issparse(original) and any(

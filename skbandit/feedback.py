@@ -72,6 +72,8 @@ class BanditFeedback:
     True
     """
 
+    _y: np.ndarray
+
     def __init__(self, y) -> None:
         if y is None:
             raise ValueError(

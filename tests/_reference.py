@@ -32,7 +32,10 @@ The rules these references follow, round by round:
    the tie-broken greedy ``g``: Banditron ``w_g -= x`` every round and, if
    ``a = y``, ``w_a += x / p_g(a)``; Perceptron, if ``g != y``, ``w_y += x`` and
    ``w_g -= x``. Row updates add each stored entry in turn (``np.add.at``), so a
-   column stored twice receives both values.
+   column stored twice receives both values. The Banditron also adds the update
+   of its global round ``s`` (``t0 + 1`` for the first row of the call) times
+   ``s - 1`` to ``A`` (``A[g] += (-(s - 1)) * x``; ``A[a] += ((s - 1) / p) * x``),
+   so that its averaged weights are ``W - A / s``.
 6. Logged propensity: the *marginal* probability of the played action under the
    policy, tie-breaking included, ``(1/m) * sum_{g in G} p_g(a)``. For the
    Banditron that is ``gamma/k + (1 - gamma) * 1[a in G] / m``; for the Perceptron
@@ -56,11 +59,17 @@ class Trace(NamedTuple):
     greedy: np.ndarray
     rewards: np.ndarray
     propensities: np.ndarray
+    # the Banditron's accumulator of the averaged iterate (None for the others)
+    A: np.ndarray | None = None
 
     @property
     def state(self) -> dict[str, np.ndarray]:
         """The learner's declared state (``_state_attrs``) after the replay."""
-        return {"coef_": self.W}
+        return _state(self.W, self.A)
+
+
+def _state(W, A) -> dict[str, np.ndarray]:
+    return {"coef_": W} if A is None else {"coef_": W, "_average_acc": A}
 
 
 def _row(X, i: int) -> tuple[np.ndarray | None, np.ndarray]:
@@ -151,10 +160,20 @@ def _start(X, y, U, k, W0) -> tuple[np.ndarray, int]:
 
 
 def banditron(
-    X, y, U: np.ndarray, k: int, *, gamma: float, W0: np.ndarray | None = None
+    X,
+    y,
+    U: np.ndarray,
+    k: int,
+    *,
+    gamma: float,
+    W0: np.ndarray | None = None,
+    A0: np.ndarray | None = None,
+    t0: int = 0,
 ) -> Trace:
-    """Banditron (Kakade, Shalev-Shwartz & Tewari 2008)."""
+    """Banditron (Kakade, Shalev-Shwartz & Tewari 2008), with the accumulator
+    ``A`` of its averaged iterate; ``t0`` rounds were played before the call."""
     W, n = _start(X, y, U, k, W0)
+    A = np.zeros_like(W) if A0 is None else np.array(A0, dtype=np.float64)
     played = np.empty(n, dtype=np.int64)
     greedy = np.empty(n, dtype=np.int64)
     rewards = np.empty(n, dtype=np.int8)
@@ -166,14 +185,17 @@ def banditron(
         p = epsilon_greedy(k, g, gamma)
         a = sample(p, U[t, 0])
         reward = a == y[t]  # the only place the label is used
+        before = float(t0 + t)  # (global round index) - 1
         _sub(W, g, cols, vals)
+        _add(A, g, cols, (-before) * vals)
         if reward:
             _add(W, a, cols, vals / p[a])  # the paper's p_g(a), g tie-broken
+            _add(A, a, cols, (before / p[a]) * vals)
         props[t] = marginal_propensity(
             lambda c: epsilon_greedy(k, c, gamma), maximisers(s), a
         )
         played[t], greedy[t], rewards[t] = a, g, reward
-    return Trace(W, played, greedy, rewards, props)
+    return Trace(W, played, greedy, rewards, props, A)
 
 
 def perceptron(X, y, U: np.ndarray, k: int, *, W0: np.ndarray | None = None) -> Trace:
@@ -202,12 +224,23 @@ REFERENCES: dict[str, tuple[Callable[..., Trace], tuple[str, ...]]] = {
 
 
 def run_partial_fit(
-    name: str, X, y, k: int, rng: np.random.Generator, W0=None, **params
+    name: str,
+    X,
+    y,
+    k: int,
+    rng: np.random.Generator,
+    W0=None,
+    A0=None,
+    t0=0,
+    **params,
 ) -> Trace:
-    """Replay one ``partial_fit(X, y)`` call: ``U = rng.random((n, 2))``."""
+    """Replay one ``partial_fit(X, y)`` call: ``U = rng.random((n, 2))``; a
+    learner with an averaged iterate continues from ``A0`` after ``t0`` rounds."""
     func, names = REFERENCES[name]
     U = rng.random((X.shape[0], 2))
     kwargs = {p: params[p] for p in names}
+    if name == "Banditron":
+        kwargs.update(A0=A0, t0=t0)
     return func(X, y, U, k, W0=W0, **kwargs)
 
 
@@ -218,11 +251,12 @@ class FitTrace(NamedTuple):
     greedy: np.ndarray
     rewards: np.ndarray
     propensities: np.ndarray
+    A: np.ndarray | None = None
 
     @property
     def state(self) -> dict[str, np.ndarray]:
         """The learner's declared state (``_state_attrs``) after the replay."""
-        return {"coef_": self.W}
+        return _state(self.W, self.A)
 
 
 def run_fit(
@@ -240,17 +274,20 @@ def run_fit(
     X = sp.csr_matrix(X) if sp.issparse(X) else X
     rng = np.random.default_rng(seed)
     n = X.shape[0]
-    W = None
+    W = A = None
     parts = []
-    for _ in range(max_iter):
+    for epoch in range(max_iter):
         rows = rng.permutation(n) if shuffle else np.arange(n)
-        trace = run_partial_fit(name, X[rows], y[rows], k, rng, W0=W, **params)
-        W = trace.W
+        trace = run_partial_fit(
+            name, X[rows], y[rows], k, rng, W0=W, A0=A, t0=epoch * n, **params
+        )
+        W, A = trace.W, trace.A
         parts.append((rows, trace))
     return FitTrace(
         W,
         np.concatenate([r for r, _ in parts]),
         *(np.concatenate([tr[i] for _, tr in parts]) for i in range(1, 5)),
+        A,
     )
 
 

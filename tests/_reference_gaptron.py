@@ -168,6 +168,8 @@ class GaptronTrace(NamedTuple):
     propensities: np.ndarray
     grad_sq_sum: float
     n_large: int
+    # the accumulator of the averaged iterate: sum over rounds of (t - 1) * update
+    A: np.ndarray | None = None
 
 
 def gaptron(
@@ -184,15 +186,19 @@ def gaptron(
     x_norm_bound: float = 1.0,
     W0: np.ndarray | None = None,
     G0: float = 0.0,
+    A0: np.ndarray | None = None,
+    t0: int = 0,
     logged=None,
 ) -> GaptronTrace:
     """Gaptron with resolved ``gamma`` and ``eta`` (AdaGrad-norm scale if
     ``adagrad``); ``logged`` (actions, rewards, propensities) learns logged
-    rounds (bandit feedback, ``logged_round``)."""
+    rounds (bandit feedback, ``logged_round``). ``A`` gets each update times
+    ``s - 1`` for the global round ``s`` (``t0`` rounds before the call)."""
     n, d = X.shape
     assert U.shape == (n, 2) and len(y) == n
     W = np.zeros((k, d)) if W0 is None else np.array(W0, dtype=np.float64)
     G = float(G0)
+    A = np.zeros((k, d)) if A0 is None else np.array(A0, dtype=np.float64)
     bound_sq = x_norm_bound**2 * (1.0 + 1e-9)  # counted beyond rounding
     played = np.empty(n, dtype=np.int64)
     greedy = np.empty(n, dtype=np.int64)
@@ -229,19 +235,22 @@ def gaptron(
                 G = G + (gn * xsq) * (w * w)
                 eta_t = eta / math.sqrt(2.0 * (1e-8 + G)) if adagrad else eta
                 scale = eta_t * w
+                before = float(t0 + t)  # (global round index) - 1
                 for r in range(k):
                     if grad[r] != 0.0:
                         coef = -(scale * grad[r])
                         if cols is None:
                             W[r] += coef * vals
+                            A[r] += (before * coef) * vals
                         else:
                             np.add.at(W[r], cols, coef * vals)
+                            np.add.at(A[r], cols, (before * coef) * vals)
         played[t], greedy[t], rewards[t] = a, g, reward
-    return GaptronTrace(W, played, greedy, rewards, props, G, n_large)
+    return GaptronTrace(W, played, greedy, rewards, props, G, n_large, A)
 
 
-def resolve(loss, feedback, k, *, gamma="auto", eta="auto", x_norm_bound=1.0,
-            n_rounds=None):  # fmt: skip
+def resolve(loss, feedback, k, *, gamma="auto", eta="adagrad", adagrad_scale=1024.0,
+            x_norm_bound=1.0, n_rounds=None):  # fmt: skip
     """(gamma, eta, adagrad) from the estimator's parameters, as documented."""
     X = float(x_norm_bound)
     if gamma == "auto":
@@ -254,7 +263,7 @@ def resolve(loss, feedback, k, *, gamma="auto", eta="auto", x_norm_bound=1.0,
             gamma = min(1.0, k * X * math.sqrt(c[loss] / n_rounds))
     gamma = float(gamma)
     if eta == "adagrad":
-        return gamma, 1.0, True
+        return gamma, float(adagrad_scale), True
     if eta == "auto":
         eta = full_information_step(loss, k, X)
         if feedback == "bandit":
@@ -262,18 +271,21 @@ def resolve(loss, feedback, k, *, gamma="auto", eta="auto", x_norm_bound=1.0,
     return gamma, float(eta), False
 
 
-def run_partial_fit(X, y, k, rng, *, W0=None, G0=0.0, **params) -> GaptronTrace:
+def run_partial_fit(
+    X, y, k, rng, *, W0=None, G0=0.0, A0=None, t0=0, **params
+) -> GaptronTrace:
     """Replay one ``partial_fit(X, y)`` of ``Gaptron(**params)``."""
     gamma, eta, adagrad = resolve(
         params["loss"], params["feedback"], k,
-        **{p: params[p] for p in ("gamma", "eta", "x_norm_bound", "n_rounds")
+        **{p: params[p] for p in ("gamma", "eta", "adagrad_scale", "x_norm_bound",
+                                  "n_rounds")
            if p in params},
     )  # fmt: skip
     U = rng.random((X.shape[0], 2))
     return gaptron(
         X, y, U, k, loss=params["loss"], feedback=params["feedback"], gamma=gamma,
         eta=eta, adagrad=adagrad, x_norm_bound=float(params.get("x_norm_bound", 1.0)),
-        W0=W0, G0=G0,
+        W0=W0, G0=G0, A0=A0, t0=t0,
     )  # fmt: skip
 
 

@@ -57,8 +57,10 @@ def _make_rng(random_state) -> np.random.Generator:
     """
     if isinstance(random_state, np.random.RandomState):
         return np.random.default_rng(random_state.randint(2**31 - 1))
-    if random_state is None or isinstance(random_state, Integral | np.random.Generator):
+    if random_state is None or isinstance(random_state, np.random.Generator):
         return np.random.default_rng(random_state)
+    if isinstance(random_state, Integral):
+        return np.random.default_rng(int(random_state))
     raise ValueError(
         "random_state must be None, an int, a numpy.random.Generator or a "
         f"numpy.random.RandomState; got {random_state!r}."

@@ -698,8 +698,8 @@ default=None
         texts, labels = _newsgroups_from_tsv(
             _existing_file(path, "fetch_20newsgroups(path=...)")
         )
-        target_names, target = np.unique(np.asarray(labels), return_inverse=True)
-        target_names = target_names.tolist()
+        names, target = np.unique(np.asarray(labels), return_inverse=True)
+        target_names = names.tolist()
     else:
         try:
             news = sklearn.datasets.fetch_20newsgroups(

@@ -13,11 +13,14 @@ Results are small objects (:class:`ProgressiveValidationResult`,
 
 :func:`off_policy_evaluation` estimates the value of a learner's policy on
 logged bandit data (IPS, self-normalised IPS, doubly robust; Dudik, Langford
-and Li 2011) with normal-approximation intervals, as an :class:`OffPolicyResult`;
+and Li 2011) with normal-approximation intervals, optional weight clipping and a
+:class:`LowEffectiveSampleSizeWarning` when the weights leave too few effective
+rounds, as an :class:`OffPolicyResult`;
 :func:`make_off_policy_scorer` makes it a scorer for ``GridSearchCV``.
 """
 
 from skbandit.evaluation._off_policy import (
+    LowEffectiveSampleSizeWarning,
     OffPolicyEstimate,
     OffPolicyResult,
     evaluate_policy,
@@ -36,6 +39,7 @@ from skbandit.evaluation._progressive import (
 
 __all__ = [
     "ComparisonResult",
+    "LowEffectiveSampleSizeWarning",
     "OffPolicyEstimate",
     "OffPolicyResult",
     "ProgressiveValidationResult",

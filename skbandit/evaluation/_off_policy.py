@@ -20,6 +20,8 @@ per-round terms (SNIPS: of its linearisation, the delta method).
 
 from __future__ import annotations
 
+import numbers
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,12 +30,15 @@ import numpy as np
 from scipy.stats import norm
 from sklearn.base import clone
 from sklearn.model_selection import KFold
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils import _safe_indexing
+from sklearn.utils.validation import _num_samples, check_is_fitted
 
+from skbandit.base import _caller_stacklevel
 from skbandit.evaluation._progressive import _require_pandas, format_table
 from skbandit.feedback import LoggedFeedback
 
 __all__ = [
+    "LowEffectiveSampleSizeWarning",
     "OffPolicyEstimate",
     "OffPolicyResult",
     "evaluate_policy",
@@ -42,6 +47,23 @@ __all__ = [
 ]
 
 METHODS = ("ips", "snips", "dr")
+# below this effective sample size the intervals are flagged as untrustworthy
+DEFAULT_MIN_ESS = 100.0
+# tolerance on the row sums of a target policy's probabilities
+_SUM_TOL = 1e-6
+
+
+class LowEffectiveSampleSizeWarning(UserWarning):
+    """The importance weights leave too few effective rounds for the intervals.
+
+    Raised by the off-policy estimators when the effective sample size
+    ``(sum w)^2 / sum w^2`` of the importance weights (Kong, 1992) is below
+    ``min_effective_sample_size`` (100 by default): the estimate then rests on
+    a few heavily weighted rounds, and its normal-approximation interval is
+    typically too narrow. A large effective sample size is necessary, not
+    sufficient: weights that the log never revealed (tiny propensities on
+    actions the target policy favours) are not in the sum.
+    """
 
 
 @dataclass(frozen=True)
@@ -89,10 +111,23 @@ class OffPolicyResult:
     estimates : dict of str to OffPolicyEstimate
         One per method, in the order asked.
     weights : ndarray of float64
-        Importance weights ``pi(a_i | x_i) / p_i``.
+        Importance weights ``pi(a_i | x_i) / p_i`` used by the estimators
+        (``min(., clip)`` when clipped).
     effective_sample_size : float
-        ``(sum w)^2 / sum w^2``: how many rounds the log is worth for this
-        policy (small values mean high variance).
+        ``(sum w)^2 / sum w^2`` of those weights: how many rounds the log is
+        worth for this policy (small values mean high variance).
+    min_propensity : float
+        The smallest logged propensity ``min_i p_i`` (the largest possible
+        weight is ``1 / min_propensity``).
+    clip : float or None
+        The weight clipping threshold used (``None``: no clipping).
+    n_clipped : int
+        Rounds whose weight exceeded ``clip`` and was clipped.
+    reward_predictions : ndarray of shape (n_rounds, n_classes) or None
+        The reward model's predictions ``h(x_i, a)`` that DR used: the
+        cross-fitted ones (each row predicted by models fitted on the other
+        folds), or those passed in; ``None`` when DR was not asked. Passing
+        them back as ``reward_predictions`` reproduces the DR estimate.
     """
 
     name: str
@@ -102,6 +137,10 @@ class OffPolicyResult:
     estimates: dict[str, OffPolicyEstimate] = field(default_factory=dict)
     weights: np.ndarray | None = None
     effective_sample_size: float = float("nan")
+    min_propensity: float = float("nan")
+    clip: float | None = None
+    n_clipped: int = 0
+    reward_predictions: np.ndarray | None = None
 
     def __getitem__(self, method: str) -> OffPolicyEstimate:
         return self.estimates[method]
@@ -119,6 +158,7 @@ class OffPolicyResult:
                 "ci_high": e.ci_high,
                 "n_rounds": self.n_rounds,
                 "ess": self.effective_sample_size,
+                "min_propensity": self.min_propensity,
             }
             for e in self.estimates.values()
         ]
@@ -131,6 +171,9 @@ class OffPolicyResult:
             "n_rounds": self.n_rounds,
             "confidence": self.confidence,
             "effective_sample_size": self.effective_sample_size,
+            "min_propensity": self.min_propensity,
+            "clip": self.clip,
+            "n_clipped": self.n_clipped,
             "estimates": {
                 m: {
                     "value": e.value,
@@ -152,8 +195,11 @@ class OffPolicyResult:
         head = (
             f"{self.name} ({self.policy} policy) on {self.n_rounds:,} logged rounds, "
             f"effective sample size {self.effective_sample_size:,.0f}, "
+            f"smallest propensity {self.min_propensity:.3g}, "
             f"{level} normal intervals"
         )
+        if self.clip is not None:
+            head += f", weights clipped at {self.clip:g} ({self.n_clipped:,} rounds)"
         cols = ["method", "value", "std_error", "ci_low", "ci_high"]
         return head + "\n" + format_table(self.summary(), cols)
 
@@ -185,6 +231,69 @@ def _logged_codes(logged: LoggedFeedback, classes: np.ndarray) -> np.ndarray:
     return codes
 
 
+def _check_logged(logged) -> None:
+    if not isinstance(logged, LoggedFeedback):
+        raise TypeError(
+            "logged must be a LoggedFeedback(actions, rewards, propensities), got "
+            f"{type(logged).__name__}"
+        )
+
+
+def _check_contexts(X, n: int) -> None:
+    """``X`` must hold one row (context) per logged round."""
+    try:
+        n_rows = _num_samples(X)
+    except TypeError as exc:
+        raise TypeError(
+            f"X must be an array-like or sparse matrix of contexts: {exc}"
+        ) from None
+    if n_rows != n:
+        raise ValueError(
+            f"X has {n_rows} rows but logged has {n} rounds: X must hold the "
+            "context of every logged round, in the log's order"
+        )
+
+
+def _check_target_proba(target_proba, n: int, k: int) -> np.ndarray:
+    """``target_proba`` as a float64 (n, k) matrix of probability rows."""
+    pi = np.asarray(target_proba, dtype=np.float64)
+    if pi.ndim != 2:
+        raise ValueError(
+            f"target_proba must be 2-D, of shape (n_rounds, n_classes) = {(n, k)}; "
+            f"got {pi.ndim} dimension(s), shape {pi.shape}"
+        )
+    if pi.shape[0] != n:
+        raise ValueError(
+            f"target_proba has {pi.shape[0]} rows but logged has {n} rounds: it "
+            "needs one row of probabilities per logged round"
+        )
+    if pi.shape[1] != k:
+        raise ValueError(
+            f"target_proba has {pi.shape[1]} columns but classes has {k} actions: "
+            "it needs one column per action, in classes order"
+        )
+    if not np.all(np.isfinite(pi)):
+        bad = np.flatnonzero(~np.all(np.isfinite(pi), axis=1))
+        raise ValueError(
+            f"target_proba has non-finite values (NaN or inf) in rows "
+            f"{bad.tolist()[:10]}"
+        )
+    if np.any(pi < 0.0):
+        bad = np.flatnonzero(np.any(pi < 0.0, axis=1))
+        raise ValueError(
+            f"target_proba has negative probabilities in rows {bad.tolist()[:10]}"
+        )
+    sums = pi.sum(axis=1)
+    off = np.abs(sums - 1.0) > _SUM_TOL
+    if np.any(off):
+        bad = np.flatnonzero(off)
+        raise ValueError(
+            f"the rows of target_proba must sum to one (within {_SUM_TOL:g}); rows "
+            f"{bad.tolist()[:10]} sum to {sums[bad][:10].tolist()}"
+        )
+    return pi
+
+
 def _reward_model_predictions(X, codes, rewards, k, reward_model, n_folds, seed):
     """Cross-fitted ``h(x_i, a)`` for every row and action, shape (n, k).
 
@@ -205,9 +314,38 @@ def _reward_model_predictions(X, codes, rewards, k, reward_model, n_folds, seed)
                 value = float(rewards[rows].mean()) if rows.shape[0] else fallback
                 H[test, a] = value
                 continue
-            model = clone(reward_model).fit(X[rows], rewards[rows])
-            H[test, a] = np.asarray(model.predict(X[test]), dtype=np.float64)
+            model = clone(reward_model).fit(_safe_indexing(X, rows), rewards[rows])
+            H[test, a] = np.asarray(
+                model.predict(_safe_indexing(X, test)), dtype=np.float64
+            )
     return H
+
+
+def _check_reward_predictions(reward_predictions, n: int, k: int) -> np.ndarray:
+    H = np.asarray(reward_predictions, dtype=np.float64)
+    if H.shape != (n, k):
+        raise ValueError(
+            f"reward_predictions has shape {H.shape} but logged has {n} rounds and "
+            f"classes has {k} actions: it needs shape (n_rounds, n_classes) = "
+            f"{(n, k)}, the reward model's prediction for every round and action"
+        )
+    if not np.all(np.isfinite(H)):
+        bad = np.flatnonzero(~np.all(np.isfinite(H), axis=1))
+        raise ValueError(
+            f"reward_predictions has non-finite values in rows {bad.tolist()[:10]}"
+        )
+    return H
+
+
+def _check_positive_or_none(value, name: str) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a positive number or None, got {value!r}")
+    number = float(value)
+    if not (np.isfinite(number) and number > 0):
+        raise ValueError(f"{name} must be a positive number or None, got {value!r}")
+    return number
 
 
 def evaluate_policy(
@@ -218,7 +356,10 @@ def evaluate_policy(
     X=None,
     methods: Sequence[str] = METHODS,
     reward_model=None,
+    reward_predictions=None,
     n_folds: int = 2,
+    clip: float | None = None,
+    min_effective_sample_size: float | None = DEFAULT_MIN_ESS,
     confidence: float = 0.95,
     random_state=None,
     name: str = "policy",
@@ -226,24 +367,62 @@ def evaluate_policy(
 ) -> OffPolicyResult:
     """Estimate the value of a policy given by its probabilities on the log.
 
+    With the importance weights ``w_i = pi(a_i | x_i) / p_i`` (or, with
+    ``clip=M``, ``min(w_i, M)``) and a reward model ``h``:
+
+    * IPS: ``V = mean_i w_i r_i``;
+    * SNIPS: ``V = sum_i w_i r_i / sum_i w_i``;
+    * DR: ``V = mean_i [sum_a pi(a | x_i) h(x_i, a) + w_i (r_i - h(x_i, a_i))]``.
+
+    The intervals are ``V -+ z * sd / sqrt(n)``, with ``sd`` the sample
+    standard deviation (``ddof=1``) of the per-round terms (IPS: ``w_i r_i``;
+    DR: the bracket above; SNIPS: its delta-method linearisation
+    ``w_i (r_i - V) / mean(w)``).
+
     Parameters
     ----------
     target_proba : array-like of shape (n_rounds, n_classes)
         ``pi(a | x_i)`` for every logged row and action (columns in
-        ``classes`` order); rows sum to one.
+        ``classes`` order): finite, non-negative, each row summing to one
+        within ``1e-6``. Checked, with an error naming the bad rows.
     logged : LoggedFeedback
         The logged actions, rewards and the logging policy's propensities.
     classes : array-like of shape (n_classes,)
         The actions, sorted.
     X : {array-like, sparse matrix} of shape (n_rounds, n_features), default=None
-        The logged contexts; needed by the doubly robust estimator's reward
-        model.
+        The logged contexts, one row per logged round (a NumPy array, a pandas
+        DataFrame, a SciPy sparse matrix: whatever the reward model accepts;
+        the cross-fitting folds are selected with scikit-learn's
+        ``_safe_indexing``); needed by the doubly robust estimator when its
+        reward model is fitted here (``reward_predictions=None``).
     methods : sequence of {"ips", "snips", "dr"}, default=all three
     reward_model : regressor, default=None
         The DR reward model: any scikit-learn regressor, cloned and fitted per
-        action by cross-fitting (``n_folds`` folds). Default: ``Ridge()``.
+        action by cross-fitting (``n_folds`` folds): the predictions on a fold
+        come from models fitted on the other folds only. Default: ``Ridge()``.
+    reward_predictions : array-like of shape (n_rounds, n_classes), default=None
+        Precomputed reward-model predictions ``h(x_i, a)`` for DR (columns in
+        ``classes`` order), used as given instead of fitting ``reward_model``
+        (e.g. the matrix of another library, or ``result.reward_predictions``
+        of an earlier run). DR is unbiased only if ``h`` does not depend on the
+        round it corrects: fit it on other data or by cross-fitting.
     n_folds : int, default=2
         Folds of the cross-fitting.
+    clip : float or None, default=None
+        Weight clipping: use ``min(w_i, clip)`` in every estimator. Off by
+        default. Clipping lowers the variance at the price of a bias: the
+        estimators then target the clipped value; IPS's is
+        ``V_clip = E[min(w, clip) r] = V(pi) - E[(w - clip)_+ r]``, below the
+        true value by ``E[(w - clip)_+ r]`` (for non-negative rewards), DR's
+        is off by ``E[(w - clip)_+ (r - h(x, a))]``, and SNIPS targets
+        ``E[min(w, clip) r] / E[min(w, clip)]``. The intervals cover the
+        clipped value, not ``V(pi)``.
+    min_effective_sample_size : float or None, default=100
+        Warn (:class:`LowEffectiveSampleSizeWarning`) when the effective
+        sample size ``(sum w)^2 / sum w^2`` of the weights used (clipped, if
+        ``clip`` is set) is below this: the normal-approximation intervals
+        then rest on too few effective rounds to be trusted. ``None``
+        disables the warning.
     confidence : float, default=0.95
         Level of the normal-approximation intervals.
     random_state : int or None, default=None
@@ -254,50 +433,88 @@ def evaluate_policy(
     Returns
     -------
     result : OffPolicyResult
+        With the weights used, the effective sample size, the smallest logged
+        propensity and, for DR, the reward-model predictions used.
+
+    Warns
+    -----
+    LowEffectiveSampleSizeWarning
+        When the effective sample size is below ``min_effective_sample_size``.
+
+    References
+    ----------
+    .. [1] M. Dudik, J. Langford and L. Li, "Doubly Robust Policy Evaluation
+       and Learning", ICML 2011.
+    .. [2] A. Kong, "A note on importance sampling using standardized
+       weights", Technical report 348, Department of Statistics, University of
+       Chicago, 1992 (the effective sample size).
     """
     methods = _check_methods(methods)
-    if not isinstance(logged, LoggedFeedback):
-        raise TypeError(f"logged must be a LoggedFeedback, got {type(logged).__name__}")
+    _check_logged(logged)
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence must be in (0, 1), got {confidence}")
+    clip = _check_positive_or_none(clip, "clip")
+    min_ess = _check_positive_or_none(
+        min_effective_sample_size, "min_effective_sample_size"
+    )
     classes = np.asarray(classes)
-    pi = np.asarray(target_proba, dtype=np.float64)
     n, k = len(logged), classes.shape[0]
-    if pi.shape != (n, k):
-        raise ValueError(
-            f"target_proba has shape {pi.shape}, expected (n_rounds, n_classes) = "
-            f"{(n, k)}"
-        )
+    pi = _check_target_proba(target_proba, n, k)
+    if X is not None:
+        _check_contexts(X, n)
+    H = None
+    if reward_predictions is not None:
+        H = _check_reward_predictions(reward_predictions, n, k)
     if n < 2:
         raise ValueError("off-policy evaluation needs at least 2 logged rounds")
     codes = _logged_codes(logged, classes)
+    if "dr" in methods and H is None:
+        if X is None:
+            raise ValueError(
+                "the doubly robust estimator needs X (the contexts) to fit its "
+                "reward model, or reward_predictions"
+            )
+        if reward_model is None:
+            from sklearn.linear_model import Ridge
+
+            reward_model = Ridge()
+        H = _reward_model_predictions(
+            X, codes, logged.rewards, k, reward_model, n_folds, random_state
+        )
     r, p = logged.rewards, logged.propensities
     w = pi[np.arange(n), codes] / p
+    n_clipped = 0
+    if clip is not None:
+        n_clipped = int(np.count_nonzero(w > clip))
+        w = np.minimum(w, clip)
     z = float(norm.ppf(0.5 + confidence / 2.0))
     estimates = {}
     for method in methods:
         if method == "ips":
             terms = w * r
-            estimates[method] = _interval(method, terms.mean(), terms.std(ddof=1), n, z)
+            value = terms.mean()
         elif method == "snips":
             total = w.sum()
             value = float((w * r).sum() / total) if total > 0 else float("nan")
             # delta method: the linearisation of the ratio of means
-            lin = w * (r - value) / w.mean() if total > 0 else np.full(n, np.nan)
-            estimates[method] = _interval(method, value, lin.std(ddof=1), n, z)
+            terms = w * (r - value) / w.mean() if total > 0 else np.full(n, np.nan)
         else:
-            if X is None:
-                raise ValueError("the doubly robust estimator needs X (the contexts)")
-            if reward_model is None:
-                from sklearn.linear_model import Ridge
-
-                reward_model = Ridge()
-            H = _reward_model_predictions(
-                X, codes, r, k, reward_model, n_folds, random_state
-            )
+            assert H is not None
             terms = (pi * H).sum(axis=1) + w * (r - H[np.arange(n), codes])
-            estimates[method] = _interval(method, terms.mean(), terms.std(ddof=1), n, z)
+            value = terms.mean()
+        estimates[method] = _interval(method, value, terms.std(ddof=1), n, z)
     ess = float(w.sum() ** 2 / (w**2).sum()) if np.any(w > 0) else 0.0
+    if min_ess is not None and ess < min_ess:
+        warnings.warn(
+            f"the effective sample size (sum w)^2 / sum w^2 of the importance "
+            f"weights is {ess:.1f} of {n} logged rounds, below "
+            f"min_effective_sample_size={min_ess:g}: the normal-approximation "
+            "intervals are not to be trusted (the smallest logged propensity is "
+            f"{float(p.min()):.3g}). Consider more rounds, a logging policy "
+            "closer to the target, or weight clipping (clip=...).",
+            LowEffectiveSampleSizeWarning,
+            stacklevel=_caller_stacklevel(),
+        )
     return OffPolicyResult(
         name=name,
         policy=policy,
@@ -306,6 +523,10 @@ def evaluate_policy(
         estimates=estimates,
         weights=w,
         effective_sample_size=ess,
+        min_propensity=float(p.min()),
+        clip=clip,
+        n_clipped=n_clipped,
+        reward_predictions=H if "dr" in methods else None,
     )
 
 
@@ -331,7 +552,10 @@ def off_policy_evaluation(
     policy: str = "greedy",
     methods: Sequence[str] = METHODS,
     reward_model=None,
+    reward_predictions=None,
     n_folds: int = 2,
+    clip: float | None = None,
+    min_effective_sample_size: float | None = DEFAULT_MIN_ESS,
     confidence: float = 0.95,
     random_state=None,
     name: str | None = None,
@@ -350,12 +574,16 @@ def off_policy_evaluation(
     estimator : fitted skbandit learner (or any classifier with ``classes_``
         and ``predict``; ``exploration_distribution`` for the exploration policy)
     X : {array-like, sparse matrix} of shape (n_rounds, n_features)
-        The logged contexts.
+        The logged contexts, one row per logged round, in any form the learner
+        accepts (NumPy array, pandas DataFrame, SciPy sparse matrix).
     logged : LoggedFeedback
         Logged actions, rewards and propensities of the logging policy.
     policy : {"greedy", "exploration"}, default="greedy"
-    methods, reward_model, n_folds, confidence, random_state
-        As in :func:`evaluate_policy`.
+    methods, reward_model, reward_predictions, n_folds, clip, \
+min_effective_sample_size, confidence, random_state
+        As in :func:`evaluate_policy` (weight clipping is off by default and
+        biases the estimates when on; a warning flags a small effective
+        sample size).
     name : str, default=None
         Name in the result; the estimator's class name by default.
 
@@ -384,6 +612,8 @@ def off_policy_evaluation(
     >>> 0.8 < result["snips"].value <= 1.0
     True
     """
+    _check_logged(logged)
+    _check_contexts(X, len(logged))
     pi = _target_proba(estimator, X, policy)
     return evaluate_policy(
         pi,
@@ -392,7 +622,10 @@ def off_policy_evaluation(
         X=X,
         methods=methods,
         reward_model=reward_model,
+        reward_predictions=reward_predictions,
         n_folds=n_folds,
+        clip=clip,
+        min_effective_sample_size=min_effective_sample_size,
         confidence=confidence,
         random_state=random_state,
         name=type(estimator).__name__ if name is None else name,
@@ -406,6 +639,8 @@ def make_off_policy_scorer(
     policy: str = "greedy",
     reward_model=None,
     n_folds: int = 2,
+    clip: float | None = None,
+    min_effective_sample_size: float | None = DEFAULT_MIN_ESS,
     random_state=None,
 ):
     """A scorer for model selection on logs: ``GridSearchCV(..., scoring=...)``.
@@ -422,6 +657,8 @@ def make_off_policy_scorer(
     policy : {"greedy", "exploration"}, default="greedy"
     reward_model, n_folds, random_state
         For ``method="dr"``, as in :func:`evaluate_policy`.
+    clip, min_effective_sample_size
+        As in :func:`evaluate_policy`.
 
     Returns
     -------
@@ -443,6 +680,8 @@ def make_off_policy_scorer(
             methods=(method,),
             reward_model=reward_model,
             n_folds=n_folds,
+            clip=clip,
+            min_effective_sample_size=min_effective_sample_size,
             random_state=random_state,
         )
         return result[method].value

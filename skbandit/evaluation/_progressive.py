@@ -146,7 +146,7 @@ def iter_progressive_validation(
     *,
     classes: ArrayLike | None = None,
     chunk_size: int = 1000,
-    checkpoints: int | Sequence[int] | None = 50,
+    checkpoints: int | ArrayLike | None = 50,
     progress: bool = False,
     _log: list | None = None,
 ) -> Iterator[dict[str, Any]]:
@@ -312,6 +312,7 @@ def _require_pandas(what: str):
 
 def _format_value(value) -> str:
     if isinstance(value, float | np.floating):
+        value = float(value)
         if not np.isfinite(value):
             return "-"
         if abs(value) >= 10:
@@ -499,7 +500,7 @@ def progressive_validation(
     *,
     classes: ArrayLike | None = None,
     chunk_size: int = 1000,
-    checkpoints: int | Sequence[int] | None = 50,
+    checkpoints: int | ArrayLike | None = 50,
     log: bool = False,
     progress: bool = False,
     name: str | None = None,
@@ -664,7 +665,7 @@ def compare(
     *,
     classes: ArrayLike | None = None,
     chunk_size: int = 1000,
-    checkpoints: int | Sequence[int] | None = 50,
+    checkpoints: int | ArrayLike | None = 50,
     progress: bool = False,
 ) -> ComparisonResult:
     """Progressive validation of several learners on the same stream.

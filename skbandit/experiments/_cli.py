@@ -233,7 +233,7 @@ def _parse_preprocessing(items: Sequence[str] | None):
 
     if not items:
         return None
-    chosen: dict[str, str] | str = {}
+    chosen: dict[str, str] = {}
     for item in items:
         name, _, how = item.rpartition("=")
         if how not in PREPROCESSING:

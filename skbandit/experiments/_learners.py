@@ -76,8 +76,8 @@ def make_learner(name: str, params: dict[str, Any], seed: int):
             "(not implemented yet)"
         )
     try:
-        estimator = cls(**params, random_state=seed)
-        estimator._validate_params()
+        estimator = cls(**params, random_state=seed)  # type: ignore[call-arg]  # cls: a skbandit learner class found by name
+        estimator._validate_params()  # type: ignore[attr-defined]  # (idem)
     except (TypeError, ValueError) as exc:
         raise LearnerUnavailable(
             f"{name} skipped: parameters {params} are not accepted ({exc})"

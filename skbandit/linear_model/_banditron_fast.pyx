@@ -1,18 +1,26 @@
 """Banditron kernel (Kakade, Shalev-Shwartz and Tewari, 2008)."""
 
-from skbandit._core._kernel cimport LinearKernel, Row, epsilon_greedy
+from skbandit._core._kernel cimport LinearKernel, Row, epsilon_greedy, row_axpy
 
 
 cdef class BanditronKernel(LinearKernel):
     """Epsilon-greedy play over ``W x``: ``p = (1 - gamma) e_greedy + gamma / k``.
     Update every round ``w_greedy -= x`` and, when the played action ``a`` was
-    right (reward 1), ``w_a += x / p(a)``."""
+    right (reward 1), ``w_a += x / p(a)``.
+
+    For the averaged iterate, the update ``Delta_t`` of round ``t`` is also
+    added to ``A`` with the weight ``t - 1`` (``A = sum_t (t - 1) Delta_t``), so
+    that the mean of ``W_2, ..., W_{T+1}`` is ``W - A / T`` (O(nnz) per round)."""
 
     cdef double gamma
+    cdef double[:, ::1] A
 
-    def __init__(self, double[:, ::1] W, double gamma):
+    def __init__(self, double[:, ::1] W, double gamma, double[:, ::1] A):
         LinearKernel.__init__(self, W, False)
+        if A.shape[0] != W.shape[0] or A.shape[1] != W.shape[1]:
+            raise ValueError("A must have the shape of W")
         self.gamma = gamma
+        self.A = A
 
     cdef void distribution(self, const double* s, long long t, int greedy,
                            double* p) noexcept nogil:
@@ -21,6 +29,9 @@ cdef class BanditronKernel(LinearKernel):
     cdef void learn(self, Row x, long long t, int played, int greedy,
                     double prob, double reward) noexcept nogil:
         # Rewards are 0 or 1 (the bit 1[played == y]).
+        cdef double before = <double>(t - 1)
         self.add_row(greedy, -1.0, x)
+        row_axpy(-before, x, &self.A[greedy, 0])
         if reward != 0.0:
             self.add_row_div(played, x, prob)
+            row_axpy(before / prob, x, &self.A[played, 0])

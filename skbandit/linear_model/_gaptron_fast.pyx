@@ -18,7 +18,13 @@ different map is one more code. ``py_gap_map``, ``py_surrogate_gradient`` and
 
 from libc.math cimport exp, log, log2, sqrt
 
-from skbandit._core._kernel cimport LinearKernel, Row, epsilon_greedy, row_sq_norm
+from skbandit._core._kernel cimport (
+    LinearKernel,
+    Row,
+    epsilon_greedy,
+    row_axpy,
+    row_sq_norm,
+)
 
 import numpy as np
 
@@ -175,7 +181,9 @@ cdef class GaptronKernel(LinearKernel):
     ``adagrad`` the step is ``eta_t = eta / sqrt(2 (1e-8 + grad_sq_sum))`` (the
     current gradient included), otherwise ``eta``. Rows with
     ``||x||^2 > x_bound_sq`` are counted in ``n_large`` (largest in
-    ``max_sq_norm``) for the estimator's warning.
+    ``max_sq_norm``) for the estimator's warning. Each update of round ``t``
+    is also added to ``A`` with the weight ``t - 1`` (the averaged iterate,
+    ``W - A / T``; ``skbandit.linear_model._averaging``).
     """
 
     cdef readonly int loss
@@ -186,11 +194,12 @@ cdef class GaptronKernel(LinearKernel):
     cdef public long long n_large
     cdef public double max_sq_norm
     cdef double[::1] grad_sq_sum
+    cdef double[:, ::1] A
     cdef double[::1] grad
 
     def __init__(self, double[:, ::1] W, int loss, double gamma, double eta,
                  bint adagrad, double x_bound_sq, bint full_information,
-                 double[::1] grad_sq_sum):
+                 double[::1] grad_sq_sum, double[:, ::1] A):
         LinearKernel.__init__(self, W, full_information)
         if loss not in (LOSS_LOGISTIC, LOSS_HINGE, LOSS_SMOOTH_HINGE):
             raise ValueError(f"unknown loss code {loss}")
@@ -198,6 +207,8 @@ cdef class GaptronKernel(LinearKernel):
             raise ValueError("Gaptron needs at least 2 classes")
         if grad_sq_sum.shape[0] != 1:
             raise ValueError("grad_sq_sum must have one entry")
+        if A.shape[0] != W.shape[0] or A.shape[1] != W.shape[1]:
+            raise ValueError("A must have the shape of W")
         self.loss = loss
         self.gamma = gamma
         self.eta = eta
@@ -206,6 +217,7 @@ cdef class GaptronKernel(LinearKernel):
         self.n_large = 0
         self.max_sq_norm = 0.0
         self.grad_sq_sum = grad_sq_sum
+        self.A = A
         self.grad = np.zeros(W.shape[0], dtype=np.float64)
 
     cdef void distribution(self, const double* s, long long t, int greedy,
@@ -222,12 +234,14 @@ cdef class GaptronKernel(LinearKernel):
                 self.max_sq_norm = xsq
         return xsq
 
-    cdef void step(self, Row x, double xsq, int greedy, int y,
+    cdef void step(self, Row x, double xsq, long long t, int greedy, int y,
                    double iw) noexcept nogil:
-        """``W -= eta_t * iw * grad (x) x`` for the gradient at label ``y``."""
+        """``W -= eta_t * iw * grad (x) x`` for the gradient at label ``y``;
+        ``A`` gets the same update times ``t - 1``."""
         cdef int r, k = self.n_classes
         cdef double* g = &self.grad[0]
-        cdef double gn = 0.0, eta_t, scale
+        cdef double gn = 0.0, eta_t, scale, a
+        cdef double before = <double>(t - 1)
         if not surrogate_gradient(self.loss, &self.scores[0], k, greedy, y, g):
             return
         for r in range(k):
@@ -240,7 +254,9 @@ cdef class GaptronKernel(LinearKernel):
         scale = eta_t * iw
         for r in range(k):
             if g[r] != 0.0:
-                self.add_row(r, -(scale * g[r]), x)
+                a = -(scale * g[r])
+                self.add_row(r, a, x)
+                row_axpy(before * a, x, &self.A[r, 0])
 
     cdef void learn(self, Row x, long long t, int played, int greedy,
                     double prob, double reward) noexcept nogil:
@@ -248,12 +264,12 @@ cdef class GaptronKernel(LinearKernel):
         # was right (then y = played); importance weight 1 / p(y).
         cdef double xsq = self.check_norm(x)
         if reward != 0.0:
-            self.step(x, xsq, greedy, played, 1.0 / prob)
+            self.step(x, xsq, t, greedy, played, 1.0 / prob)
 
     cdef void learn_full(self, Row x, long long t, int played, int greedy,
                          int label) noexcept nogil:
         cdef double xsq = self.check_norm(x)
-        self.step(x, xsq, greedy, label, 1.0)
+        self.step(x, xsq, t, greedy, label, 1.0)
 
 
 # ------------------------------------------------------------ Python twins

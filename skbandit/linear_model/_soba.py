@@ -200,7 +200,7 @@ class SOBA(LinearBanditClassifier):
     }
 
     @property
-    def _state_attrs(self) -> tuple[str, ...]:
+    def _state_attrs(self) -> tuple[str, ...]:  # type: ignore[override]  # a computed _state_attrs over base.py's class attribute (read only, by design)
         # The second-order state of the fitted variant (of the ``covariance``
         # parameter before the first fit).
         if "A_inv_" in self.__dict__ or "A_diag_" in self.__dict__:

@@ -194,7 +194,7 @@ class SeparableOneVsAll(BaseBanditClassifier):
     _SUPPORT_STATE = ("_sv_data", "_sv_indices", "_sv_indptr", "dual_coef_")
 
     @property
-    def _state_attrs(self) -> tuple[str, ...]:
+    def _state_attrs(self) -> tuple[str, ...]:  # type: ignore[override]  # a computed _state_attrs over base.py's class attribute (read only, by design)
         # The fitted state decides (the parameter may have been changed since).
         if "coef_" in self.__dict__:
             return ("coef_",)

@@ -1,6 +1,10 @@
 """Choose one default per learner from `skbandit compare` results.
 
-Usage: python select.py RESULTS_DIR [RESULTS_DIR ...]
+Usage: python select.py [--streams A,B,...] [--out CSV] RESULTS_DIR [RESULTS_DIR ...]
+
+``--streams``: apply the rule to these data sets only (a tuning set; the
+others are held out for reporting); ``--out``: where to write the table
+(default ``selection.csv`` beside this script).
 
 Reads each folder's ``results.csv`` (one row per data set, learner, parameter
 setting and seed; the ``(default)`` rows are left out) and applies the rule of
@@ -40,11 +44,13 @@ TIE = 1.0
 RANGE = 5.0
 
 
-def load(folders):
+def load(folders, streams=None):
     rows = pd.concat([pd.read_csv(Path(f) / "results.csv") for f in folders])
     rows = rows[
         rows["name"].isin(LEARNERS) & ~rows["learner"].str.endswith("(default)")
     ]
+    if streams is not None:
+        rows = rows[rows["dataset"].isin(streams)]
     rows = rows.assign(
         setting=rows["params"].map(lambda p: json.dumps(json.loads(p), sort_keys=True))
     )
@@ -90,17 +96,16 @@ def label(value):
     return str(value)
 
 
-def main(folders):
-    table, chosen = select(load(folders))
-    table.to_csv(
-        Path(__file__).with_name("selection.csv"), index=False, float_format="%.4g"
-    )
+def main(folders, streams=None, out=None):
+    table, chosen = select(load(folders, streams))
+    out = Path(__file__).with_name("selection.csv") if out is None else Path(out)
+    table.to_csv(out, index=False, float_format="%.4g")
     pd.set_option("display.width", 250)
     pd.set_option("display.max_columns", 30)
     for name, block in table.groupby("learner", sort=False):
         block = block.dropna(axis=1, how="all").drop(columns=["learner"])
         block.columns = [c.replace("excess_", "") for c in block.columns]
-        for c in ("gamma", "exploration", "C", "eta"):
+        for c in ("gamma", "exploration", "C", "eta", "adagrad_scale"):
             if c in block:
                 block[c] = block[c].map(label)
         print(
@@ -112,4 +117,11 @@ def main(folders):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    args, streams, out = sys.argv[1:], None, None
+    while args and args[0] in ("--streams", "--out"):
+        flag, value, args = args[0], args[1], args[2:]
+        if flag == "--streams":
+            streams = value.split(",")
+        else:
+            out = value
+    main(args, streams, out)
