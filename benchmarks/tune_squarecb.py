@@ -1,4 +1,11 @@
-"""How SquareCB's defaults were chosen: a grid on held-out streams and seeds.
+"""How SquareCB's previous defaults were chosen: a grid on held-out streams and seeds.
+
+Superseded by ``benchmarks/robust_defaults.py`` (tuning and validation streams
+from disjoint sources, ``benchmarks/streams.py``), which chose the current
+defaults. The command lines below reproduce the committed runs of
+``docs/results/squarecb-tuning/`` only with the version that had caps above 1
+(``step_cap`` is now in ``(0, 1]``); with the current SquareCB the grid accepts
+``--step-cap`` values in ``(0, 1]``.
 
 The held-out streams are *not* the ones the ``vw-cbify`` experiment reports: the
 real data sets are played in other orders (permutations of the experiment's
@@ -8,7 +15,7 @@ refused here), and the learners' seeds are 10 and 11 by default (the experiment
 uses 0, 1, 2). Every grid point is scored by its online error divided by the best
 of Vowpal Wabbit's five ``--cbify`` configurations on the same stream and seed;
 the table (columns: ``gamma_scale``, ``gamma_exponent``, ``learning_rate``,
-``importance_weighted``, ``step_cap`` (0: no cap), worst and mean ratio, ratio per
+``importance_weighted``, ``step_cap``, worst and mean ratio, ratio per
 data set, averaged over its orders and seeds) is sorted by the worst ratio over
 the data sets, then the mean. ``--n-jobs`` plays the grid points of a stream in
 parallel (joblib); the results do not depend on it.
@@ -74,7 +81,7 @@ def _play(g, X, y, classes, seed):
         gamma_exponent=g[1],
         learning_rate=g[2],
         importance_weighted=bool(g[3]),
-        step_cap=g[4] if g[4] > 0 else None,
+        step_cap=g[4],
         random_state=seed,
     ).partial_fit(X, y, classes=classes)
     return est.n_mistakes_ / est.t_
@@ -91,7 +98,7 @@ def main(argv=None):
         "--learning-rate", type=float, nargs="+", default=[0.1, 0.25, 0.5, 1]
     )
     p.add_argument("--importance-weighted", type=int, nargs="+", default=[0, 1])
-    p.add_argument("--step-cap", type=float, nargs="+", default=[0, 1, 4])
+    p.add_argument("--step-cap", type=float, nargs="+", default=[0.5, 1])
     p.add_argument(
         "--order-seeds",
         type=int,
@@ -173,7 +180,7 @@ def main(argv=None):
                             "gamma_exponent": g[1],
                             "learning_rate": g[2],
                             "importance_weighted": g[3],
-                            "step_cap": g[4] if g[4] > 0 else None,
+                            "step_cap": g[4],
                             "worst": w,
                             "mean": m,
                             "ratios": means,

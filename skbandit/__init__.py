@@ -14,7 +14,12 @@ from skbandit.linear_model import (
     PNewtron,
     SquareCB,
 )
-from skbandit.multiclass import ConservativeOneVsAll, OffsetTree, SeparableOneVsAll
+from skbandit.multiclass import (
+    ConservativeOneVsAll,
+    OffsetTree,
+    OnlineSelector,
+    SeparableOneVsAll,
+)
 
 __version__ = "0.1.0.dev0"
 
@@ -27,6 +32,7 @@ __all__ = [
     "MulticlassPerceptron",
     "OffPolicyWarning",
     "OffsetTree",
+    "OnlineSelector",
     "PNewtron",
     "SOBA",
     "SeparableOneVsAll",

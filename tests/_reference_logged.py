@@ -239,6 +239,41 @@ def _adapter(name: str, params: dict, k: int):
             return tr.played, tr.propensities, tr.state
 
         return run, lambda s: dict(s)
+    if name == "OnlineSelector":
+        import _reference_selector as ref_sel
+        from scipy.stats import norm
+
+        from skbandit.multiclass._selector import default_candidates
+
+        window = params.get("window", 1_000)
+
+        def run(X, U, t0, state, logged):
+            if state is None:
+                cands = params.get("candidates") or default_candidates()
+                state = ref_sel.SelectorState(
+                    [ref_sel.EstimatorRef(c, np.arange(k), X.shape[1]) for c in cands],
+                    mix=params.get("exploration", 0.2),
+                    lam=1.0 if window is None else 1.0 - 1.0 / window,
+                    zq=float(norm.ppf(params.get("confidence", 0.8))),
+                    floor=params.get("eliminated_share", 0.2),
+                )
+            if logged is None:  # serve the first row (learn=False changes nothing)
+                a, q = ref_sel.selector_round(state, X, 0, t0 + 1, *U[0], learn=False)
+                return np.array([a]), np.array([q]), state
+            for i in range(X.shape[0]):
+                ref_sel.selector_round(
+                    state, X, i, t0 + i + 1, *U[i],
+                    logged=(logged[0][i], logged[1][i], logged[2][i]),
+                )  # fmt: skip
+            return None, None, state
+
+        return run, lambda st: {
+            "ips_sums_": st.S,
+            "ips_cross_": st.G,
+            "ips_weights_": st.w,
+            "leader_state_": np.array([st.lead, st.switches]),
+            "mix_shares_": st.beta,
+        }
     raise KeyError(f"no NumPy reference adapter for {name}")
 
 

@@ -5,11 +5,15 @@ Written from docs/algorithms.md (SquareCB), independently of the compiled kernel
 with the same uniforms (``_reference.py`` rules 1, 2, 4 and 6). Per round ``t``
 (1-based, global), with ``k`` classes:
 
+0. A fresh state is all zeros except ``b = initial_reward`` (with an intercept).
 1. Predicted rewards ``s = W x + b`` (``W x`` summed sequentially over the stored
    entries, then ``+ b``; no ``b`` without intercept).
-2. Greedy ``g`` among the exact maximisers by ``u2``; ``gamma_t = gamma_scale *
-   math.pow(t, gamma_exponent)``; ``p_a = 1 / (k + gamma_t (s_g - s_a))`` for
-   ``a != g`` in class order, ``p_g = 1 - (sum of those, summed in class order)``.
+2. Greedy ``g`` among the exact maximisers (of the unclipped ``s``) by ``u2``.
+   The schedule ``f(tau) = gamma_scale * math.pow(tau, gamma_exponent)``; class
+   ``a``'s gamma is ``gamma_a = min(f(t), f(k * (n_a + 1)))`` (``n_a`` its
+   updates so far). With ``c_a = min(max(s_a, 0), 1)`` and ``d_a = c_g - c_a``:
+   ``p_a = 1 / (k + gamma_a d_a)`` if ``d_a > 0`` else ``1 / k``, for
+   ``a != g`` in class order; ``p_g = 1 - (sum of those, in class order)``.
 3. Draw ``a`` by inverse CDF on ``u1``; reward ``r = 1[a == y]``;
    ``h = 1 / p_g(a)`` with importance weighting, else 1.
 4. Update regressor ``a`` only (``n_a += 1`` in every case), over the non-zero
@@ -25,7 +29,7 @@ with the same uniforms (``_reference.py`` rules 1, 2, 4 and 6). Per round ``t``
    adaptive oracles ``G_i += g_i^2`` and skip the coordinate while ``G_i == 0``;
    ``q_i = S_i sqrt(G_i)`` (normalized), ``sqrt(G_i)`` (adagrad), 1 (sgd);
    ``Q += (x_i x_i) / q_i``. Intercept: ``Gb += e^2`` (adaptive), ``q_b = sqrt(Gb)``
-   or 1, ``Q += 1 / q_b``. With a ``step_cap`` c (not None):
+   or 1, ``Q += 1 / q_b``. With the ``step_cap`` c (in (0, 1]):
    ``rate = min(rate, c / (h Q))``.
    Finally ``W_i -= rate (e x_i) / q_i`` and ``b -= rate e / q_b``.
 
@@ -58,17 +62,34 @@ class SquareCBTrace(NamedTuple):
     propensities: np.ndarray
 
 
-def igw(s: np.ndarray, g: int, gamma: float) -> np.ndarray:
-    """Inverse gap weighting for greedy ``g`` (exactly the operations of item 2)."""
+def clip01(v: float) -> float:
+    return 0.0 if v < 0.0 else 1.0 if v > 1.0 else v
+
+
+def igw(s: np.ndarray, g: int, gamma) -> np.ndarray:
+    """Inverse gap weighting for greedy ``g`` on the clipped predictions, one
+    ``gamma`` per class (exactly the operations of item 2)."""
     k = len(s)
     p = np.empty(k)
     total = 0.0
+    best = clip01(float(s[g]))
     for a in range(k):
         if a != g:
-            p[a] = 1.0 / (k + gamma * (float(s[g]) - float(s[a])))
+            gap = best - clip01(float(s[a]))
+            p[a] = 1.0 / (k + float(gamma[a]) * gap) if gap > 0.0 else 1.0 / k
             total = total + p[a]
     p[g] = 1.0 - total
     return p
+
+
+def gammas(t: int, n_updates, k: int, gamma_scale, gamma_exponent):
+    """``gamma_a = min(f(t), f(k (n_a + 1)))`` of item 2."""
+
+    def f(tau: float) -> float:
+        return gamma_scale * math.pow(tau, gamma_exponent)
+
+    gt = f(float(t))
+    return [min(gt, f(float(k) * (float(n) + 1.0))) for n in n_updates]
 
 
 def fresh_state(k: int, d: int) -> dict[str, np.ndarray]:
@@ -143,7 +164,7 @@ def _update(st, a, row, s_a, r, h, *, regressor, eta, fit_intercept, step_cap):
             qb = math.sqrt(Gb[a]) if Gb[a] > 0.0 else 0.0
         if qb > 0.0:
             Q = Q + 1.0 / qb
-    if step_cap is not None and Q > 0.0:
+    if Q > 0.0:
         rate = min(rate, step_cap / (h * Q))
     for i, v in nz:
         if i in qs:
@@ -158,13 +179,14 @@ def squarecb(
     U: np.ndarray,
     k: int,
     *,
-    gamma_scale: float = 100.0,
-    gamma_exponent: float = 1.0,
+    gamma_scale: float = 300.0,
+    gamma_exponent: float = 0.75,
     learning_rate: float = 0.25,
     fit_intercept: bool = True,
     regressor: str = "normalized",
     importance_weighted: bool = False,
-    step_cap: float | None = 8.0,
+    step_cap: float = 1.0,
+    initial_reward: float = 1.0,
     t0: int = 0,
     state: dict[str, np.ndarray] | None = None,
     logged=None,
@@ -179,7 +201,12 @@ def squarecb(
     if sp.issparse(X):
         X = sp.csr_matrix(X, copy=True)
         X.sum_duplicates()
-    st = fresh_state(k, d) if state is None else {a: v.copy() for a, v in state.items()}
+    if state is None:
+        st = fresh_state(k, d)
+        if fit_intercept:
+            st["intercept_"][:] = initial_reward
+    else:
+        st = {a: v.copy() for a, v in state.items()}
     played = np.empty(n, dtype=np.int64)
     greedy = np.empty(n, dtype=np.int64)
     rewards = np.empty(n, dtype=np.float64)
@@ -193,7 +220,7 @@ def squarecb(
         if fit_intercept:
             s = s + st["intercept_"]
         g = greedy_label(s, U[j, 1])
-        gamma = gamma_scale * math.pow(float(t), gamma_exponent)
+        gamma = gammas(t, st["n_updates_"], k, gamma_scale, gamma_exponent)
         p = igw(s, g, gamma)
         a = sample(p, U[j, 0])
         props[j] = marginal_propensity(
@@ -223,12 +250,20 @@ def squarecb(
 
 
 def nag_regression(
-    X, r, *, eta: float, fit_intercept: bool = True, step_cap: float | None = 8.0
+    X,
+    r,
+    *,
+    eta: float,
+    fit_intercept: bool = True,
+    step_cap: float = 1.0,
+    initial_reward: float = 1.0,
 ):
     """Algorithm NAG (Ross et al. 2013) on a plain regression stream ``(x_t, r_t)``:
     the oracle SquareCB runs on each class's sub-stream. Returns the state of one
-    regressor ``(w, b, s, G, Gb, N, n)``."""
+    regressor ``(w, b, s, G, Gb, N, n)``, starting at ``b = initial_reward``."""
     st = fresh_state(1, X.shape[1])
+    if fit_intercept:
+        st["intercept_"][:] = initial_reward
     for j in range(X.shape[0]):
         row = _entries(X, j)
         _update(

@@ -451,13 +451,15 @@ def test_overflow_raises_and_keeps_the_last_finite_block(entry, container, monke
 def test_exploration_distribution_refuses_overflowing_rows(entry):
     est, _, _ = _fitted(entry)
     X = np.full((2, D), 1e100)  # within the bound on feature values
-    if "dual_coef_" in est._state_attrs:
-        # the rational kernel is at most 2 on the unit ball (where the rows are
-        # projected): its scores overflow through the dual coefficients
-        est.dual_coef_[...] = np.finfo(np.float64).max
-    else:
-        for name in ("coef_",) if hasattr(est, "coef_") else est._state_attrs:
-            value = getattr(est, name)
+    # a meta-estimator's state: its candidates' (OnlineSelector)
+    for learner in getattr(est, "candidates_", [est]):
+        if "dual_coef_" in learner._state_attrs:
+            # the rational kernel is at most 2 on the unit ball (where the rows
+            # are projected): its scores overflow through the dual coefficients
+            learner.dual_coef_[...] = np.finfo(np.float64).max
+            continue
+        for name in ("coef_",) if hasattr(learner, "coef_") else learner._state_attrs:
+            value = getattr(learner, name)
             if value.dtype.kind == "f":
                 value[...] = 1e300
     with pytest.raises(FloatingPointError, match="[Ss]cale"):
@@ -658,6 +660,8 @@ def test_state_protocol_covers_everything_play_changes(entry):
         "n_mistakes_",
         "n_greedy_mistakes_",
         "_rng",
+        # a meta-estimator's candidates' whole states (OnlineSelector)
+        *(f"candidates_[{i}]" for i in range(len(getattr(est, "candidates_", ())))),
     }
     before = copy.deepcopy(est)
     est.partial_fit(X, y)

@@ -34,19 +34,23 @@ STATE = tuple(ref.fresh_state(1, 1))
         {},
         {"fit_intercept": False},
         {"importance_weighted": True, "gamma_scale": 3.0},
-        {"step_cap": None},
-        {"step_cap": None, "importance_weighted": True, "learning_rate": 2.0},
-        {"step_cap": 1.0},
-        {"step_cap": 2.0, "importance_weighted": True, "learning_rate": 2.0},
+        {"step_cap": 0.5},
+        {"step_cap": 0.5, "importance_weighted": True, "learning_rate": 2.0},
+        {"learning_rate": 5.0},
+        {"importance_weighted": True, "learning_rate": 2.0},
+        {"initial_reward": 0.0, "gamma_scale": 30.0},
+        {"gamma_exponent": 0.5, "gamma_scale": 3.0},
     ],
     ids=[
         "default",
         "no-intercept",
         "importance",
-        "no-cap",
-        "no-cap-iw",
-        "cap1",
-        "cap2-iw",
+        "cap-half",
+        "cap-half-iw",
+        "cap1-large-rate",
+        "cap1-iw",
+        "pessimistic",
+        "sqrt-schedule",
     ],
 )
 @pytest.mark.parametrize("container", ["dense", "csr"])
@@ -142,9 +146,15 @@ def test_fit_matches_reference():
 
 # ------------------------------------------------------------------- IGW
 def _igw_formula(s, g, gamma):
-    """Foster & Rakhlin's IGW, written with rewards."""
+    """Foster & Rakhlin's IGW, written with rewards, on the predictions clipped
+    to the reward range [0, 1] (one gamma per class, or one for all)."""
     k = len(s)
-    p = np.array([1.0 / (k + gamma * (s[g] - s[a])) for a in range(k)])
+    c = np.clip(s, 0.0, 1.0)
+    gamma = np.broadcast_to(gamma, (k,))
+    p = np.array(
+        [1.0 / k if c[g] == c[a] else 1.0 / (k + gamma[a] * (c[g] - c[a]))
+         for a in range(k)]
+    )  # fmt: skip
     p[g] = 0.0
     p[g] = 1.0 - p.sum()
     return p
@@ -172,7 +182,7 @@ def test_igw_on_tied_scores_and_all_equal():
     s = np.array([0.3, 0.7, 0.7, -1.0])
     p = igw_distribution(s, 1, 4.0)
     assert p[2] == 1.0 / 4  # tied with the greedy class: gap 0
-    assert_allclose(p[3], 1.0 / (4 + 4.0 * 1.7))
+    assert_allclose(p[3], 1.0 / (4 + 4.0 * 0.7))  # -1 clipped to 0
     assert_allclose(p, _igw_formula(s, 1, 4.0), rtol=1e-14)
     for gamma in (0.0, 1.0, 1e8):
         for g in range(5):
@@ -193,12 +203,17 @@ def test_exploration_distribution_is_igw_at_the_next_round():
     P = est.exploration_distribution(X[:20])
     S = X[:20] @ est.coef_.T + est.intercept_
     assert_allclose(est.decision_function(X[:20]), S, rtol=1e-12)
-    gamma = 2.0 * (est.t_ + 1) ** 0.7
+    # gamma_a = min(f(t), f(k (n_a + 1))), f(tau) = 2 tau^0.7
+    gamma = np.minimum(
+        2.0 * (est.t_ + 1) ** 0.7, 2.0 * (4 * (est.n_updates_ + 1)) ** 0.7
+    )
     for s, p in zip(S, P, strict=True):
         assert_allclose(p, _igw_formula(s, int(np.argmax(s)), gamma), rtol=1e-10)
     # the schedule moves with the round index: the compiled distribution at
-    # rounds 1 and 100 of the same scores follows gamma_t
+    # rounds 1 and 100 of the same scores follows gamma_t (below every class's
+    # own clock k (n_a + 1) here)
     kernel = est._make_kernel()
+    assert 4 * (est.n_updates_.min() + 1) > 100
     s = np.array([0.5, 0.1, -0.2, 0.3])
     for t in (1, 100):
         assert_allclose(
@@ -248,7 +263,7 @@ def test_nag_first_update_by_hand():
     moves by eta sqrt(1 / N) sign(-e x_i) / |x_i| (the intercept by the same
     with x = 1)."""
     x = np.array([[0.0, 2.0, -0.5, 0.0]])
-    est = SquareCB(learning_rate=0.25, random_state=0)
+    est = SquareCB(learning_rate=0.25, initial_reward=0.0, random_state=0)
     fb = BanditFeedback(np.array([1]))
     est.partial_fit(x, fb, classes=[0, 1, 2])
     a, r = int(fb.actions_[0]), float(fb.rewards_[0])
@@ -273,9 +288,7 @@ def test_nag_rescale_when_a_feature_scale_grows():
     w = 0 - 0.25 (-0.5) / (0.5 * 0.5) = 0.5; round 2, x = 2: w = 0.5 * 0.5 / 2
     = 0.125, so the prediction is 0.25, the reward given, and no step follows
     (the squared factor would leave w = 0.03125 and then take a step)."""
-    est = SquareCB(
-        learning_rate=0.25, fit_intercept=False, step_cap=None, random_state=0
-    )
+    est = SquareCB(learning_rate=0.25, fit_intercept=False, random_state=0)
     est.partial_fit(
         np.array([[0.5]]),
         LoggedFeedback([0], [1.0], [0.5]),
@@ -332,10 +345,6 @@ def test_normalized_oracle_is_scale_invariant_and_sgd_is_not():
     shrink = np.where(factors < 1, factors, 1.0)
     _, g1, _ = _scaled_run("sgd", shrink)
     assert np.mean(g0.actions_ != g1.actions_) > 0.05
-    # and, without the no-overshoot cap, the columns scaled by 1e3 make its
-    # constant step diverge
-    with pytest.raises(FloatingPointError, match="non-finite"):
-        _scaled_run("sgd", factors, step_cap=None)
 
 
 def test_adagrad_is_not_scale_invariant_either():
@@ -384,53 +393,100 @@ def test_learn_reads_only_its_arguments():
 
 
 @pytest.mark.parametrize("regressor", list(REGRESSORS))
-@pytest.mark.parametrize("cap", [1.0, 2.0, 4.0])
+@pytest.mark.parametrize("cap", [0.25, 0.5, 1.0])
 def test_step_cap_bounds_the_move_of_the_prediction(regressor, cap):
-    """With ``step_cap=c`` the update moves the played regressor's prediction on
-    the row towards the reward by at most ``c |pred - r|`` (``c = 1``: at most to
-    the reward), whatever the learning rate, and at a large rate the cap binds
-    (the move is exactly ``c |pred - r|``); without the cap the prediction
-    overshoots the reward."""
+    """With ``step_cap=c <= 1`` the update moves the played regressor's prediction
+    on the row towards the reward by at most ``c |pred - r|``: it never
+    overshoots the reward, whatever the learning rate, and at a large rate the
+    cap binds (the move is exactly ``c |pred - r|``)."""
     X, y = make_stream(200, d=6, k=3, seed=9)
     X = X + 0.5  # no zero entries: every coordinate moves
-    overshoots = binds = 0
-    for step_cap in (cap, None):
-        est = SquareCB(
-            regressor=regressor,
-            learning_rate=50.0 if step_cap is None else 1000.0,
-            step_cap=step_cap,
-            random_state=0,
-        )
-        est.partial_fit(X[:20], y[:20], classes=range(3))
-        for t in range(20, 60):
-            x = X[t : t + 1]
-            fb = BanditFeedback(y[t : t + 1])
-            # the prediction the update starts from (NAG: after its rescaling)
-            before = copy.deepcopy(est)
-            est.partial_fit(x, fb)
-            a, r = int(fb.actions_[0]), float(fb.rewards_[0])
-            after = est.decision_function(x)[0, a]
-            if regressor == "normalized":
-                s_old = before.scale_[a]
-                grow = np.abs(x[0]) > s_old
-                w = before.coef_[a].copy()
-                w[grow & (s_old > 0)] *= s_old[grow & (s_old > 0)] / np.abs(
-                    x[0][grow & (s_old > 0)]
-                )
-                pred = float(x[0] @ w + before.intercept_[a])
-            else:
-                pred = float(before.decision_function(x)[0, a])
-            tol = 1e-9 * (1 + abs(pred))
-            if step_cap is not None:
-                # the furthest the capped step may go: pred + cap (r - pred)
-                far = pred + cap * (r - pred)
-                lo, hi = min(pred, far), max(pred, far)
-                assert lo - tol <= after <= hi + tol, (t, pred, r, after)
-                binds += abs(after - far) <= tol
-            else:
-                overshoots += not (min(pred, r) <= after <= max(pred, r))
+    binds = 0
+    est = SquareCB(
+        regressor=regressor, learning_rate=1000.0, step_cap=cap, random_state=0
+    )
+    est.partial_fit(X[:20], y[:20], classes=range(3))
+    for t in range(20, 60):
+        x = X[t : t + 1]
+        fb = BanditFeedback(y[t : t + 1])
+        # the prediction the update starts from (NAG: after its rescaling)
+        before = copy.deepcopy(est)
+        est.partial_fit(x, fb)
+        a, r = int(fb.actions_[0]), float(fb.rewards_[0])
+        after = est.decision_function(x)[0, a]
+        if regressor == "normalized":
+            s_old = before.scale_[a]
+            grow = (np.abs(x[0]) > s_old) & (s_old > 0)
+            w = before.coef_[a].copy()
+            w[grow] *= s_old[grow] / np.abs(x[0][grow])
+            pred = float(x[0] @ w + before.intercept_[a])
+        else:
+            pred = float(before.decision_function(x)[0, a])
+        tol = 1e-9 * (1 + abs(pred))
+        # the furthest the capped step may go: pred + cap (r - pred)
+        far = pred + cap * (r - pred)
+        lo, hi = min(pred, far), max(pred, far)
+        assert lo - tol <= after <= hi + tol, (t, pred, r, after)
+        binds += abs(after - far) <= tol
     assert binds > 10
-    assert overshoots > 10
+
+
+@pytest.mark.parametrize("cap", [1.5, 8.0, None])
+def test_step_cap_above_one_is_refused(cap):
+    """A cap above 1 (or none) would let a step overshoot the reward."""
+    X, y = make_stream(20, d=3, k=3, seed=0)
+    with pytest.raises(ValueError, match="step_cap"):
+        SquareCB(step_cap=cap).partial_fit(X, y, classes=range(3))
+
+
+@pytest.mark.parametrize("container", ["dense", "csr"])
+def test_distribution_stays_a_probability_vector_when_gamma_overflows(container):
+    """gamma_t = 100 t^400 overflows to infinity from round 6: on all-zero rows
+    without intercept every prediction is 0, every class ties with the greedy
+    one (gap 0), and the tie gets 1/k, not 1 / (k + inf * 0) = NaN. The logged
+    propensities, the next round's distribution and the state stay finite."""
+    X = np.zeros((30, 4))
+    X = sp.csr_matrix(X) if container == "csr" else X
+    y = np.arange(30) % 3
+    fb = BanditFeedback(y)
+    est = SquareCB(gamma_exponent=400, fit_intercept=False, random_state=0)
+    est.partial_fit(X, fb, classes=range(3))
+    assert math.isinf(100.0 * np.power(30.0, 400.0))
+    assert_allclose(fb.propensities_, 1 / 3, rtol=1e-15)
+    assert_allclose(est.exploration_distribution(X[:2]), 1 / 3, rtol=1e-15)
+    # an infinite gamma with a positive gap gives that class probability 0
+    p = igw_distribution(np.array([0.9, 0.2, 0.9]), 0, math.inf)
+    assert p[1] == 0.0
+    assert_allclose(p, [2 / 3, 0.0, 1 / 3], rtol=1e-15)
+
+
+def test_igw_uses_predictions_clipped_to_the_reward_range():
+    """Rewards are in [0, 1]: a prediction below 0 (or above 1) is no more
+    informative than 0 (or 1), so the gap is taken on clipped predictions: a
+    class predicted at -50 gets the probability of one predicted at 0."""
+    p = igw_distribution(np.array([1.6, -50.0, 0.0, 0.5]), 0, 10.0)
+    assert_allclose(p[1], 1.0 / (4 + 10.0 * 1.0), rtol=1e-15)
+    assert p[1] == p[2]
+    assert_allclose(p[3], 1.0 / (4 + 10.0 * 0.5), rtol=1e-15)
+
+
+def test_a_class_with_few_updates_keeps_early_exploration():
+    """gamma_a = min(f(t), f(k (n_a + 1))): a class whose regressor has been
+    updated n_a times is explored as at round k (n_a + 1), however late the
+    round. A learner whose class 2 was never played after 3,000 rounds gives it
+    the probability of round k = 3, not of round 3,001 (f the default
+    ``300 tau^0.75``)."""
+    X, y = make_stream(3000, d=5, k=3, seed=1)
+    fb = LoggedFeedback(np.arange(3000) % 2, (y == np.arange(3000) % 2) * 1.0,
+                        np.full(3000, 0.5))  # fmt: skip
+    est = SquareCB(random_state=0).partial_fit(X, fb, classes=range(3))
+    assert est.n_updates_[2] == 0
+    s = np.array([0.9, 0.2, 0.1])
+    p = est._make_kernel().py_distribution(s, est.t_ + 1, 0)
+    f = lambda tau: 300.0 * tau**0.75  # noqa: E731 (the default schedule)
+    gamma = [f(3001), f(3001), f(3)]
+    assert_allclose(p, _igw_formula(s, 0, gamma), rtol=1e-14)
+    assert p[2] > 100 * p[1]
 
 
 def test_bench_squarecb_smoke_run():
@@ -441,3 +497,17 @@ def test_bench_squarecb_smoke_run():
     assert_benchmark_rows(
         out, ("Banditron", "SquareCB", "SquareCB adagrad", "SquareCB sgd")
     )
+
+
+def test_regressors_start_at_initial_reward():
+    """The intercepts start at ``initial_reward`` (the regressors' first
+    prediction): a logged reward equal to it on an all-zero row is no error and
+    leaves every intercept there; without an intercept the start is 0."""
+    X = np.zeros((1, 3))
+    est = SquareCB(initial_reward=0.7, random_state=0)
+    est.partial_fit(X, LoggedFeedback([1], [0.7], [0.5]), classes=range(3))
+    assert_array_equal(est.intercept_, [0.7, 0.7, 0.7])
+    assert_array_equal(est.decision_function(np.ones((1, 3))), [[0.7, 0.7, 0.7]])
+    est = SquareCB(initial_reward=0.7, fit_intercept=False, random_state=0)
+    est.partial_fit(X, LoggedFeedback([1], [0.7], [0.5]), classes=range(3))
+    assert not est.intercept_.any()

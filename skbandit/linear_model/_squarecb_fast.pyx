@@ -3,17 +3,20 @@
 Each round, with predicted rewards ``s_a = w_a . x + b_a`` and the tie-broken
 greedy label ``g``:
 
-* policy (Foster & Rakhlin 2020, inverse gap weighting) at global round ``t``:
-  ``gamma_t = gamma_scale * t ** gamma_exponent``,
-  ``p_a = 1 / (k + gamma_t (s_g - s_a))`` for ``a != g`` (summed in class order)
-  and ``p_g = 1 - sum_{a != g} p_a``;
+* policy (Foster & Rakhlin 2020, inverse gap weighting) at global round ``t`` on
+  the scores clipped to the reward range, ``c_a = min(max(s_a, 0), 1)``: with
+  ``f(tau) = gamma_scale * tau ** gamma_exponent`` and ``n_a`` the updates of
+  class ``a``, ``gamma_a = min(f(t), f(k (n_a + 1)))``;
+  ``p_a = 1 / (k + gamma_a (c_g - c_a))`` for ``a != g`` with ``c_a < c_g``,
+  ``1 / k`` for a tie (whatever ``gamma_a``: no ``inf * 0``), summed in class
+  order, and ``p_g = 1 - sum_{a != g} p_a``;
 * update: only the played class's regressor, one online step on the squared
   loss ``h (s_a - r)^2 / 2`` (``h = 1 / p`` with importance weighting, else 1),
   by one of three oracles (``REG_NORMALIZED``: Ross, Mineiro & Langford's NAG;
   ``REG_ADAGRAD``: per-coordinate AdaGrad; ``REG_SGD``: a constant step), with
-  the rate capped (``step_cap`` ``c > 0``) so that the prediction on the row
-  moves towards the reward by at most ``c |pred - r|`` (``c = 1``: at most to
-  the reward; ``c = 2``: the row's loss does not grow). A row whose cap is not
+  the rate capped (``step_cap`` ``c``, in ``(0, 1]`` from the estimator; 0
+  would mean no cap) so that the prediction on the row moves towards the reward
+  by at most ``c |pred - r|``: it never overshoots the reward. A row whose cap is not
   finite (``||x||^2`` overflows) stops the pass with ``STATUS_NONFINITE``.
 
 The NAG state is per regressor: scales ``S[a, i]``, accumulators ``G[a, i]``
@@ -36,16 +39,33 @@ cpdef enum SquareCBRegressor:
     REG_SGD = 2
 
 
-cdef inline void igw(const double* s, int k, int greedy, double gamma,
+cdef inline double clip01(double v) noexcept nogil:
+    """``v`` clipped to [0, 1] (NaN stays NaN: the scores are checked finite)."""
+    if v < 0.0:
+        return 0.0
+    if v > 1.0:
+        return 1.0
+    return v
+
+
+cdef inline void igw(const double* s, int k, int greedy, const double* gamma,
                      double* p) noexcept nogil:
-    """Inverse gap weighting: ``p_a = 1 / (k + gamma (s_g - s_a))``, ``a != g``;
+    """Inverse gap weighting on the predictions clipped to the reward range [0, 1]:
+    with ``c_a = min(max(s_a, 0), 1)`` and the gap ``d_a = c_g - c_a >= 0``,
+    ``p_a = 1 / (k + gamma_a d_a)`` for ``a != g`` with ``d_a > 0``, ``p_a = 1 / k``
+    for a tie (``d_a = 0``, whatever ``gamma_a``, even infinite: no ``inf * 0``);
     ``p_g = 1 - sum_{a != g} p_a`` (summed in class order)."""
     cdef int a
     cdef double total = 0.0
-    cdef double best = s[greedy]
+    cdef double best = clip01(s[greedy])
+    cdef double gap
     for a in range(k):
         if a != greedy:
-            p[a] = 1.0 / (k + gamma * (best - s[a]))
+            gap = best - clip01(s[a])
+            if gap > 0.0:
+                p[a] = 1.0 / (k + gamma[a] * gap)
+            else:
+                p[a] = 1.0 / k
             total = total + p[a]
     p[greedy] = 1.0 - total
 
@@ -66,6 +86,10 @@ cdef class SquareCBKernel(LinearKernel):
     cdef bint fit_intercept
     cdef bint importance_weighted
     cdef double step_cap  # 0: no cap
+    # gamma of each class from its own update count (see class_gamma)
+    cdef double[::1] gamma_cls
+    # scratch: this round's gamma of each class
+    cdef double[::1] gbuf
     # scratch: the per-coordinate denominators q_i of the current step
     cdef double[::1] qbuf
 
@@ -96,6 +120,19 @@ cdef class SquareCBKernel(LinearKernel):
         self.importance_weighted = importance_weighted
         self.step_cap = step_cap
         self.qbuf = np.zeros(d, dtype=np.float64)
+        self.gamma_cls = np.empty(k, dtype=np.float64)
+        self.gbuf = np.empty(k, dtype=np.float64)
+        for r in range(k):
+            self.gamma_cls[r] = self.class_gamma(r)
+
+    cdef inline double schedule(self, double tau) noexcept nogil:
+        """``gamma_scale * tau ** gamma_exponent``."""
+        return self.gamma_scale * pow(tau, self.gamma_exponent)
+
+    cdef inline double class_gamma(self, int a) noexcept nogil:
+        """The schedule at class a's own clock ``k (n_a + 1)``: the round a class
+        played on its share ``1/k`` of the rounds would have reached."""
+        return self.schedule(<double>self.n_classes * (<double>self.n_upd[a] + 1.0))
 
     cdef void compute_scores(self, Row x, long long t) noexcept nogil:
         cdef int r
@@ -106,8 +143,13 @@ cdef class SquareCBKernel(LinearKernel):
 
     cdef void distribution(self, const double* s, long long t, int greedy,
                            double* p) noexcept nogil:
-        cdef double gamma = self.gamma_scale * pow(<double>t, self.gamma_exponent)
-        igw(s, self.n_classes, greedy, gamma, p)
+        # gamma_{t,a} = min(schedule(t), schedule(k (n_a + 1))): a class whose
+        # regressor has seen few updates keeps the exploration of an early round
+        cdef double gt = self.schedule(<double>t)
+        cdef int a
+        for a in range(self.n_classes):
+            self.gbuf[a] = gt if gt < self.gamma_cls[a] else self.gamma_cls[a]
+        igw(s, self.n_classes, greedy, &self.gbuf[0], p)
 
     cdef void learn(self, Row x, long long t, int played, int greedy,
                     double prob, double reward) noexcept nogil:
@@ -115,6 +157,7 @@ cdef class SquareCBKernel(LinearKernel):
         cdef double pred, rate
         cdef int a = played
         self.n_upd[a] += 1
+        self.gamma_cls[a] = self.class_gamma(a)
         if self.regressor == REG_NORMALIZED:
             pred = self._nag_rescale(x, a)
             if self.N[a] <= 0.0:
@@ -218,12 +261,14 @@ cdef class SquareCBKernel(LinearKernel):
             self.b[a] = self.b[a] - rate * e / qb
 
 
-def py_igw(const double[::1] scores, int greedy, double gamma):
-    """The compiled inverse-gap-weighting distribution for these scores."""
+def py_igw(const double[::1] scores, int greedy, const double[::1] gamma):
+    """The compiled inverse-gap-weighting distribution for these scores (one
+    ``gamma`` per class)."""
     cdef int k = <int>scores.shape[0]
-    if k < 1 or not 0 <= greedy < k:
-        raise ValueError("greedy out of range or scores empty")
+    if k < 1 or not 0 <= greedy < k or gamma.shape[0] != k:
+        raise ValueError("greedy out of range, scores empty or gamma's length "
+                         "is not the number of scores")
     out = np.empty(k, dtype=np.float64)
     cdef double[::1] o = out
-    igw(&scores[0], k, greedy, gamma, &o[0])
+    igw(&scores[0], k, greedy, &gamma[0], &o[0])
     return out

@@ -1,0 +1,253 @@
+"""OnlineSelector against the best of its candidates chosen in hindsight.
+
+On each stream of a suite of ``streams.py`` and each seed, one pass (one
+``partial_fit`` call, ``classes`` given, learner ``random_state=seed``) of
+
+* each default candidate alone (``default_candidates()``, the same parameters);
+* ``OnlineSelector`` at each setting of ``--grid`` (``exploration`` x ``window``
+  x ``confidence`` x ``eliminated_share``) or at its defaults.
+
+The online error is mistakes / rounds. The best candidate in hindsight is the
+candidate with the smallest mean-over-seeds error on that stream; the selector's
+ratio is its mean-over-seeds error over that one's (and per seed, over the best
+candidate of that seed). With ``--vw-cache``, VW's best of the five cbify
+configurations (``streams.vw_best``; read from the cache, computed when
+``vowpalwabbit`` is installed) gives the ratio to VW.
+
+Rule that chose the defaults (``--suite tuning --grid``): the setting with the
+smallest worst-stream ratio to the best candidate in hindsight (mean over seeds),
+ties broken by the mean ratio over streams.
+
+    python benchmarks/eval_selector.py --suite tuning --grid --out DIR
+    python benchmarks/eval_selector.py --suite validation --out DIR --vw-cache F
+    python benchmarks/eval_selector.py --drift --out DIR
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import os
+import sys
+import time
+
+import numpy as np
+from streams import SUITES, load_stream, vw_best
+
+from skbandit import OnlineSelector
+from skbandit.multiclass._selector import default_candidates
+
+CANDIDATE_NAMES = [
+    "SquareCB()",
+    "SquareCB(gamma_scale=300, gamma_exponent=0.5)",
+    "ConservativeOneVsAll()",
+    "OffsetTree()",
+]
+GRID = {
+    "exploration": [0.2, 0.3, 0.5, 0.7],
+    "window": [1_000, 3_000, 10_000],
+    "confidence": [0.8],
+    "eliminated_share": [0.1, 0.2, 0.35, 1.0],
+}
+
+
+def _settings(grid: bool) -> list[dict]:
+    if not grid:
+        return [{}]
+    keys = list(GRID)
+    return [dict(zip(keys, v, strict=True)) for v in itertools.product(*GRID.values())]
+
+
+def _label(setting: dict) -> str:
+    if not setting:
+        return "OnlineSelector()"
+    inner = ", ".join(f"{k}={v}" for k, v in setting.items())
+    return f"OnlineSelector({inner})"
+
+
+def _error(est, X, y) -> float:
+    est.partial_fit(X, y, classes=np.unique(y))
+    return est.n_mistakes_ / len(y)
+
+
+def run(args) -> dict:
+    path = os.path.join(args.out, f"{args.suite}.json")
+    store = {}
+    if os.path.exists(path):
+        with open(path) as f:
+            store = json.load(f)
+    settings = _settings(args.grid)
+    streams = [
+        s for s in SUITES[args.suite] if not args.streams or s.name in args.streams
+    ]
+    for stream in streams:
+        for seed in args.seeds:
+            X, y = load_stream(stream.name, seed, suite=args.suite)
+            row = store.setdefault(f"{stream.name}/{seed}", {})
+            jobs = [
+                (name, lambda i=i: default_candidates()[i])
+                for i, name in enumerate(CANDIDATE_NAMES)
+            ] + [
+                (_label(s), lambda s=s: OnlineSelector(**s)) for s in settings
+            ]  # fmt: skip
+            for name, make in jobs:
+                if name in row:
+                    continue
+                start = time.perf_counter()
+                err = _error(make().set_params(random_state=seed), X, y)
+                row[name] = err
+                print(
+                    f"{stream.name:>20} seed {seed}  {name:<60} "
+                    f"{err:.4f}  ({time.perf_counter() - start:.1f} s)",
+                    flush=True,
+                )
+                with open(path, "w") as f:
+                    json.dump(store, f, indent=1, sort_keys=True)
+            if args.vw_cache and "VW best" not in row:
+                try:
+                    row["VW best"] = vw_best(
+                        stream.name, args.suite, seed, X, y, cache=args.vw_cache
+                    )
+                except ImportError:
+                    pass
+    with open(path, "w") as f:
+        json.dump(store, f, indent=1, sort_keys=True)
+    return store
+
+
+def table(store: dict, suite: str, seeds, grid: bool) -> str:
+    """Markdown: per stream, mean errors, ratios, per-seed ratios."""
+    streams = list(dict.fromkeys(key.split("/")[0] for key in store))
+    settings = [_label(s) for s in _settings(grid)]
+    lines = []
+    summary = {s: [] for s in settings}
+    for name in settings:
+        lines += [
+            f"### {name} on the {suite} streams",
+            "",
+            "| stream | best candidate in hindsight | its error | selector error "
+            "| ratio | per-seed ratios (to that seed's best) | VW best | ratio to VW |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
+        for stream in streams:
+            rows = [store[f"{stream}/{s}"] for s in seeds if f"{stream}/{s}" in store]
+            if not rows or any(name not in r for r in rows):
+                continue
+            means = {c: np.mean([r[c] for r in rows]) for c in CANDIDATE_NAMES}
+            best = min(means, key=means.get)
+            sel = np.mean([r[name] for r in rows])
+            ratio = sel / means[best] if means[best] > 0 else float("inf")
+            if means[best] == 0 and sel == 0:
+                ratio = 1.0
+            summary[name].append(ratio)
+            per_seed = [
+                r[name] / min(r[c] for c in CANDIDATE_NAMES)
+                if min(r[c] for c in CANDIDATE_NAMES) > 0
+                else float("nan")
+                for r in rows
+            ]
+            vw = [r["VW best"] for r in rows if "VW best" in r]
+            vw_cells = (
+                (f"{np.mean(vw):.4f}", f"{sel / np.mean(vw):.3f}")
+                if len(vw) == len(rows)
+                else ("-", "-")
+            )
+            lines.append(
+                f"| {stream} | {best} | {means[best]:.4f} | {sel:.4f} | {ratio:.3f} "
+                f"| {', '.join(f'{p:.3f}' for p in per_seed)} | {vw_cells[0]} "
+                f"| {vw_cells[1]} |"
+            )
+        lines.append("")
+    lines += [
+        f"### Summary on the {suite} streams (ratio to the best candidate in "
+        "hindsight, mean over seeds)",
+        "",
+        "| setting | worst stream ratio | mean ratio |",
+        "|---|---|---|",
+    ]
+    for name, ratios in summary.items():
+        if ratios:
+            lines.append(f"| {name} | {max(ratios):.3f} | {np.mean(ratios):.3f} |")
+    lines.append("")
+    # per-candidate mean errors, for reference
+    lines += [
+        f"### Candidates alone on the {suite} streams (mean error over seeds)",
+        "",
+        "| stream | " + " | ".join(CANDIDATE_NAMES) + " |",
+        "|---|" + "---|" * len(CANDIDATE_NAMES),
+    ]
+    for stream in streams:
+        rows = [store[f"{stream}/{s}"] for s in seeds if f"{stream}/{s}" in store]
+        if rows and all(c in r for r in rows for c in CANDIDATE_NAMES):
+            cells = [f"{np.mean([r[c] for r in rows]):.4f}" for c in CANDIDATE_NAMES]
+            lines.append(f"| {stream} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def drift(args) -> str:
+    """Per-segment online error on the drift stream (SynNonSep, prototypes
+    redrawn every ``--drift-every`` rounds, ``--drift-rounds`` rounds, seed 0)."""
+    from streams import drifting_synnonsep_chunks
+
+    learners = [(n, default_candidates()[i]) for i, n in enumerate(CANDIDATE_NAMES)]
+    learners.insert(0, ("OnlineSelector()", OnlineSelector()))
+    rows = {name: [] for name, _ in learners}
+    chunks = drifting_synnonsep_chunks(
+        args.drift_rounds, args.drift_every, random_state=0
+    )
+    for j, (X, y) in enumerate(chunks):
+        for name, est in learners:
+            before = est.n_mistakes_ if j else 0
+            est.set_params(random_state=0) if not j else None
+            est.partial_fit(X, y, classes=np.arange(9))
+            rows[name].append((est.n_mistakes_ - before) / len(y))
+            print(f"segment {j} {name:<50} {rows[name][-1]:.4f}", flush=True)
+    with open(os.path.join(args.out, "drift.json"), "w") as f:
+        json.dump(rows, f, indent=1)
+    n_seg = len(next(iter(rows.values())))
+    lines = [
+        f"### Drift: SynNonSep, prototypes redrawn every {args.drift_every:,} rounds "
+        f"({args.drift_rounds:,} rounds, seed 0): online error per segment",
+        "",
+        "| learner | "
+        + " | ".join(f"segment {j + 1}" for j in range(n_seg))
+        + " | worst later / first |",
+        "|---|" + "---|" * (n_seg + 1),
+    ]
+    for name, errs in rows.items():
+        worst = max(errs[1:]) / errs[0] if n_seg > 1 and errs[0] > 0 else float("nan")
+        cells = " | ".join(f"{e:.4f}" for e in errs)
+        lines.append(f"| {name} | {cells} | {worst:.2f} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--suite", choices=list(SUITES), default="validation")
+    p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    p.add_argument("--streams", nargs="*", help="only these streams of the suite")
+    p.add_argument("--grid", action="store_true", help="the selector's grid")
+    p.add_argument("--out", required=True, help="folder of the JSON and table")
+    p.add_argument("--vw-cache", help="JSON cache of VW's best (streams.vw_best)")
+    p.add_argument("--drift", action="store_true", help="the drift stream instead")
+    p.add_argument("--drift-rounds", type=int, default=5_000_000)
+    p.add_argument("--drift-every", type=int, default=1_000_000)
+    args = p.parse_args(argv)
+    os.makedirs(args.out, exist_ok=True)
+    if args.drift:
+        md = drift(args)
+        with open(os.path.join(args.out, "drift.txt"), "w") as f:
+            f.write(md)
+        print(md)
+        return 0
+    store = run(args)
+    md = table(store, args.suite, args.seeds, args.grid)
+    with open(os.path.join(args.out, f"{args.suite}.txt"), "w") as f:
+        f.write(md)
+    print(md)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

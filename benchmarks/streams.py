@@ -1,0 +1,439 @@
+"""The stream suite of the evidence protocol: TUNING and VALIDATION streams.
+
+Defaults are chosen on ``TUNING`` only and reported on ``VALIDATION`` (disjoint
+sources: no data set, generator family setting or bundled file is in both) and on
+the six ``vw-cbify`` streams (``VW_CBIFY``, played in the experiment's own order).
+Every stream is built offline: the shared copies in ``../shared/data`` (USPS,
+MNIST t10k, covtype_small, mini 20 Newsgroups), scikit-learn's bundled data sets
+(no download), and generated streams of different ``k``, class imbalance, label
+noise, sparsity, feature scales and drift.
+
+A stream is played once per seed ``s`` (0, 1, 2, ...): a real data set in the order
+``numpy.random.default_rng(ORDER_BASE[suite] + s).permutation(n)``, a generated
+stream drawn with ``random_state=ORDER_BASE[suite] + s``; the learner's own
+``random_state`` is ``s``. The vw-cbify streams are the experiment's (order seed
+0, SynSep and SynNonSep with ``random_state=0`` and 100,000 rounds), learner seeds
+0, 1, 2.
+
+    from streams import TUNING, VALIDATION, load_stream
+    X, y = load_stream("digits", seed=0)
+
+``vw_best(name, seed, X, y)`` is the smallest online error of Vowpal Wabbit's five
+``--cbify`` configurations of the ``vw-cbify`` experiment on that stream and seed
+(cached in a JSON file, ``--vw-cache``). Run this file to print the suite::
+
+    python benchmarks/streams.py --data-dir ../shared/data
+
+The drift stream of the drift benchmark (SynNonSep whose class prototypes are
+redrawn every ``drift_every`` rounds) is too large to hold in memory at 5 million
+rounds; ``drifting_synnonsep_chunks`` yields it segment by segment.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+DATA_DIR = os.environ.get(
+    "SKBANDIT_DATA_DIR",
+    os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared", "data"),
+)
+if not os.path.isdir(DATA_DIR):  # the main checkout: /work/main/../shared/data
+    DATA_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data")
+
+ORDER_BASE = {"tuning": 100, "validation": 200}
+
+
+@dataclass(frozen=True)
+class Stream:
+    name: str
+    suite: str  # "tuning", "validation" or "vw-cbify"
+    source: str  # what it is made from
+    build: Callable[[int, str], tuple]  # (stream seed, data_dir) -> (X, y)
+    real: bool  # a fixed data set (permuted per seed) or a generator (drawn)
+
+
+# ------------------------------------------------------------------ builders
+def _sklearn(loader: str):
+    def build(seed, data_dir):
+        import sklearn.datasets
+
+        X, y = getattr(sklearn.datasets, loader)(return_X_y=True)
+        return np.asarray(X, dtype=np.float64), np.asarray(y)
+
+    return build
+
+
+def _shared(name: str):
+    def build(seed, data_dir):
+        from skbandit.experiments._data import load_dataset
+
+        return load_dataset(name, data_dir=data_dir, download=False)
+
+    return build
+
+
+def _classification(
+    n, d, k, *, informative, weights=None, flip_y=0.0, sep=1.0, log_scale=0.0
+):
+    """scikit-learn's ``make_classification``; ``log_scale > 0`` multiplies each
+    column by ``10**u``, ``u`` uniform on ``[-log_scale, log_scale]``."""
+
+    def build(seed, data_dir):
+        from sklearn.datasets import make_classification
+
+        X, y = make_classification(
+            n_samples=n,
+            n_features=d,
+            n_informative=informative,
+            n_redundant=0,
+            n_classes=k,
+            n_clusters_per_class=1,
+            weights=weights,
+            flip_y=flip_y,
+            class_sep=sep,
+            random_state=seed,
+        )
+        if log_scale:
+            rng = np.random.default_rng(seed + 7)
+            X = X * 10.0 ** rng.uniform(-log_scale, log_scale, d)
+        return X, y
+
+    return build
+
+
+def _synsep(n, *, k=9, n_features=400, n_rare=120, noise=0.0):
+    def build(seed, data_dir):
+        from skbandit.datasets import make_synnonsep
+
+        return make_synnonsep(
+            n,
+            n_classes=k,
+            n_features=n_features,
+            n_rare=n_rare,
+            noise=noise,
+            sparse=True,
+            random_state=seed,
+        )
+
+    return build
+
+
+def drifting_synnonsep_chunks(
+    n_rounds: int, drift_every: int, *, random_state: int = 0, **kwargs
+) -> Iterator[tuple[sp.csr_matrix, np.ndarray]]:
+    """SynNonSep whose class prototypes are redrawn every ``drift_every`` rounds.
+
+    Segment ``j`` (rounds ``j * drift_every + 1, ...``) is ``make_synnonsep``
+    drawn with ``random_state=numpy.random.default_rng([random_state, j])``: new
+    prototypes (an abrupt change of concept), the same generative process. Yields
+    one ``(X, y)`` segment at a time (CSR), so that a stream of 5 million rounds
+    is never held in memory at once (a segment of 10**6 rows takes about 0.55 GB).
+    ``kwargs`` go to ``make_synnonsep`` (``n_classes``, ``noise``, ...).
+    """
+    from skbandit.datasets import make_synnonsep
+
+    for j, start in enumerate(range(0, n_rounds, drift_every)):
+        m = min(drift_every, n_rounds - start)
+        rng = np.random.default_rng([random_state, j])
+        yield make_synnonsep(m, sparse=True, random_state=rng, **kwargs)
+
+
+def _drifting(n, drift_every, **kwargs):
+    def build(seed, data_dir):
+        parts = list(
+            drifting_synnonsep_chunks(n, drift_every, random_state=seed, **kwargs)
+        )
+        return sp.vstack([p[0] for p in parts], format="csr"), np.concatenate(
+            [p[1] for p in parts]
+        )
+
+    return build
+
+
+def _topics(n, *, k, vocabulary, words, concentration, seed_offset=0):
+    """Short documents from ``k`` topics: a topic is a Dirichlet distribution over
+    the vocabulary; a document draws ``words`` words from its class's topic and
+    is stored as binary bag-of-words, rows scaled to unit L2 norm (tf-idf-like)."""
+
+    def build(seed, data_dir):
+        rng = np.random.default_rng(seed + seed_offset)
+        topics = rng.dirichlet(np.full(vocabulary, concentration), size=k)
+        y = rng.integers(k, size=n)
+        rows, cols = [], []
+        for i, c in enumerate(y):
+            w = np.unique(rng.choice(vocabulary, size=words, p=topics[c]))
+            rows.append(np.full(w.size, i))
+            cols.append(w)
+        rows, cols = np.concatenate(rows), np.concatenate(cols)
+        X = sp.csr_matrix((np.ones(rows.size), (rows, cols)), shape=(n, vocabulary))
+        norms = np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
+        X = sp.diags(1.0 / np.maximum(norms, 1e-12)) @ X
+        return X.tocsr(), y
+
+    return build
+
+
+def _zipf(k, a=1.0):
+    w = 1.0 / np.arange(1, k + 1) ** a
+    return list(w / w.sum())
+
+
+# ------------------------------------------------------------------ the lists
+TUNING: tuple[Stream, ...] = (
+    Stream(
+        "digits",
+        "tuning",
+        "scikit-learn load_digits (1,797 x 64, k=10, pixels 0..16)",
+        _sklearn("load_digits"),
+        True,
+    ),
+    Stream(
+        "breast_cancer",
+        "tuning",
+        "scikit-learn load_breast_cancer (569 x 30, k=2, raw feature scales)",
+        _sklearn("load_breast_cancer"),
+        True,
+    ),
+    Stream(
+        "usps",
+        "tuning",
+        "shared USPS (9,298 x 256, k=10), other orders",
+        _shared("usps"),
+        True,
+    ),
+    Stream(
+        "covtype",
+        "tuning",
+        "shared covtype_small (10,000 x 54, k=7, min-max), other orders",
+        _shared("covtype"),
+        True,
+    ),
+    Stream(
+        "synsep-k20",
+        "tuning",
+        "SynSep generator, k=20, d=600, 200 rare (20,000 rows, separable)",
+        _synsep(20_000, k=20, n_features=600, n_rare=200),
+        False,
+    ),
+    Stream(
+        "imbalanced-k5",
+        "tuning",
+        "make_classification k=5, d=20, class weights .5/.25/.12/.08/.05, 2% flips "
+        "(10,000 rows)",
+        _classification(
+            10_000,
+            20,
+            5,
+            informative=10,
+            weights=[0.5, 0.25, 0.12, 0.08, 0.05],
+            flip_y=0.02,
+            sep=1.5,
+        ),
+        False,
+    ),
+    Stream(
+        "noisy-k8",
+        "tuning",
+        "make_classification k=8, d=40, 20% labels redrawn (10,000 rows)",
+        _classification(10_000, 40, 8, informative=20, flip_y=0.2, sep=2.0),
+        False,
+    ),
+    Stream(
+        "drift-k9",
+        "tuning",
+        "SynNonSep (noise 0.05), prototypes redrawn every 10,000 rounds (30,000 rows)",
+        _drifting(30_000, 10_000),
+        False,
+    ),
+)
+
+VALIDATION: tuple[Stream, ...] = (
+    Stream(
+        "mnist",
+        "validation",
+        "shared MNIST t10k (10,000 x 784, k=10), other orders",
+        _shared("mnist"),
+        True,
+    ),
+    Stream(
+        "20newsgroups-tfidf",
+        "validation",
+        "shared mini 20 Newsgroups tf-idf (2,000 docs, k=20), other orders",
+        _shared("20newsgroups-tfidf"),
+        True,
+    ),
+    Stream(
+        "wine",
+        "validation",
+        "scikit-learn load_wine (178 x 13, k=3, raw scales)",
+        _sklearn("load_wine"),
+        True,
+    ),
+    Stream(
+        "iris",
+        "validation",
+        "scikit-learn load_iris (150 x 4, k=3)",
+        _sklearn("load_iris"),
+        True,
+    ),
+    Stream(
+        "scaled-k6",
+        "validation",
+        "make_classification k=6, d=30, columns scaled by 10^U(-3,3), 5% flips "
+        "(10,000 rows)",
+        _classification(
+            10_000, 30, 6, informative=15, flip_y=0.05, sep=1.5, log_scale=3.0
+        ),
+        False,
+    ),
+    Stream(
+        "zipf-k15",
+        "validation",
+        "make_classification k=15, d=50, Zipf class weights, 5% flips (15,000 rows)",
+        _classification(
+            15_000, 50, 15, informative=30, weights=_zipf(15), flip_y=0.05, sep=2.0
+        ),
+        False,
+    ),
+    Stream(
+        "topics-k12",
+        "validation",
+        "short binary bag-of-words documents from 12 Dirichlet topics, vocabulary "
+        "3,000, 25 words, unit rows (8,000 docs)",
+        _topics(8_000, k=12, vocabulary=3_000, words=25, concentration=0.05),
+        False,
+    ),
+    Stream(
+        "drift-k6",
+        "validation",
+        "SynNonSep k=6, noise 0.1, prototypes redrawn every 20,000 rounds "
+        "(40,000 rows)",
+        _drifting(40_000, 20_000, n_classes=6, noise=0.1),
+        False,
+    ),
+)
+
+VW_CBIFY: tuple[Stream, ...] = tuple(
+    Stream(
+        name,
+        "vw-cbify",
+        f"vw-cbify experiment stream {name!r} (order seed 0)",
+        _shared(name),
+        False,
+    )
+    for name in ("usps", "mnist", "covtype", "20newsgroups-tfidf")
+) + (
+    Stream(
+        "synsep",
+        "vw-cbify",
+        "vw-cbify SynSep, 100,000 rows, random_state=0",
+        _synsep(100_000),
+        False,
+    ),
+    Stream(
+        "synnonsep",
+        "vw-cbify",
+        "vw-cbify SynNonSep, 100,000 rows, random_state=0",
+        _synsep(100_000, noise=0.05),
+        False,
+    ),
+)
+
+SUITES = {"tuning": TUNING, "validation": VALIDATION, "vw-cbify": VW_CBIFY}
+
+
+def get_stream(name: str, suite: str) -> Stream:
+    for s in SUITES[suite]:
+        if s.name == name:
+            return s
+    raise KeyError(f"no stream {name!r} in the {suite} suite")
+
+
+def load_stream(
+    name: str, seed: int, *, suite: str | None = None, data_dir: str | None = None
+):
+    """``(X, y)`` of stream ``name`` for seed ``seed`` (see the module docstring).
+
+    ``suite`` defaults to the first suite that has ``name`` (tuning, validation,
+    vw-cbify)."""
+    data_dir = DATA_DIR if data_dir is None else data_dir
+    if suite is None:
+        suite = next(k for k, v in SUITES.items() if any(s.name == name for s in v))
+    stream = get_stream(name, suite)
+    if suite == "vw-cbify":
+        return stream.build(0, data_dir)  # the experiment's stream for every seed
+    base = ORDER_BASE[suite] + seed
+    X, y = stream.build(base, data_dir)
+    if stream.real:
+        order = np.random.default_rng(base).permutation(len(y))
+        X, y = X[order], y[order]
+    if sp.issparse(X):
+        X = sp.csr_matrix(X)
+    return X, np.asarray(y)
+
+
+# ------------------------------------------------------------------ VW's best
+VW_ARGS = (
+    "--cbify {k} --epsilon 0.05",
+    "--cbify {k} --epsilon 0.01",
+    "--cbify {k} --epsilon 0.002",
+    "--cbify {k} --cb_explore_adf --squarecb",
+    "--cbify {k} --bag 5",
+)
+
+
+def vw_errors(X, y, seed: int) -> dict[str, float]:
+    """Online error of each of the five vw-cbify configurations (one pass)."""
+    from skbandit.experiments._learners import VWLearner
+
+    classes = np.unique(y)
+    n = len(y)
+    return {
+        args: VWLearner(args, seed).run(X, y, classes, [n])["mistakes"][-1] / n
+        for args in VW_ARGS
+    }
+
+
+def vw_best(name: str, suite: str, seed: int, X, y, cache: str | None = None) -> float:
+    """VW's best online error of the five configurations on this stream and seed,
+    read from / written to the JSON ``cache`` (key ``suite/name/seed``)."""
+    key = f"{suite}/{name}/{seed}"
+    store = {}
+    if cache and os.path.exists(cache):
+        with open(cache) as f:
+            store = json.load(f)
+    if key not in store:
+        store[key] = vw_errors(X, y, seed)
+        if cache:
+            with open(cache, "w") as f:
+                json.dump(store, f, indent=1, sort_keys=True)
+    return min(store[key].values())
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--data-dir", default=DATA_DIR)
+    p.add_argument("--seed", type=int, default=0)
+    a = p.parse_args(argv)
+    for suite, streams in SUITES.items():
+        print(f"== {suite}")
+        for s in streams:
+            X, y = load_stream(s.name, a.seed, suite=suite, data_dir=a.data_dir)
+            kind = "csr" if sp.issparse(X) else "dense"
+            print(
+                f"{s.name:>20}  n={X.shape[0]:>6} d={X.shape[1]:>6} "
+                f"k={len(np.unique(y)):>3} {kind:>5}  {s.source}"
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

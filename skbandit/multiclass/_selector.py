@@ -1,0 +1,390 @@
+"""Online selection among bandit learners by off-policy estimates."""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+from typing import TYPE_CHECKING
+
+import numpy as np
+from scipy.stats import norm
+from sklearn.base import clone
+from sklearn.utils._param_validation import Interval, InvalidParameterError
+from sklearn.utils.validation import check_is_fitted
+
+from skbandit._core._kernel import run_scores
+from skbandit.base import BaseBanditClassifier, _kernel_arrays
+from skbandit.multiclass._selector_fast import SelectorKernel
+
+if TYPE_CHECKING:
+    from skbandit._typing import RandomStateLike
+
+__all__ = ["OnlineSelector", "default_candidates"]
+
+
+def default_candidates() -> list[BaseBanditClassifier]:
+    """The candidates ``OnlineSelector(candidates=None)`` runs, in order (the
+    first is the leader until the evidence says otherwise).
+
+    * ``SquareCB()``: inverse gap weighting at its defaults (``gamma_t = 300
+      t^0.75`` per class, the normalized (NAG) regression oracle);
+    * ``SquareCB(gamma_scale=300, gamma_exponent=0.5)``: the anytime
+      ``gamma_t ∝ sqrt(t)`` schedule of Foster and Rakhlin's analysis, which
+      explores longer (noisy labels, many classes);
+    * ``ConservativeOneVsAll()``: no exploration, Passive-Aggressive one-vs-all
+      learners; strong where the greedy action is learnt fast;
+    * ``OffsetTree()``: the offset-tree reduction (importance-weighted binary
+      learners at the nodes).
+    """
+    from skbandit.linear_model import SquareCB
+    from skbandit.multiclass import ConservativeOneVsAll, OffsetTree
+
+    return [
+        SquareCB(),
+        SquareCB(gamma_scale=300.0, gamma_exponent=0.5),
+        ConservativeOneVsAll(),
+        OffsetTree(),
+    ]
+
+
+def _check_candidates(candidates) -> list[BaseBanditClassifier]:
+    if candidates is None:
+        return default_candidates()
+    if isinstance(candidates, BaseBanditClassifier) or not hasattr(
+        candidates, "__len__"
+    ):
+        raise InvalidParameterError(
+            "The 'candidates' parameter of OnlineSelector must be a list of "
+            f"skbandit learners or None; got {type(candidates).__name__}."
+        )
+    candidates = list(candidates)
+    if not candidates:
+        raise InvalidParameterError(
+            "The 'candidates' parameter of OnlineSelector must hold at least "
+            "one learner; got none."
+        )
+    for i, c in enumerate(candidates):
+        if not isinstance(c, BaseBanditClassifier):
+            raise InvalidParameterError(
+                f"candidates[{i}] is {type(c).__name__}, not a skbandit learner "
+                "(a BaseBanditClassifier): the selector runs the candidates' "
+                "compiled kernels."
+            )
+        if isinstance(c, OnlineSelector):
+            raise InvalidParameterError(
+                f"candidates[{i}] is an OnlineSelector: selectors do not nest."
+            )
+    return candidates
+
+
+class OnlineSelector(BaseBanditClassifier):
+    r"""Online selection among bandit learners by off-policy estimates.
+
+    Runs several candidate learners on one stream. Each round every candidate
+    computes its exploration distribution ``P_c(. | x)``; the selector plays
+    one action drawn from the mixture
+
+    .. math:: Q = (1 - \mu) P_\ell + \mu \sum_{c=1}^{C} \beta_c P_c ,
+
+    where ``ℓ`` is the current leader, ``C`` the number of candidates, ``μ =
+    exploration`` and ``β`` the candidates' shares of the exploration mass (uniform
+    at the start, see below), and logs its propensity ``Q(a)``. **Every** candidate
+    then learns from the round through its logged-feedback update (the played
+    action, the reward and the propensity ``Q(a)``: exactly what it would learn from
+    ``partial_fit(x, LoggedFeedback(a, r, Q(a)))``), so all candidates keep learning
+    whatever is played.
+
+    The value of each candidate's policy is estimated off-policy by inverse propensity
+    scoring (Horvitz and Thompson 1952; Dudík, Langford and Li 2011): ``z_c = r
+    P_c(a) / Q(a)`` is an unbiased estimate of the reward ``P_c`` would have
+    collected on the round, and ``Q ≥ μ β_c P_c`` bounds it by ``1 / (μ β_c)``. The
+    sums are discounted by ``λ = 1 - 1 / window`` (none when ``window=None``) so
+    that the estimates follow a drifting stream. On a rewarded round the leader is
+    challenged (champion and challengers, as Vowpal Wabbit's ``--automl``, Wu et al.
+    2021): for each challenger ``c``, with the discounted mean ``Δ`` and variance
+    ``σ²`` of the paired differences ``z_c - z_ℓ`` and the effective number of
+    rounds ``n = (Σ λ^s)² / Σ λ^{2s}``, the lower confidence bound
+
+    .. math:: \mathrm{LCB}_c = \Delta - \left(z \sqrt{\sigma^2 / n} + z^2 / (3 n)\right)
+
+    (Bernstein-shaped, ``z`` the standard normal quantile of ``confidence``) is
+    computed, and the challenger with the largest positive bound becomes the leader.
+    Then the shares: ``β_c ∝ 1`` for the leader and for every candidate whose upper
+    bound ``Δ + (z sqrt(σ² / n) + z² / (3 n))`` against it is positive (still a
+    contender), ``β_c ∝ eliminated_share`` for the others (ruled out for now: they
+    cost less but keep being estimated and can come back), normalised to sum to one.
+    The bound is a heuristic: the candidates learn as the stream goes, so their
+    values are not stationary, and the test is repeated on every rewarded round (see
+    ``docs/algorithms.md`` for what carries over from the analyses of Corral,
+    Agarwal et al. 2017, and regret balancing, Pacchiano et al. 2020).
+
+    ``predict`` and ``decision_function`` are the leader's;
+    ``exploration_distribution`` is the mixture ``Q``. The defaults were chosen
+    on held-out tuning streams (``benchmarks/eval_selector.py``); the selector
+    is not always within a few percent of its best candidate run alone: the
+    candidates learn off-policy inside it (``docs/algorithms.md`` has the
+    tables).
+
+    Parameters
+    ----------
+    candidates : list of skbandit learners, default=None
+        The candidate learners (bandit-feedback skbandit estimators; cloned at
+        the start of a fit). ``None`` runs ``default_candidates()``:
+        ``SquareCB()``, ``SquareCB(gamma_scale=300, gamma_exponent=0.5)``,
+        ``ConservativeOneVsAll()`` and ``OffsetTree()``. The first candidate
+        is the leader at the start.
+    exploration : float, default=0.2
+        The mixing weight ``μ`` in ``(0, 1]`` spread over the candidates' own
+        distributions by the shares ``β``: it bounds the importance weights by
+        ``1 / (μ β_c)`` and costs at most ``μ`` times the gap between the
+        leader and the ``β``-average of the candidates.
+    window : int or None, default=1000
+        Effective memory of the estimates in rounds: discount
+        ``λ = 1 - 1 / window`` per round. ``None``: no discount (stationary
+        streams).
+    confidence : float, default=0.8
+        One-sided confidence level of the switching test (``z`` is its
+        standard normal quantile). Higher switches later and less often.
+    eliminated_share : float, default=0.2
+        Relative share of the exploration mass kept by a candidate that the
+        estimates have ruled out, in ``(0, 1]`` (1: no elimination).
+    max_iter : int, default=5
+        Passes over the data in ``fit``. ``partial_fit`` always makes one.
+    shuffle : bool, default=True
+        Whether ``fit`` visits the rows in a new random order each pass.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the selector's generator: its uniforms draw the played action
+        (``u1``) and break every candidate's ties (``u2``). The candidates'
+        own generators are not used.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        Class labels, sorted.
+    candidates_ : list of skbandit learners
+        The fitted candidates (clones of ``candidates``), each in the state
+        it would have after learning the same rounds from logged feedback.
+    leader_ : int
+        Index in ``candidates_`` of the current leader.
+    n_switches_ : int
+        Number of times the leader changed.
+    value_estimates_ : ndarray of shape (n_candidates,)
+        Discounted inverse-propensity estimates of each candidate's mean reward.
+    ips_sums_ : ndarray of shape (n_candidates,)
+        Discounted sums ``S_c`` of the ``z_c``.
+    ips_cross_ : ndarray of shape (n_candidates, n_candidates)
+        Discounted sums ``G_cd`` of ``z_c z_d``.
+    ips_weights_ : ndarray of shape (2,)
+        Discounted sums of the weights and of their squares.
+    leader_state_ : ndarray of shape (2,)
+        The leader's index and the number of switches (int64).
+    mix_shares_ : ndarray of shape (n_candidates,)
+        The candidates' shares ``β`` of the exploration mass (sum to one).
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
+        Names of features seen during fit (string column names only).
+    t_ : int
+        Rounds played so far.
+    n_mistakes_ : int
+        Rounds whose played action was not rewarded.
+    n_greedy_mistakes_ : int
+        Rounds whose leader's greedy action was wrong.
+
+    See Also
+    --------
+    SquareCB, ConservativeOneVsAll, OffsetTree : The default candidates.
+
+    References
+    ----------
+    A. Agarwal, H. Luo, B. Neyshabur and R. E. Schapire, "Corralling a band of
+    bandit algorithms", COLT 2017.
+
+    A. Pacchiano, M. Phan, Y. Abbasi-Yadkori, A. Rao, J. Zimmert, T. Lattimore
+    and C. Szepesvári, "Model selection in contextual stochastic bandit
+    problems", NeurIPS 2020.
+
+    Q. Wu, C. Wang, J. Langford, P. Mineiro and M. Rossi, "ChaCha for online
+    AutoML", ICML 2021.
+
+    D. Foster and A. Rakhlin, "Beyond UCB: optimal and efficient contextual
+    bandits with regression oracles", ICML 2020.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_digits
+    >>> from skbandit import OnlineSelector
+    >>> X, y = load_digits(return_X_y=True)
+    >>> sel = OnlineSelector(random_state=0).partial_fit(X / 16, y, classes=range(10))
+    >>> len(sel.candidates_), sel.t_
+    (4, 1797)
+    """
+
+    _parameter_constraints: dict = {
+        **BaseBanditClassifier._parameter_constraints,
+        "candidates": ["array-like", None],
+        "exploration": [Interval(Real, 0, 1, closed="right")],
+        "window": [Interval(Integral, 1, None, closed="left"), None],
+        "confidence": [Interval(Real, 0.5, 1, closed="neither")],
+        "eliminated_share": [Interval(Real, 0, 1, closed="right")],
+    }
+
+    _state_attrs = (
+        "ips_sums_",
+        "ips_cross_",
+        "ips_weights_",
+        "leader_state_",
+        "mix_shares_",
+    )
+    _fast_rows_ok = True
+
+    def __init__(
+        self,
+        candidates=None,
+        *,
+        exploration: float = 0.2,
+        window: int | None = 1_000,
+        confidence: float = 0.8,
+        eliminated_share: float = 0.2,
+        max_iter: int = 5,
+        shuffle: bool = True,
+        random_state: RandomStateLike = None,
+    ) -> None:
+        super().__init__(max_iter=max_iter, shuffle=shuffle, random_state=random_state)
+        self.candidates = candidates
+        self.exploration = exploration
+        self.window = window
+        self.confidence = confidence
+        self.eliminated_share = eliminated_share
+
+    # ----------------------------------------------------------- parameters
+    def _validate_params(self) -> None:
+        super()._validate_params()
+        for c in _check_candidates(self.candidates):
+            c._validate_params()
+
+    @property
+    def _logged_rewards(self) -> str:  # type: ignore[override]  # computed from the candidates (read only, by design)
+        # the strictest of the candidates': "binary" if any update assumes bits
+        kinds = {
+            c._logged_rewards
+            for c in self.__dict__.get("candidates_", None)
+            or _check_candidates(self.candidates)
+        }
+        return "binary" if "binary" in kinds else "unit"
+
+    # ---------------------------------------------------------------- state
+    def _init_state(self, n_features, n_classes):
+        candidates = [clone(c) for c in _check_candidates(self.candidates)]
+        for c in candidates:
+            c.n_features_in_ = n_features
+            c._reset(self.classes_, n_features)
+            # the selector's uniforms drive every candidate: their own
+            # generators are never drawn from (fixed, so the state is a
+            # function of the selector's seed alone)
+            c._rng = np.random.default_rng(0)
+            c.n_iter_ = 0
+        n = len(candidates)
+        self.candidates_ = candidates
+        self.ips_sums_ = np.zeros(n, dtype=np.float64)
+        self.ips_cross_ = np.zeros((n, n), dtype=np.float64)
+        self.ips_weights_ = np.zeros(2, dtype=np.float64)
+        self.leader_state_ = np.zeros(2, dtype=np.int64)
+        self.mix_shares_ = np.full(n, 1.0 / n)
+
+    def _get_state(self) -> dict:
+        state = super()._get_state()
+        for i, c in enumerate(self.candidates_):
+            state[f"candidates_[{i}]"] = c._get_state()
+        return state
+
+    def _set_state(self, state: dict) -> None:
+        state = dict(state)
+        for i, c in enumerate(self.candidates_):
+            c._set_state(state.pop(f"candidates_[{i}]"))
+        super()._set_state(state)
+
+    def _own_state_arrays(self) -> None:
+        super()._own_state_arrays()
+        for c in self.candidates_:
+            c._own_state_arrays()
+
+    def _make_kernel(self):
+        kernels = [c._make_kernel() for c in self.candidates_]
+        return self._selector_kernel(kernels)
+
+    def _selector_kernel(self, kernels):
+        for c, kc in zip(self.candidates_, kernels, strict=True):
+            if kc.full_information:
+                raise ValueError(
+                    f"{type(c).__name__} learns from the true label (a "
+                    "full-information learner): it cannot be a candidate of "
+                    "OnlineSelector, whose candidates learn from bandit feedback."
+                )
+        lam = 1.0 if self.window is None else 1.0 - 1.0 / self.window
+        kernel = SelectorKernel(
+            kernels,
+            self.ips_sums_,
+            self.ips_cross_,
+            self.ips_weights_,
+            self.leader_state_,
+            self.mix_shares_,
+            float(self.exploration),
+            lam,
+            float(norm.ppf(self.confidence)),
+            float(self.eliminated_share),
+        )
+        kernel.owners = list(self.candidates_)
+        return kernel
+
+    def _before_block(self, kernel, n_rows):
+        # a candidate may replace its kernel (e.g. after growing a buffer)
+        old = kernel.kernels
+        new = [
+            c._before_block(kc, n_rows)
+            for c, kc in zip(self.candidates_, old, strict=True)
+        ]
+        if any(a is not b for a, b in zip(old, new, strict=True)):
+            kernel = self._selector_kernel(new)
+        kernel.block_rows = n_rows
+        return kernel
+
+    def _after_block(self, kernel) -> None:
+        # the candidates' own end-of-block work, and their round counters
+        for c, kc in zip(kernel.owners, kernel.kernels, strict=True):
+            c._after_block(kc)
+            c.t_ += kernel.block_rows
+
+    # ----------------------------------------------------------- validation
+    # ----------------------------------------------------------- prediction
+    def _score_rows(self, X):
+        # the leader's scores as its kernel computes them in play (the same
+        # compiled sums for dense and sparse rows)
+        leader = self.candidates_[self.leader_]
+        leader._own_state_arrays()
+        out = np.empty((X.shape[0], self.classes_.shape[0]), dtype=np.float64)
+        run_scores(leader._make_kernel(), *_kernel_arrays(X), self.t_ + 1, out)
+        return out
+
+    @property
+    def leader_(self) -> int:
+        """Index in ``candidates_`` of the current leader."""
+        check_is_fitted(self)
+        return int(self.leader_state_[0])
+
+    @property
+    def n_switches_(self) -> int:
+        """Number of times the leader changed."""
+        check_is_fitted(self)
+        return int(self.leader_state_[1])
+
+    @property
+    def value_estimates_(self) -> np.ndarray:
+        """Discounted IPS estimates of each candidate's mean reward."""
+        check_is_fitted(self)
+        w = self.ips_weights_[0]
+        return self.ips_sums_ / w if w > 0 else np.zeros_like(self.ips_sums_)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags

@@ -1,0 +1,309 @@
+"""Compiled round of ``OnlineSelector``: several candidate kernels on one stream.
+
+``SelectorKernel`` is itself a ``BaseKernel``, so the shared pass drivers
+(``run_pass``, ``run_act``, ``run_logged``, ``run_distribution``) play it
+unchanged: one row per round, the candidates' halves called in C.
+
+One round at index ``t`` with candidates ``c = 0 .. C - 1`` and leader ``l``:
+
+* every candidate computes its scores and its distribution ``P_c`` (its
+  policy's marginal distribution: exact ties of its greedy label averaged as in
+  ``BaseKernel.marginal_distribution``);
+* the played distribution is the mixture
+  ``Q = (1 - mix) P_l + mix * (beta_0 P_0 + ... + beta_{C-1} P_{C-1})``
+  (summed in order) with the shares ``beta`` (positive, summing to one); the
+  action ``a`` is drawn from ``Q`` by inverse CDF on ``u1``; its propensity is
+  ``Q(a)``;
+* every candidate learns from the round through its own ``learn`` with the
+  played action, its own tie-broken greedy label (ties broken by ``u2``), the
+  propensity of the round (``Q(a)``, or the logged propensity of an
+  off-policy logged round) and the reward;
+* the off-policy estimates are updated: with ``z_c = r P_c(a) / prob``
+  (inverse propensity scoring), discount ``lam``:
+  ``S_c <- lam S_c + z_c``, ``G_cd <- lam G_cd + z_c z_d``,
+  ``w1 <- lam w1 + 1``, ``w2 <- lam^2 w2 + 1``;
+* on a round with a non-zero reward, the leader is challenged: for each
+  ``c != l``, ``delta = (S_c - S_l) / w1``,
+  ``var = max(0, (G_cc - 2 G_cl + G_ll) / w1 - delta^2)``,
+  ``n = w1^2 / w2`` (the effective number of rounds) and
+  ``lcb = delta - (z sqrt(var / n) + z^2 / (3 n))``; the candidate with the
+  largest positive ``lcb`` (the first in order on ties) becomes the leader.
+  Then the shares: ``beta_c = 1`` for the leader and for every candidate whose
+  upper bound ``delta + (z sqrt(var / n) + z^2 / (3 n))`` against the leader is
+  positive (a contender), ``beta_c = floor`` for the others, all divided by
+  their sum (in order).
+"""
+
+from cpython.ref cimport PyObject
+from libc.math cimport NAN, sqrt
+from libc.stdlib cimport free, malloc
+
+from skbandit._core._kernel cimport (
+    STATUS_NONFINITE,
+    STATUS_OK,
+    BaseKernel,
+    Row,
+    all_finite,
+    argmax_ties,
+    sample_inverse_cdf,
+)
+
+import numpy as np
+
+
+cdef class SelectorKernel(BaseKernel):
+    """The selector's round over the candidates' kernels (module docstring)."""
+
+    # the candidates' kernels: ``kernels`` owns the references, ``ptrs`` reads
+    # them without the GIL
+    cdef readonly list kernels
+    # the estimators owning the kernels, and the rows of the current block (set
+    # by the estimator; Python only)
+    cdef public list owners
+    cdef public Py_ssize_t block_rows
+    cdef PyObject** ptrs
+    cdef int n_cand
+    # scratch of the current round: P_c (C, k), greedy labels, maximiser counts
+    cdef double[:, ::1] P
+    cdef int[::1] g
+    cdef int[::1] m
+    cdef double[::1] z_buf
+    # the candidates' average distribution M = beta_0 P_0 + ... + beta_{C-1} P_{C-1}
+    cdef double[::1] avg
+    # scratch of ``distribution`` and ``marginal_distribution``
+    cdef double[:, ::1] P_tmp
+    cdef double[::1] avg_tmp
+    cdef bint finite
+    # state (the estimator's arrays, updated in place)
+    cdef double[::1] S
+    cdef double[:, ::1] G
+    cdef double[::1] w
+    cdef long long[::1] lead
+    # the candidates' shares of the exploration mass (sum to one)
+    cdef double[::1] beta
+    cdef double floor
+    cdef double mix
+    cdef double lam
+    cdef double zq
+
+    def __cinit__(self, *args, **kwargs):
+        self.ptrs = NULL
+
+    def __init__(self, list kernels, double[::1] S, double[:, ::1] G,
+                 double[::1] w, long long[::1] lead, double[::1] beta, double mix,
+                 double lam, double zq, double floor):
+        cdef int c, n = len(kernels)
+        cdef BaseKernel kc
+        if n < 1:
+            raise ValueError("SelectorKernel needs at least one candidate kernel")
+        k = (<BaseKernel>kernels[0]).n_classes
+        d = (<BaseKernel>kernels[0]).n_features
+        for kc in kernels:
+            if kc.n_classes != k or kc.n_features != d:
+                raise ValueError("candidate kernels disagree on the number of "
+                                 "classes or features")
+            if kc.full_information:
+                raise TypeError("a full-information kernel cannot be a candidate "
+                                "(it needs the true label)")
+        if (S.shape[0] != n or G.shape[0] != n or G.shape[1] != n
+                or w.shape[0] != 2 or lead.shape[0] != 2 or beta.shape[0] != n):
+            raise ValueError("selector state arrays have inconsistent shapes")
+        if not 0 <= lead[0] < n:
+            raise ValueError(f"leader {lead[0]} out of range for {n} candidates")
+        if not (0.0 <= mix <= 1.0 and 0.0 <= lam <= 1.0 and zq >= 0.0
+                and 0.0 < floor <= 1.0):
+            raise ValueError("mix and lam must be in [0, 1], zq >= 0, floor in "
+                             "(0, 1]")
+        BaseKernel.__init__(self, k, d, False)
+        self.kernels = list(kernels)
+        self.owners = []
+        self.block_rows = 0
+        self.n_cand = n
+        self.ptrs = <PyObject**>malloc(n * sizeof(PyObject*))
+        if self.ptrs == NULL:
+            raise MemoryError()
+        for c in range(n):
+            self.ptrs[c] = <PyObject*>self.kernels[c]
+        self.P = np.zeros((n, k), dtype=np.float64)
+        self.g = np.zeros(n, dtype=np.int32)
+        self.m = np.ones(n, dtype=np.int32)
+        self.z_buf = np.zeros(n, dtype=np.float64)
+        self.avg = np.zeros(k, dtype=np.float64)
+        self.P_tmp = np.zeros((n, k), dtype=np.float64)
+        self.avg_tmp = np.zeros(k, dtype=np.float64)
+        self.finite = True
+        self.S, self.G, self.w, self.lead, self.beta = S, G, w, lead, beta
+        self.mix, self.lam, self.zq, self.floor = mix, lam, zq, floor
+
+    def __dealloc__(self):
+        if self.ptrs != NULL:
+            free(self.ptrs)
+
+    cdef void average(self, long long t, double[:, ::1] P,
+                      double* avg) noexcept nogil:
+        # P[c]: candidate c's marginal distribution (exact ties averaged) for
+        # its current scores at round t; avg = beta_0 P[0] + ... (in order).
+        cdef int k = self.n_classes, C = self.n_cand
+        cdef int c, a
+        cdef double total
+        for c in range(C):
+            (<BaseKernel>self.ptrs[c]).marginal_distribution(t, &P[c, 0])
+        for a in range(k):
+            total = 0.0
+            for c in range(C):
+                total = total + self.beta[c] * P[c, a]
+            avg[a] = total
+
+    cdef void compute_scores(self, Row x, long long t) noexcept nogil:
+        # Every candidate's scores and distribution P_c, then the mixture in
+        # ``proba``; ``scores`` are the leader's (NaN if any candidate's are not
+        # finite).
+        cdef int k = self.n_classes, C = self.n_cand
+        cdef int c, a, mc
+        cdef int lead = <int>self.lead[0]
+        self.finite = True
+        for c in range(C):
+            (<BaseKernel>self.ptrs[c]).compute_scores(x, t)
+            if not all_finite(&(<BaseKernel>self.ptrs[c]).scores[0], k):
+                self.finite = False
+                for a in range(k):
+                    self.scores[a] = NAN
+                return
+            self.g[c] = argmax_ties(&(<BaseKernel>self.ptrs[c]).scores[0], k, 0.0,
+                                    &mc)
+            self.m[c] = mc
+        self.average(t, self.P, &self.avg[0])
+        for a in range(k):
+            self.proba[a] = (1.0 - self.mix) * self.P[lead, a] \
+                + self.mix * self.avg[a]
+            self.scores[a] = (<BaseKernel>self.ptrs[lead]).scores[a]
+
+    cdef void distribution(self, const double* s, long long t, int greedy,
+                           double* p) noexcept nogil:
+        # (1 - mix) times the leader's distribution for the scores ``s`` (the
+        # leader's) and greedy label ``greedy``, plus mix times the candidates'
+        # average at round t for their current scores (scratch arrays: the
+        # round's P is not touched).
+        cdef int a, lead = <int>self.lead[0]
+        self.average(t, self.P_tmp, &self.avg_tmp[0])
+        (<BaseKernel>self.ptrs[lead]).distribution(s, t, greedy, p)
+        for a in range(self.n_classes):
+            p[a] = (1.0 - self.mix) * p[a] + self.mix * self.avg_tmp[a]
+
+    cdef void marginal_distribution(self, long long t, double* out) noexcept nogil:
+        # Q at round t for the candidates' current scores, the leader's taken
+        # from ``scores``: after ``compute_scores`` at the same t, bit for bit
+        # its ``proba``.
+        cdef int a, lead = <int>self.lead[0]
+        for a in range(self.n_classes):
+            (<BaseKernel>self.ptrs[lead]).scores[a] = self.scores[a]
+        self.average(t, self.P_tmp, &self.avg_tmp[0])
+        for a in range(self.n_classes):
+            out[a] = (1.0 - self.mix) * self.P_tmp[lead, a] \
+                + self.mix * self.avg_tmp[a]
+
+    cdef int act(self, Row x, long long t, double u1, double u2,
+                 int* greedy, double* prob, double* marginal) noexcept nogil:
+        cdef int k = self.n_classes
+        cdef int c, a, mc
+        self.compute_scores(x, t)
+        if not self.finite:
+            self.status = STATUS_NONFINITE
+            greedy[0] = 0
+            prob[0] = 0.0
+            marginal[0] = 0.0
+            return 0
+        # each candidate's greedy label, exact ties broken by u2 as in its own act
+        for c in range(self.n_cand):
+            if self.m[c] > 1:
+                self.g[c] = argmax_ties(&(<BaseKernel>self.ptrs[c]).scores[0],
+                                        k, u2, &mc)
+        greedy[0] = self.g[<int>self.lead[0]]
+        a = sample_inverse_cdf(&self.proba[0], k, u1)
+        prob[0] = self.proba[a]
+        marginal[0] = self.proba[a]
+        return a
+
+    cdef void learn(self, Row x, long long t, int played, int greedy,
+                    double prob, double reward) noexcept nogil:
+        cdef int C = self.n_cand
+        cdef int c
+        for c in range(C):
+            (<BaseKernel>self.ptrs[c]).learn(x, t, played, self.g[c], prob, reward)
+            if (<BaseKernel>self.ptrs[c]).status != STATUS_OK:
+                self.status = (<BaseKernel>self.ptrs[c]).status
+                return
+        self.update_estimates(played, prob, reward)
+
+    cdef void update_estimates(self, int played, double prob,
+                               double reward) noexcept nogil:
+        cdef int C = self.n_cand
+        cdef int c, e
+        cdef double lam = self.lam
+        cdef double* z = &self.z_buf[0]
+        if lam < 1.0:
+            for c in range(C):
+                self.S[c] = lam * self.S[c]
+                for e in range(C):
+                    self.G[c, e] = lam * self.G[c, e]
+        self.w[0] = lam * self.w[0] + 1.0
+        self.w[1] = (lam * lam) * self.w[1] + 1.0
+        if reward == 0.0:
+            return
+        for c in range(C):
+            z[c] = reward * self.P[c, played] / prob
+            self.S[c] = self.S[c] + z[c]
+        for c in range(C):
+            for e in range(C):
+                self.G[c, e] = self.G[c, e] + z[c] * z[e]
+        self.challenge()
+
+    cdef inline double bound(self, int c, int l, double n, double sign) noexcept nogil:
+        # delta + sign * (z sqrt(var / n) + z^2 / (3 n)) for challenger c
+        # against l: the lower (sign -1) or upper (+1) confidence bound.
+        cdef double w1 = self.w[0]
+        cdef double delta = (self.S[c] - self.S[l]) / w1
+        cdef double var = (self.G[c, c] - 2.0 * self.G[c, l] + self.G[l, l]) / w1 \
+            - delta * delta
+        if var < 0.0:
+            var = 0.0
+        return delta + sign * (self.zq * sqrt(var / n) + self.zq * self.zq / (3.0 * n))
+
+    cdef void challenge(self) noexcept nogil:
+        cdef int C = self.n_cand
+        cdef int c, best
+        cdef int l = <int>self.lead[0]
+        cdef double n = self.w[0] * self.w[0] / self.w[1]
+        cdef double lcb, best_lcb = 0.0, total = 0.0
+        best = l
+        for c in range(C):
+            if c == l:
+                continue
+            lcb = self.bound(c, l, n, -1.0)
+            if lcb > best_lcb:
+                best_lcb = lcb
+                best = c
+        if best != l:
+            self.lead[0] = best
+            self.lead[1] += 1
+            l = best
+        # the mixture's shares: 1 for the leader and for every candidate whose
+        # upper bound against it is positive (still a contender), ``floor``
+        # for the others; normalised to sum to one
+        for c in range(C):
+            if c == l or self.bound(c, l, n, 1.0) > 0.0:
+                self.beta[c] = 1.0
+            else:
+                self.beta[c] = self.floor
+            total = total + self.beta[c]
+        for c in range(C):
+            self.beta[c] = self.beta[c] / total
+
+    # ------------------------------------------------ Python-callable twins
+    def py_candidate_distributions(self):
+        """A copy of the candidates' distributions ``P`` (C, k) of the last round."""
+        return np.array(self.P, copy=True)
+
+    def py_candidate_greedy(self):
+        """The candidates' tie-broken greedy labels of the last ``act``."""
+        return np.array(self.g, copy=True)

@@ -1,0 +1,186 @@
+"""Reference of ``OnlineSelector``, one round at a time in Python.
+
+Written from the selector's docstring (and docs/algorithms.md), round ``t``
+with uniforms ``(u1, u2)``, candidates ``c = 0 .. C - 1``, leader ``l``:
+
+- ``P_c``: candidate ``c``'s marginal distribution of the row (ties averaged);
+- ``Q = (1 - mix) P_l + mix * (beta_0 P_0 + ... + beta_{C-1} P_{C-1})``
+  (summed in order), the shares ``beta`` uniform at the start;
+- ``a``: inverse-CDF draw from ``Q`` on ``u1``; reward ``r = 1[a == y]``;
+- each candidate learns ``(a, g_c, Q(a), r)`` with ``g_c`` its greedy label,
+  exact ties broken by ``u2``;
+- ``z_c = r P_c(a) / Q(a)``; ``S = lam S + z``, ``G = lam G + z z^T``,
+  ``w1 = lam w1 + 1``, ``w2 = lam^2 w2 + 1``;
+- on a rewarded round: ``delta_c = (S_c - S_l) / w1``,
+  ``var_c = max(0, (G_cc - 2 G_cl + G_ll) / w1 - delta_c^2)``,
+  ``n = w1^2 / w2``, ``lcb_c = delta_c - (zq sqrt(var_c / n) + zq^2 / (3 n))``;
+  the first candidate with the largest ``lcb_c > 0`` becomes the leader; then
+  ``beta_c = 1`` for the leader and each ``c`` whose upper bound (``+``) against
+  it is positive, ``floor`` for the others, divided by their sum.
+
+Two kinds of candidates: ``BanditronRef`` is a pure-NumPy Banditron (the
+helpers of ``_reference.py``: its logged update ``w_g -= x``, and
+``w_a += x / prob`` on a reward); ``EstimatorRef`` drives a skbandit learner
+itself through its public distribution and its kernel's one-round twins
+(``py_act`` for the scores and the tie-broken greedy label, ``py_learn``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from _reference import (
+    _add,
+    _row,
+    _sub,
+    epsilon_greedy,
+    greedy_label,
+    marginal_propensity,
+    maximisers,
+    sample,
+    scores,
+)
+from sklearn.base import clone
+
+
+class BanditronRef:
+    """The Banditron in NumPy: epsilon-greedy play, the logged update."""
+
+    def __init__(self, gamma: float, k: int, d: int):
+        self.gamma, self.k = gamma, k
+        self.W = np.zeros((k, d))
+
+    def distribution(self, X, i, t):
+        s = scores(self.W, *_row(X, i))
+        return np.array(
+            [
+                marginal_propensity(
+                    lambda g: epsilon_greedy(self.k, g, self.gamma), maximisers(s), b
+                )
+                for b in range(self.k)
+            ]
+        )
+
+    def greedy(self, X, i, t, u2):
+        return greedy_label(scores(self.W, *_row(X, i)), u2)
+
+    def learn(self, X, i, t, a, g, prob, r):
+        cols, vals = _row(X, i)
+        _sub(self.W, g, cols, vals)
+        if r == 1.0:
+            _add(self.W, a, cols, vals / prob)
+
+
+class EstimatorRef:
+    """A fitted-from-scratch clone of a skbandit learner, driven one round at a
+    time (dense rows)."""
+
+    def __init__(self, est, classes, d: int):
+        self.est = clone(est)
+        self.est.n_features_in_ = d
+        self.est._reset(np.asarray(classes), d)
+
+    def distribution(self, X, i, t):
+        self.est.t_ = t - 1  # exploration_distribution plays round t_ + 1
+        return self.est.exploration_distribution(X[i : i + 1])[0]
+
+    def greedy(self, X, i, t, u2):
+        self._kernel = self.est._make_kernel()
+        return self._kernel.py_act(X[i], t, 0.5, u2)[1]
+
+    def learn(self, X, i, t, a, g, prob, r):
+        self._kernel.py_learn(X[i], t, a, g, prob, r)
+
+
+class SelectorState:
+    """The selector's state: candidates (references above), sums, leader."""
+
+    def __init__(self, candidates, *, mix, lam, zq, floor):
+        C = len(candidates)
+        self.candidates, self.mix, self.lam, self.zq = candidates, mix, lam, zq
+        self.floor, self.beta = floor, np.full(C, 1.0 / C)
+        self.S, self.G, self.w = np.zeros(C), np.zeros((C, C)), np.zeros(2)
+        self.lead, self.switches = 0, 0
+
+
+def selector_round(st, X, i, t, u1, u2, *, y=None, logged=None, learn=True):
+    """Round ``t`` on row ``i``: returns ``(action, propensity)``. The reward is
+    ``1[a == y]`` (simulation) or the logged ``(a, r, q)`` is learned instead
+    (the update then uses ``q``: the selector's own rounds have ``q == Q(a)``)."""
+    C = len(st.candidates)
+    P = np.array([c.distribution(X, i, t) for c in st.candidates])
+    total = np.zeros(P.shape[1])
+    for c in range(C):
+        total = total + st.beta[c] * P[c]
+    Q = (1.0 - st.mix) * P[st.lead] + st.mix * total
+    a = sample(Q, u1)
+    if not learn:
+        return a, Q[a]
+    if logged is None:
+        r, prob = (1.0 if a == y else 0.0), Q[a]
+    else:
+        a, r, prob = logged
+        a = int(a)
+    greedy = [c.greedy(X, i, t, u2) for c in st.candidates]
+    for c, g in zip(st.candidates, greedy, strict=True):
+        c.learn(X, i, t, a, g, prob, r)
+    lam = st.lam
+    st.S, st.G = lam * st.S, lam * st.G
+    st.w = np.array([lam * st.w[0] + 1.0, (lam * lam) * st.w[1] + 1.0])
+    if r != 0.0:
+        z = r * P[:, a] / prob
+        st.S = st.S + z
+        st.G = st.G + np.outer(z, z)
+        _challenge(st)
+    return a, Q[a]
+
+
+def _bound(st, c, lead, n_eff, sign):
+    S, G, w, zq = st.S, st.G, st.w, st.zq
+    delta = (S[c] - S[lead]) / w[0]
+    var = max((G[c, c] - 2.0 * G[c, lead] + G[lead, lead]) / w[0] - delta**2, 0.0)
+    return delta + sign * (zq * np.sqrt(var / n_eff) + zq * zq / (3.0 * n_eff))
+
+
+def _challenge(st):
+    C = len(st.S)
+    n_eff = st.w[0] * st.w[0] / st.w[1]
+    best, best_lcb = st.lead, 0.0
+    for c in range(C):
+        if c == st.lead:
+            continue
+        lcb = _bound(st, c, st.lead, n_eff, -1.0)
+        if lcb > best_lcb:
+            best, best_lcb = c, lcb
+    if best != st.lead:
+        st.lead, st.switches = best, st.switches + 1
+    raw = [
+        1.0 if c == st.lead or _bound(st, c, st.lead, n_eff, 1.0) > 0.0 else st.floor
+        for c in range(C)
+    ]
+    total = 0.0
+    for v in raw:
+        total = total + v
+    st.beta = np.array([v / total for v in raw])
+
+
+def selector(X, y, U, candidates, *, mix, lam, zq, floor):
+    """Play the stream; returns the log and the final estimates."""
+    n = X.shape[0]
+    st = SelectorState(candidates, mix=mix, lam=lam, zq=zq, floor=floor)
+    actions = np.empty(n, dtype=np.int64)
+    props = np.empty(n)
+    ruled_out = 0  # rounds that ended with a candidate ruled out
+    for i in range(n):
+        actions[i], props[i] = selector_round(st, X, i, i + 1, *U[i], y=y[i])
+        ruled_out += bool(st.beta.min() < st.beta.max())
+    return {
+        "actions": actions,
+        "propensities": props,
+        "S": st.S,
+        "G": st.G,
+        "w": st.w,
+        "leader": st.lead,
+        "switches": st.switches,
+        "beta": st.beta,
+        "ruled_out": ruled_out,
+    }

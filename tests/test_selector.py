@@ -1,0 +1,305 @@
+"""OnlineSelector: online selection among learners by off-policy estimates.
+
+- The Python reference (``_reference_selector.py``) fed the same uniforms:
+  identical actions, propensities, leaders, estimates and candidates' states,
+  with NumPy Banditron candidates (dense and CSR, with and without discount)
+  and with the default candidates driven through their own kernels.
+- Every candidate learns each round as from ``LoggedFeedback`` with the
+  mixture's propensity; the played distribution is the mixture of the
+  candidates' distributions; the estimates are unbiased for each candidate's
+  value; the leader switches to a clearly better candidate and back after a
+  change of concept (discounted estimates).
+- Parameters and candidates are validated; a failed call changes nothing.
+"""
+
+from __future__ import annotations
+
+import copy
+import pickle
+
+import _reference_selector as ref
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from _data import make_stream
+from numpy.testing import assert_allclose, assert_array_equal
+from scipy.stats import norm
+from sklearn.base import clone
+
+from skbandit import (
+    BanditFeedback,
+    Banditron,
+    ConservativeOneVsAll,
+    LoggedFeedback,
+    MulticlassPerceptron,
+    OffsetTree,
+    OnlineSelector,
+    SquareCB,
+)
+from skbandit.multiclass._selector import default_candidates
+
+
+def _uniforms(seed, n):
+    return np.random.default_rng(seed).random((n, 2))
+
+
+def _check_against_reference(sel, X, y, expected, refs):
+    fb = BanditFeedback(y)
+    sel.partial_fit(X, fb, classes=np.arange(refs["k"]))
+    assert_array_equal(fb.actions_, expected["actions"])
+    assert_array_equal(fb.propensities_, expected["propensities"])
+    assert_array_equal(sel.ips_sums_, expected["S"])
+    assert_array_equal(sel.ips_cross_, expected["G"])
+    assert_array_equal(sel.ips_weights_, expected["w"])
+    assert sel.leader_ == expected["leader"]
+    assert sel.n_switches_ == expected["switches"]
+    assert_array_equal(sel.mix_shares_, expected["beta"])
+    return fb
+
+
+# --------------------------------------------------------------------------------------
+# against the reference
+
+
+@pytest.mark.parametrize("container", ["dense", "csr"])
+@pytest.mark.parametrize("window", [None, 40])
+@pytest.mark.parametrize("mix", [0.3, 1.0])
+def test_matches_reference_banditron_candidates(container, window, mix):
+    k, n, seed = 4, 400, 3
+    X, y = make_stream(n=n, d=10, k=k, kind="binary", seed=seed)
+    Xc = sp.csr_matrix(X) if container == "csr" else X
+    gammas = [0.6, 0.05, 0.2]
+    lam = 1.0 if window is None else 1.0 - 1.0 / window
+    zq = float(norm.ppf(0.8))
+    cands = [ref.BanditronRef(g, k, X.shape[1]) for g in gammas]
+    expected = ref.selector(
+        Xc, y, _uniforms(seed, n), cands, mix=mix, lam=lam, zq=zq, floor=0.05
+    )
+    # the test must see switches and eliminations happen
+    assert expected["switches"] >= 1
+    assert expected["ruled_out"] >= 1
+    sel = OnlineSelector(
+        [Banditron(gamma=g) for g in gammas],
+        exploration=mix,
+        window=window,
+        confidence=0.8,
+        eliminated_share=0.05,
+        random_state=seed,
+    )
+    _check_against_reference(sel, Xc, y, expected, {"k": k})
+    for c, r in zip(sel.candidates_, cands, strict=True):
+        assert_array_equal(c.coef_, r.W)
+        assert c.t_ == n
+
+
+@pytest.mark.parametrize("kind", ["gaussian", "binary"])
+def test_matches_reference_default_candidates(kind):
+    k, n, seed = 5, 300, 1
+    X, y = make_stream(n=n, d=8, k=k, kind=kind, seed=seed)
+    classes = np.arange(k)
+    sel = OnlineSelector(
+        exploration=0.5,
+        window=50,
+        confidence=0.7,
+        eliminated_share=0.3,
+        random_state=seed,
+    )
+    cands = [ref.EstimatorRef(c, classes, X.shape[1]) for c in default_candidates()]
+    expected = ref.selector(
+        X,
+        y,
+        _uniforms(seed, n),
+        cands,
+        mix=0.5,
+        lam=1 - 1 / 50,
+        zq=norm.ppf(0.7),
+        floor=0.3,
+    )
+    _check_against_reference(sel, X, y, expected, {"k": k})
+    for c, r in zip(sel.candidates_, cands, strict=True):
+        state, want = c._get_state(), r.est._get_state()
+        for name in c._state_attrs:
+            assert_array_equal(state[name], want[name], err_msg=name)
+
+
+@pytest.mark.parametrize("kind", ["gaussian", "binary"])
+def test_each_candidate_learns_the_selectors_log_as_logged_feedback(kind):
+    """From a common state, every candidate ends in the state of a copy (given
+    the selector's generator: the same uniform pairs) that learns the selector's
+    log through ``LoggedFeedback``. (The copy is taken after the first round:
+    there every candidate is uniform, so the logged propensity equals the
+    copy's own marginal and the logged-feedback rule would treat the round as
+    the copy's own.)"""
+    X, y = make_stream(n=400, d=8, k=4, kind=kind, n_empty=0, seed=5)
+    sel = OnlineSelector(exploration=0.3, random_state=2)
+    sel.partial_fit(X[:1], y[:1], classes=range(4))
+    copies = copy.deepcopy(sel.candidates_)
+    rng_state = sel._rng.bit_generator.state
+    fb = BanditFeedback(y[1:])
+    sel.partial_fit(X[1:], fb)
+    logged = LoggedFeedback(fb.actions_, fb.rewards_, fb.propensities_)
+    for c, alone in zip(sel.candidates_, copies, strict=True):
+        alone._rng.bit_generator.state = rng_state
+        alone.partial_fit(X[1:], logged)
+        state, want = c._get_state(), alone._get_state()
+        for name in c._state_attrs:
+            assert_array_equal(state[name], want[name], err_msg=name)
+        assert c.t_ == alone.t_ == 400
+
+
+def test_one_candidate_is_the_candidate_itself():
+    """One candidate and exploration=1: Q is the candidate's own distribution, so
+    the selector logs its marginal propensities, and the estimate of its value
+    is the selector's reward rate."""
+    X, y = make_stream(n=300, d=8, k=4, seed=5)
+    sel = OnlineSelector([Banditron(gamma=0.3)], exploration=1.0, window=None)
+    sel.set_params(random_state=2)
+    sel.partial_fit(X[:1], y[:1], classes=range(4))
+    for i in range(1, X.shape[0]):
+        P = sel.candidates_[0].exploration_distribution(X[i : i + 1])[0]
+        fb = BanditFeedback(y[i : i + 1])
+        sel.partial_fit(X[i : i + 1], fb)
+        assert fb.propensities_[0] == P[fb.actions_[0]]
+    assert sel.value_estimates_[0] == pytest.approx(1 - sel.n_mistakes_ / 300)
+
+
+# --------------------------------------------------------------------------------------
+# properties
+
+
+def test_exploration_distribution_is_the_mixture():
+    X, y = make_stream(n=200, d=8, k=5, seed=2)
+    sel = OnlineSelector(exploration=0.3, random_state=0).partial_fit(
+        X, y, classes=range(5)
+    )
+    Xq = X[:20]
+    P = np.array([c.exploration_distribution(Xq) for c in sel.candidates_])
+    lead = sel.leader_
+    Q = 0.7 * P[lead] + 0.3 * np.tensordot(sel.mix_shares_, P, axes=1)
+    assert_allclose(sel.exploration_distribution(Xq), Q, rtol=1e-12, atol=1e-15)
+    # every candidate keeps at least mu * (its share) of its own distribution
+    shares = sel.mix_shares_[:, None, None]
+    assert np.all(sel.exploration_distribution(Xq) >= 0.3 * shares * P - 1e-15)
+    assert_array_equal(sel.predict(Xq), sel.candidates_[lead].predict(Xq))
+
+
+def test_estimates_are_unbiased_for_each_candidates_value():
+    """Without discount, each candidate's IPS estimate is within a few standard
+    errors of its true value on the stream, sum_t P_c(y_t | x_t) / n with P_c
+    its distribution at round t (read before the round is played)."""
+    X, y = make_stream(n=1500, d=8, k=4, seed=7)
+    sel = OnlineSelector(exploration=1.0, window=None, confidence=0.999, random_state=0)
+    sel.partial_fit(X[:1], y[:1], classes=range(4))
+    truth = np.zeros(4)
+    for i in range(1, X.shape[0]):
+        for c, cand in enumerate(sel.candidates_):
+            truth[c] += cand.exploration_distribution(X[i : i + 1])[0, y[i]]
+        sel.partial_fit(X[i : i + 1], y[i : i + 1])
+    truth /= X.shape[0] - 1
+    # within 4 standard errors of the mean of the z_c (the second moments G_cc)
+    n = sel.ips_weights_[0]
+    est = sel.value_estimates_
+    se = np.sqrt((np.diag(sel.ips_cross_) / n - est**2) / n)
+    assert np.all(np.abs(est - truth) <= 4 * se), (est, truth, se)
+    # and the test can tell the candidates apart
+    assert np.ptp(truth) > 4 * se.min()
+
+
+def test_switches_to_the_better_candidate_and_reaches_its_error():
+    X, y = make_stream(n=4000, d=12, k=4, seed=0)
+    bad = SquareCB(learning_rate=1e-6, regressor="sgd")  # learns nothing in time
+    good = ConservativeOneVsAll()
+    sel = OnlineSelector([bad, good], exploration=0.1, random_state=0)
+    sel.partial_fit(X, y, classes=range(4))
+    assert sel.leader_ == 1
+    alone = clone(good).set_params(random_state=0).partial_fit(X, y, classes=range(4))
+    # within the cost of mixing (mu / 2 of the bad candidate's rounds) and the
+    # rounds before the switch
+    assert sel.n_mistakes_ / 4000 <= alone.n_mistakes_ / 4000 + 0.1
+
+
+# --------------------------------------------------------------------------------------
+# validation and protocol
+
+
+@pytest.mark.parametrize(
+    "candidates, match",
+    [
+        ([], "at least one"),
+        ([Banditron(), "x"], r"candidates\[1\]"),
+        (Banditron(), "candidates"),
+        ([OnlineSelector()], "do not nest"),
+    ],
+)
+def test_bad_candidates_raise(candidates, match):
+    X, y = make_stream(n=20, seed=0)
+    sel = OnlineSelector(candidates)
+    with pytest.raises(ValueError, match=match):
+        sel.partial_fit(X, y, classes=range(3))
+    assert not hasattr(sel, "classes_")
+
+
+def test_full_information_candidate_raises():
+    X, y = make_stream(n=20, seed=0)
+    sel = OnlineSelector([Banditron(), MulticlassPerceptron()])
+    with pytest.raises(ValueError, match="full-information"):
+        sel.partial_fit(X, y, classes=range(3))
+    assert not hasattr(sel, "classes_")
+
+
+def test_candidate_parameters_are_validated():
+    X, y = make_stream(n=20, seed=0)
+    sel = OnlineSelector([Banditron(gamma=2.0)])
+    with pytest.raises(ValueError, match="gamma"):
+        sel.partial_fit(X, y, classes=range(3))
+
+
+def test_candidates_are_not_modified_and_pickle_mid_stream():
+    X, y = make_stream(n=300, seed=0)
+    cands = [Banditron(gamma=0.2), OffsetTree()]
+    sel = OnlineSelector(cands, random_state=0).partial_fit(
+        X[:150], y[:150], classes=range(3)
+    )
+    assert not hasattr(cands[0], "coef_") and not hasattr(cands[1], "node_coef_")
+    copy = pickle.loads(pickle.dumps(sel))
+    fa, fb = BanditFeedback(y[150:]), BanditFeedback(y[150:])
+    sel.partial_fit(X[150:], fa)
+    copy.partial_fit(X[150:], fb)
+    assert_array_equal(fa.actions_, fb.actions_)
+    assert_array_equal(sel.ips_sums_, copy.ips_sums_)
+
+
+def test_fractional_logged_rewards_follow_the_candidates():
+    X, _ = make_stream(n=5, seed=0)
+    logged = LoggedFeedback([0, 1, 2, 0, 1], [0.5, 1, 0, 0.2, 1], [0.5] * 5)
+    OnlineSelector([SquareCB()]).partial_fit(X, logged, classes=range(3))
+    with pytest.raises(ValueError, match="rewards 0 or 1"):
+        OnlineSelector([SquareCB(), Banditron()]).partial_fit(
+            X, logged, classes=range(3)
+        )
+
+
+# --------------------------------------------------------------------------------------
+# the benchmark and evidence scripts run end to end (no timing is asserted)
+
+
+def test_bench_selector_smoke_run():
+    from _helpers import assert_benchmark_rows, run_benchmark
+
+    out = run_benchmark(
+        "bench_selector.py", "--inputs", "csr", "--n-rounds", "3000", "--repeat",
+        "1", "--vw-rounds", "1", "--numpy-rounds", "1", "--no-isolate",
+    )  # fmt: skip
+    assert_benchmark_rows(out, ["OnlineSelector()", "OffsetTree()"])
+    assert "the sum of the candidates' seconds" in out.stdout
+
+
+def test_eval_selector_smoke_run(tmp_path):
+    from _helpers import run_benchmark
+
+    run_benchmark(
+        "eval_selector.py", "--suite", "tuning", "--streams", "breast_cancer",
+        "--seeds", "0", "--out", str(tmp_path),
+    )  # fmt: skip
+    table = (tmp_path / "tuning.txt").read_text()
+    assert "| breast_cancer | " in table and "OnlineSelector()" in table
