@@ -41,7 +41,7 @@ percentiles of the per-round times of the last pass (each round timed with
 pass (river: its greedy mistakes). Timings on a shared machine are noisy: the
 median (p50) is the most stable figure.
 
-    python benchmarks/bench_live.py               # ~3 min (d = 2**20: ~8 GB peak)
+    python benchmarks/bench_live.py               # ~4 min, 1.4 GiB peak RSS
     python benchmarks/bench_live.py --rounds 20000 --repeat 5
     python benchmarks/bench_live.py --hashed-bits 10   # the hashed table at 2**10 only
 """
