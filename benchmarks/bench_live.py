@@ -18,6 +18,20 @@ script times that loop one row at a time on the seeded SynSep-like stream of
   Python, then ``learn`` on ``action:cost:probability | features``; the
   features part of each line is built beforehand, the label prefix is not.
 
+A second table times every learner (its defaults) on hashed sparse rows, as a
+deployed learner sees them (``HashingVectorizer`` and Vowpal Wabbit's ``-b``
+bits): k = 20 classes, rows of 20 non-zeros at distinct hashed columns (values
+1 / sqrt(20), unit norm), labels from a fixed random linear rule, at
+d = 2**10 and d = 2**20 columns. Per learner: the live loop on a CSR row
+(``sample_actions`` + ``partial_fit(row, LoggedFeedback(...))``; ``-`` for a
+full-information learner, which cannot learn logged feedback), the simulator's
+one-row ``partial_fit(row, [label])`` on a CSR row, and ``snapshot ms``, the
+time of one copy of the learner's whole state (``_get_state``), which every
+``partial_fit`` call makes for its rollback: at d = 2**20 it is O(k d) and
+dominates the round. Vowpal Wabbit (``--cb_explore 20 -b BITS``, predict +
+learn on the same rows) is timed in the same run. ``SOBA(covariance="full")``
+is left out (its (k d)^2 covariance does not fit at either d).
+
 The live loop and the simulator play the same actions (the on-policy
 equivalence), so their online errors agree. Columns: us/round is the best
 (minimum) over ``--repeat`` passes of the mean time per round of a pass of
@@ -27,8 +41,9 @@ percentiles of the per-round times of the last pass (each round timed with
 pass (river: its greedy mistakes). Timings on a shared machine are noisy: the
 median (p50) is the most stable figure.
 
-    python benchmarks/bench_live.py               # ~20 s
+    python benchmarks/bench_live.py               # ~4 min, 1.4 GiB peak RSS
     python benchmarks/bench_live.py --rounds 20000 --repeat 5
+    python benchmarks/bench_live.py --hashed-bits 10   # the hashed table at 2**10 only
 """
 
 from __future__ import annotations
@@ -41,21 +56,53 @@ import numpy as np
 import scipy.sparse as sp
 from _harness import GAMMA, N_CLASSES, N_FEATURES, machine_info, make_stream
 
-from skbandit import Banditron, LoggedFeedback
+from skbandit import (
+    SOBA,
+    Banditron,
+    ConservativeOneVsAll,
+    Gaptron,
+    LoggedFeedback,
+    MulticlassPerceptron,
+    OffsetTree,
+    PNewtron,
+    SeparableOneVsAll,
+    SquareCB,
+)
 
 CLASSES = np.arange(N_CLASSES)
 
+# The hashed sparse stream: k classes, NNZ non-zeros per row.
+HASHED_K = 20
+HASHED_NNZ = 20
+HASHED_CLASSES = np.arange(HASHED_K)
+# Every learner at its defaults (SOBA's full covariance is left out: see above).
+LEARNERS = {
+    "Banditron": Banditron,
+    "MulticlassPerceptron": MulticlassPerceptron,
+    "SOBA": SOBA,
+    "PNewtron": PNewtron,
+    "Gaptron": Gaptron,
+    "ConservativeOneVsAll": ConservativeOneVsAll,
+    "SeparableOneVsAll": SeparableOneVsAll,
+    "OffsetTree": OffsetTree,
+    "SquareCB": SquareCB,
+}
 
-def skbandit_logged(X, y, seed):
+
+def _banditron(seed):
+    return Banditron(gamma=GAMMA, random_state=seed)
+
+
+def skbandit_logged(X, y, seed, make=_banditron, classes=CLASSES):
     """The live loop: sample_actions, reward, partial_fit(LoggedFeedback)."""
-    clf = Banditron(gamma=GAMMA, random_state=seed)
+    clf = make(seed)
     rows = [X[i : i + 1] for i in range(X.shape[0])]
     labels = y.tolist()
 
     def one(i):
         row = rows[i]
         action, propensity = clf.sample_actions(
-            row, classes=CLASSES if i == 0 else None
+            row, classes=classes if i == 0 else None
         )
         reward = 1.0 if action[0] == labels[i] else 0.0
         clf.partial_fit(row, LoggedFeedback(action, [reward], propensity))
@@ -64,16 +111,18 @@ def skbandit_logged(X, y, seed):
     return one
 
 
-def skbandit_simulator(X, y, seed):
-    clf = Banditron(gamma=GAMMA, random_state=seed)
+def skbandit_simulator(X, y, seed, make=_banditron, classes=CLASSES):
+    """The simulator: partial_fit(row, [label]), one row per call."""
+    clf = make(seed)
     rows = [X[i : i + 1] for i in range(X.shape[0])]
     labels = [y[i : i + 1] for i in range(len(y))]
 
     def one(i):
         before = clf.n_mistakes_ if i else 0
-        clf.partial_fit(rows[i], labels[i], classes=CLASSES if i == 0 else None)
+        clf.partial_fit(rows[i], labels[i], classes=classes if i == 0 else None)
         return clf.n_mistakes_ > before
 
+    one.clf = clf
     return one
 
 
@@ -96,11 +145,12 @@ def river_case(X, y, seed):
     return one
 
 
-def vw_case(X, y, seed):
+def vw_case(X, y, seed, n_classes=N_CLASSES, bits=18):
     from vowpalwabbit import Workspace
 
     vw = Workspace(
-        f"--cb_explore {N_CLASSES} --epsilon {GAMMA} --quiet --random_seed {seed}"
+        f"--cb_explore {n_classes} --epsilon {GAMMA} -b {bits} --quiet "
+        f"--random_seed {seed}"
     )
     Xd = sp.csr_matrix(X)
     feats = [
@@ -132,8 +182,94 @@ def vw_case(X, y, seed):
     return one
 
 
+def hashed_stream(n, bits, seed):
+    """n CSR rows of d = 2**bits columns, HASHED_NNZ distinct hashed columns
+    each (values 1 / sqrt(nnz): unit norm), labels of a fixed random linear
+    rule over 2**10 hash buckets (the same rule at every d)."""
+    rng = np.random.default_rng(seed)
+    d = 1 << bits
+    cols = np.sort(
+        np.stack([rng.choice(d, HASHED_NNZ, replace=False) for _ in range(n)]), axis=1
+    )
+    data = np.full(n * HASHED_NNZ, 1.0 / np.sqrt(HASHED_NNZ))
+    indptr = np.arange(0, n * HASHED_NNZ + 1, HASHED_NNZ)
+    X = sp.csr_matrix((data, cols.ravel(), indptr), shape=(n, d))
+    W = np.random.default_rng(12345).normal(size=(HASHED_K, 1 << 10))
+    y = W[:, cols % (1 << 10)].sum(axis=2).argmax(axis=0)
+    return X, y
+
+
+def snapshot_ms(one, repeat=3):
+    """Time of one ``_get_state`` copy of the fitted learner, best of ``repeat``."""
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        one.clf._get_state()
+        best = min(best, time.perf_counter() - t0)
+    return best * 1e3
+
+
+def hashed_table(bits_list, rounds_for, seed, repeat) -> None:
+    try:
+        import vowpalwabbit  # noqa: F401
+
+        have_vw = True
+    except ImportError:
+        have_vw = False
+    for bits in bits_list:
+        rounds = rounds_for(bits)
+        X, y = hashed_stream(rounds, bits, seed)
+        print(
+            f"\nHashed sparse rows d=2**{bits} k={HASHED_K} nnz={HASHED_NNZ}, "
+            f"{rounds} rounds one CSR row at a time, best of {repeat} passes"
+        )
+        head = ("live us", "sim us", "sim/live", "snapshot ms", "live/VW", "err")
+        print(f"{'':22}  " + "  ".join(f"{h:>11}" for h in head))
+        vw_us = None
+        if have_vw:
+            r = time_case(
+                lambda X, y, s, b=bits: vw_case(X, y, s, n_classes=HASHED_K, bits=b),
+                X, y, seed, rounds, repeat,
+            )  # fmt: skip
+            vw_us = r["us_per_round"]
+            cells = (f"{vw_us:.1f}", "-", "-", "-", "1.00", f"{r['online_error']:.3f}")
+            print(f"{'VW predict + learn':22}  " + "  ".join(f"{c:>11}" for c in cells))
+        for name, cls in LEARNERS.items():
+
+            def make(s, cls=cls):
+                return cls(random_state=s)
+
+            sim = time_case(
+                lambda X, y, s, make=make: skbandit_simulator(
+                    X, y, s, make, HASHED_CLASSES
+                ),
+                X, y, seed, rounds, repeat,
+            )  # fmt: skip
+            snap = snapshot_ms(sim["one"])
+            bandit = not sim["one"].clf._make_kernel().full_information
+            sim.pop("one")
+            live = None
+            if bandit:
+                live = time_case(
+                    lambda X, y, s, make=make: skbandit_logged(
+                        X, y, s, make, HASHED_CLASSES
+                    ),
+                    X, y, seed, rounds, repeat,
+                )  # fmt: skip
+            live_us = live["us_per_round"] if live else None
+            cells = (
+                f"{live_us:.1f}" if live_us else "-",
+                f"{sim['us_per_round']:.1f}",
+                f"{sim['us_per_round'] / live_us:.2f}" if live_us else "-",
+                f"{snap:.2f}",
+                f"{live_us / vw_us:.2f}" if live_us and vw_us else "-",
+                f"{sim['online_error']:.3f}",
+            )
+            print(f"{name:22}  " + "  ".join(f"{c:>11}" for c in cells), flush=True)
+
+
 def time_case(make, X, y, seed, rounds, repeat):
-    best, per_round, mistakes = float("inf"), None, 0
+    best, per_round, mistakes, one = float("inf"), None, 0, None
     for _ in range(repeat):
         one = make(X, y, seed)
         times = np.empty(rounds, dtype=np.int64)
@@ -147,6 +283,7 @@ def time_case(make, X, y, seed, rounds, repeat):
         best = min(best, (time.perf_counter() - t0) / rounds)
         per_round = times
     return {
+        "one": one,
         "us_per_round": best * 1e6,
         "p50_us": float(np.percentile(per_round, 50)) / 1e3,
         "p99_us": float(np.percentile(per_round, 99)) / 1e3,
@@ -159,6 +296,25 @@ def main(argv=None) -> int:
     p.add_argument("--rounds", type=int, default=5000, help="rounds per pass")
     p.add_argument("--repeat", type=int, default=3, help="passes; the best is kept")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--hashed-bits",
+        type=int,
+        nargs="*",
+        default=[10, 20],
+        help="log2 d of the hashed sparse tables (none: skip them)",
+    )
+    p.add_argument(
+        "--hashed-rounds",
+        type=int,
+        default=2000,
+        help="rounds per pass of the hashed table at d <= 2**16",
+    )
+    p.add_argument(
+        "--hashed-rounds-large",
+        type=int,
+        default=40,
+        help="rounds per pass at d > 2**16 (each round copies the O(k d) state)",
+    )
     args = p.parse_args(argv)
     info = machine_info()
     print(f"CPU: {info['cpu']} (cpu_count={info['cpu_count']})")
@@ -202,6 +358,12 @@ def main(argv=None) -> int:
             f"{r['p99_us']:8.1f}  {r['online_error']:10.3f}",
             flush=True,
         )
+    hashed_table(
+        args.hashed_bits,
+        lambda b: args.hashed_rounds if b <= 16 else args.hashed_rounds_large,
+        args.seed,
+        args.repeat,
+    )
     return 0
 
 

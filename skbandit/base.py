@@ -39,10 +39,17 @@ Input
 -----
 ``_validate_X`` gives every kernel one row form, on every path (``fit``,
 ``partial_fit``, logged feedback, ``sample_actions``, ``predict``,
-``decision_function``, ``exploration_distribution``, and the single-row fast
+``decision_function``, ``exploration_distribution``, and the lean single-row
 path ``_rows_fast``): float64, finite, every ``|x_ij| <= _MAX_ABS_X``, and CSR
 rows canonical (duplicate columns summed, indices sorted; the caller's matrix is
-copied only when it is not canonical, never modified).
+copied only when it is not canonical, never modified). A learner's own row rule
+is the hook ``_check_rows``, which every path runs. ``_rows_fast`` accepts a
+fitted learner's dense float64 C-ordered rows or canonical CSR rows as they are
+after O(1) checks and compiled O(nnz) scans (structure, canonical order,
+finiteness and magnitude in one pass over the values), without scikit-learn's
+``validate_data``; with ``_validate_params_cached`` and a dictionary look-up of
+the label or logged action, one round of ``sample_actions`` and
+``partial_fit`` costs no per-call validation beyond that.
 """
 
 from __future__ import annotations
@@ -271,7 +278,17 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
                 _check_sparse_structure(X)
             X = _canonical_csr(X, original)
         _check_magnitude(self, X)
+        self._check_rows(X)
         return X
+
+    def _check_rows(self, X) -> None:
+        """A learner's own checks of rows already in the common form (float64,
+        C-ordered or canonical CSR, finite, within the magnitude bound); raise
+        ``ValueError`` to refuse them. Run on every path, the lean single-row
+        path (``_rows_fast``) included; the default accepts every row. A
+        learner adds checks here rather than by overriding ``_validate_X``
+        (an override is not run by the lean path, which then falls back to the
+        full validation on every call)."""
 
     def _validate_fit_input(self, X, y, *, reset: bool):
         # Plain labels are wrapped in a feedback object whose log nobody reads:
@@ -342,10 +359,12 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
             True labels, seen by the learner only through the reward bit; or
             logged feedback (actions, rewards, propensities), from which the
             learner learns instead of playing its own actions (see
-            ``sample_actions`` and ``docs/logged.md``). With a
-            ``LoggedFeedback``, a float64 C-ordered NumPy ``X`` takes the fast
-            single-row path (a few checks instead of scikit-learn's full
-            validation; the same errors for bad input).
+            ``sample_actions`` and ``docs/logged.md``). On a fitted learner,
+            with a ``LoggedFeedback`` or one plain label (a list or 1-D array),
+            a float64 C-ordered NumPy ``X`` or a canonical CSR ``X`` takes the
+            lean single-row path (a few checks and one compiled scan instead
+            of scikit-learn's full validation; the same errors for bad input,
+            the same play).
         classes : array-like of shape (n_classes,), default=None
             All classes of the stream. Required on the first call, and must be
             the same (or omitted) on later calls.
@@ -359,7 +378,48 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
             # Logged feedback validates its own parameters and input (the fast
             # single-row path skips scikit-learn's per-call context).
             return self._transaction(self._partial_fit_logged, X, y, classes)
+        code = self._lean_label_code(y) if "classes_" in self.__dict__ else None
+        if code is not None:
+            # One known plain label on a fitted learner (the simulator's
+            # one-row call): the lean path.
+            return self._transaction(self._partial_fit_lean, X, y, code, classes)
         return self._partial_fit_labels(X, y, classes)
+
+    def _lean_label_code(self, y):
+        """The code of ``y`` when it is one plain label of ``classes_`` (a list
+        or 1-D array of length 1), else None (the full path then validates it
+        and raises the usual errors)."""
+        if type(y) is list or (type(y) is np.ndarray and y.ndim == 1):
+            if len(y) == 1:
+                return self._scalar_code(y[0], self.classes_)
+        return None
+
+    def _partial_fit_lean(self, X, y, code, classes):
+        """``partial_fit`` of a fitted learner on one known label, without
+        scikit-learn's per-call machinery: the parameters are re-validated
+        only when one was replaced, the row goes through ``_rows_fast``, the
+        label was looked up by ``_lean_label_code``. Same play as the full
+        path (``_partial_fit``)."""
+        self._validate_params_cached()
+        if classes is not None:
+            self._check_same_classes(classes, "the first call to partial_fit")
+        X = self._rows_fast(X)
+        check_consistent_length(X, y)
+        self.n_iter_ = 0
+        self._play(X, np.array([code], dtype=np.int32), _ONE_ROW, None, False)
+        self.n_iter_ = 1
+        return self
+
+    def _check_same_classes(self, classes, where: str) -> np.ndarray:
+        """``classes`` passed again after the first call: they must be
+        ``classes_``."""
+        new_classes = _check_classes(classes)
+        if not np.array_equal(new_classes, self.classes_):
+            raise ValueError(
+                f"classes={new_classes.tolist()} is not the same as on "
+                f"{where}, was: {self.classes_.tolist()}"
+            )
+        return new_classes
 
     def _partial_fit_labels(self, X, y, classes):
         return self._transaction(self._partial_fit, X, y, classes)
@@ -387,12 +447,7 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
                 )
             new_classes = _check_classes(classes)
         elif classes is not None:
-            new_classes = _check_classes(classes)
-            if not np.array_equal(new_classes, self.classes_):
-                raise ValueError(
-                    f"classes={new_classes.tolist()} is not the same as on the "
-                    f"first call to partial_fit, was: {self.classes_.tolist()}"
-                )
+            self._check_same_classes(classes, "the first call to partial_fit")
         X, feedback, record = self._validate_fit_input(X, y, reset=first_call)
         codes = feedback._encode(new_classes if first_call else self.classes_)
         if first_call:
@@ -551,9 +606,10 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Rows (contexts) to act on. A float64 C-ordered 2-D NumPy array
-            takes the fast path (a few checks instead of scikit-learn's full
-            validation; the same errors for bad input).
+            Rows (contexts) to act on. A float64 C-ordered 2-D NumPy array or
+            a canonical CSR matrix takes the lean path (a few checks and one
+            compiled scan instead of scikit-learn's full validation; the same
+            errors for bad input).
         classes : array-like of shape (n_classes,), default=None
             All actions. Required on the first call of an unfitted learner.
 
@@ -590,12 +646,7 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
                 )
             new_classes = _check_classes(classes)
         else:
-            new_classes = _check_classes(classes)
-            if not np.array_equal(new_classes, self.classes_):
-                raise ValueError(
-                    f"classes={new_classes.tolist()} is not the same as on the "
-                    f"first call, was: {self.classes_.tolist()}"
-                )
+            new_classes = self._check_same_classes(classes, "the first call")
         X = self._validate_X(X, reset=first_call)
         if first_call:
             self._reset(new_classes, X.shape[1])
@@ -637,7 +688,7 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
 
     def _validate_params_cached(self) -> None:
         """``_validate_params``, skipped when no parameter object was replaced
-        since the last validation (the single-row fast path)."""
+        since the last validation (the lean single-row path)."""
         values = tuple(map(self.__dict__.get, self._parameter_constraints))
         cached = self.__dict__.get("_validated_params")
         if (
@@ -650,22 +701,21 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         self._validated_params = values
 
     def _rows_fast(self, X):
-        """Validated rows of a fitted learner. A float64 C-ordered 2-D NumPy
-        array of the right width with finite values within the magnitude bound
-        is accepted as it is (a few O(1) checks and one compiled scan), when
-        the learner adds no checks of its own; anything else goes through the
-        full validation (``_validate_X``), which raises the usual errors."""
+        """Validated rows of a fitted learner: the lean path. A float64
+        C-ordered 2-D NumPy array, or a canonical CSR matrix (float64 values,
+        well-formed index arrays, each row's columns strictly increasing), of
+        the right width with finite values within the magnitude bound is
+        accepted as it is after O(1) checks and one compiled scan of its
+        values, then the learner's own ``_check_rows``; anything else (and
+        every row of a learner that overrides ``_validate_X`` or was fitted on
+        named features) goes through the full validation (``_validate_X``),
+        which converts it or raises the usual errors."""
         if (
-            type(X) is np.ndarray
-            and X.ndim == 2
-            and X.dtype == np.float64
-            and X.shape[0] > 0
-            and X.flags.c_contiguous
-            and X.shape[1] == self.n_features_in_
-            and type(self)._validate_X is _BASE_VALIDATE_X
+            type(self)._validate_X is _BASE_VALIDATE_X
             and "feature_names_in_" not in self.__dict__
-            and max_abs(X.reshape(-1)) <= _MAX_ABS_X
+            and _lean_rows_ok(X, self.n_features_in_)
         ):
+            self._check_rows(X)
             return X
         return self._validate_X(X, reset=False)
 
@@ -743,12 +793,7 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
             self._validate_params_cached()
             new_classes = self.classes_
             if classes is not None:
-                new_classes = _check_classes(classes)
-                if not np.array_equal(new_classes, self.classes_):
-                    raise ValueError(
-                        f"classes={new_classes.tolist()} is not the same as on the "
-                        f"first call to partial_fit, was: {self.classes_.tolist()}"
-                    )
+                self._check_same_classes(classes, "the first call to partial_fit")
             X = self._rows_fast(X)
         if X.shape[0] != len(logged):
             raise ValueError(
@@ -963,6 +1008,52 @@ class LinearBanditClassifier(BaseBanditClassifier):
 
 
 _BASE_VALIDATE_X = BaseBanditClassifier._validate_X
+
+
+_CSR_TYPES = (sp.csr_matrix, sp.csr_array)
+_INDEX_DTYPES = (np.dtype(np.int32), np.dtype(np.int64))
+# The rows argument of a one-row ``_play``.
+_ONE_ROW = np.zeros(1, dtype=np.int32)
+_ONE_ROW.flags.writeable = False
+
+
+def _lean_rows_ok(X, n_features: int) -> bool:
+    """True when ``X`` is already in the common row form (module docstring,
+    Input) with ``n_features`` columns and at least one row: a float64
+    C-ordered 2-D ``ndarray``, or a CSR matrix with float64 values, index
+    arrays that pass ``check_csr`` and canonical rows; every value finite and
+    within the magnitude bound. O(1) checks and compiled O(nnz) scans, no copy."""
+    kind = type(X)
+    if kind is np.ndarray:
+        return (
+            X.ndim == 2
+            and X.dtype == np.float64
+            and X.shape[0] > 0
+            and X.shape[1] == n_features
+            and X.flags.c_contiguous
+            and max_abs(X.reshape(-1)) <= _MAX_ABS_X
+        )
+    if kind not in _CSR_TYPES:
+        return False
+    n_rows, n_cols = X.shape
+    data, indices, indptr = X.data, X.indices, X.indptr
+    return (
+        n_rows > 0
+        and n_cols == n_features
+        and type(data) is np.ndarray
+        and data.dtype == np.float64
+        and data.ndim == 1
+        and data.flags.c_contiguous
+        and indices.dtype == indptr.dtype
+        and indices.dtype in _INDEX_DTYPES
+        and indices.ndim == 1
+        and indptr.ndim == 1
+        and indices.flags.c_contiguous
+        and indptr.flags.c_contiguous
+        and not check_csr(indptr, indices, data.shape[0], n_rows, n_cols)
+        and csr_is_canonical(indptr, indices)
+        and max_abs(data) <= _MAX_ABS_X
+    )
 
 
 def _check_sparse_structure(X) -> None:

@@ -7,10 +7,17 @@ from _helpers import BENCHMARKS, run_benchmark
 
 def test_bench_live_smoke_run():
     out = run_benchmark(
-        "bench_live.py", "--rounds", "200", "--repeat", "1", cwd=BENCHMARKS
-    )
+        "bench_live.py",
+        "--rounds", "200", "--repeat", "1",
+        "--hashed-bits", "10", "--hashed-rounds", "60",
+        cwd=BENCHMARKS,
+    )  # fmt: skip
     rows = [ln for ln in out.stdout.splitlines() if ln.startswith("skbandit")]
     assert len(rows) == 3
     # the live loop plays the simulator's actions: the same online error
     errors = {ln.split()[-1] for ln in rows}
     assert len(errors) == 1, rows
+    # the hashed table has a row per learner
+    assert "Hashed sparse rows d=2**10 k=20" in out.stdout
+    for name in ("Banditron", "SeparableOneVsAll", "SquareCB", "OffsetTree"):
+        assert any(ln.startswith(name + " ") for ln in out.stdout.splitlines()), name

@@ -281,8 +281,7 @@ class SeparableOneVsAll(BaseBanditClassifier):
             ) from error
         super()._raise_kernel_status(kernel, X, status, **where)
 
-    def _validate_X(self, X, *, reset):
-        X = super()._validate_X(X, reset=reset)
+    def _check_rows(self, X):
         if self.kernel == "rational" and self.large_norm == "raise" and X.shape[0]:
             if sp.issparse(X):
                 sq = np.asarray(X.multiply(X).sum(axis=1)).ravel()
@@ -300,7 +299,6 @@ class SeparableOneVsAll(BaseBanditClassifier):
                     "[x, 1] / sqrt(2), as Beygelzimer et al. (2019) do; or pass "
                     "large_norm='project' to use x / ||x|| for such rows."
                 )
-        return X
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
