@@ -500,15 +500,11 @@ def test_warning_fires_on_a_lopsided_log_not_on_a_uniform_one():
     X, y, pi, mu = _lopsided_population()
     rng = np.random.default_rng(1)
     n, k = 600, pi.shape[1]
-    rows = rng.integers(0, len(y), size=n)
-    cum = mu[rows].cumsum(axis=1)
-    actions = np.minimum((rng.random((n, 1)) > cum).sum(axis=1), k - 1)
-    props = mu[rows, actions]
-    logged = LoggedFeedback(actions, (actions == y[rows]).astype(float), props)
+    rows, logged = _draw_log(mu, y, n, rng)
     with pytest.warns(LowEffectiveSampleSizeWarning, match="effective sample size"):
         res = evaluate_policy(pi[rows], logged, np.arange(k), methods=["ips"])
     assert res.effective_sample_size < DEFAULT_MIN_ESS
-    assert res.min_propensity == pytest.approx(props.min())
+    assert res.min_propensity == pytest.approx(logged.propensities.min())
     # the threshold is a parameter; None turns the warning off
     with warnings.catch_warnings():
         warnings.simplefilter("error", LowEffectiveSampleSizeWarning)
@@ -531,6 +527,19 @@ def test_warning_fires_on_a_lopsided_log_not_on_a_uniform_one():
         )
 
 
+def _draw_log(mu, y, n_rounds, rng):
+    """Rows drawn uniformly from the pool, actions from the logging policy
+    ``mu`` by inverse CDF: the rows and the logged feedback (rewards 1[a == y])."""
+    rows = rng.integers(0, len(y), size=n_rounds)
+    cum = mu[rows].cumsum(axis=1)
+    k = mu.shape[1]
+    actions = np.minimum((rng.random((n_rounds, 1)) > cum).sum(axis=1), k - 1)
+    logged = LoggedFeedback(
+        actions, (actions == y[rows]).astype(float), mu[rows, actions]
+    )
+    return rows, logged
+
+
 def _clipped_coverage_run(n_reps, n_rounds=1000, clip=5.0, seed=0):
     """Coverage of the clipped estimands, computed exactly on the pool:
     IPS: E[min(w, M) r]; SNIPS: E[min(w, M) r] / E[min(w, M)]; DR with a fixed
@@ -550,12 +559,7 @@ def _clipped_coverage_run(n_reps, n_rounds=1000, clip=5.0, seed=0):
     covered = dict.fromkeys(targets, 0)
     n_clipped = 0
     for _ in range(n_reps):
-        rows = rng.integers(0, n_pool, size=n_rounds)
-        cum = mu[rows].cumsum(axis=1)
-        actions = np.minimum((rng.random((n_rounds, 1)) > cum).sum(axis=1), k - 1)
-        logged = LoggedFeedback(
-            actions, (actions == y[rows]).astype(float), mu[rows, actions]
-        )
+        rows, logged = _draw_log(mu, y, n_rounds, rng)
         res = evaluate_policy(
             pi[rows],
             logged,
@@ -596,12 +600,7 @@ def _unclipped_coverage(n_rounds, n_reps, seed=5):
     covered = {"ips": 0, "snips": 0}
     ess, warned = [], 0
     for _ in range(n_reps):
-        rows = rng.integers(0, n_pool, size=n_rounds)
-        cum = mu[rows].cumsum(axis=1)
-        actions = np.minimum((rng.random((n_rounds, 1)) > cum).sum(axis=1), k - 1)
-        logged = LoggedFeedback(
-            actions, (actions == y[rows]).astype(float), mu[rows, actions]
-        )
+        rows, logged = _draw_log(mu, y, n_rounds, rng)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", LowEffectiveSampleSizeWarning)
             res = evaluate_policy(
