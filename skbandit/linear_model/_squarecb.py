@@ -228,7 +228,8 @@ class SquareCB(LinearBanditClassifier):
     n_greedy_mistakes_ : int
         Rounds whose greedy action was wrong (bookkeeping only).
     n_iter_ : int
-        Passes made by the last call.
+        Passes finished by the last call: ``max_iter`` for ``fit``, 1 for
+        ``partial_fit`` (fewer when the call failed).
 
     See Also
     --------

@@ -129,7 +129,8 @@ class SeparableOneVsAll(BaseBanditClassifier):
     n_greedy_mistakes_ : int
         Rounds whose greedy label was wrong (bookkeeping only).
     n_iter_ : int
-        Passes made by the last call.
+        Passes finished by the last call: ``max_iter`` for ``fit``, 1 for
+        ``partial_fit`` (fewer when the call failed).
 
     See Also
     --------
