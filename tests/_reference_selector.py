@@ -4,8 +4,9 @@ Written from the selector's docstring (and docs/algorithms.md), round ``t``
 with uniforms ``(u1, u2)``, candidates ``c = 0 .. C - 1``, leader ``l``:
 
 - ``P_c``: candidate ``c``'s marginal distribution of the row (ties averaged);
-- ``Q = (1 - mix) P_l + mix * (beta_0 P_0 + ... + beta_{C-1} P_{C-1})``
-  (summed in order), the shares ``beta`` uniform at the start;
+- ``Q = (1 - mix_t) P_l + mix_t * (beta_0 P_0 + ... + beta_{C-1} P_{C-1})``
+  (summed in order), the shares ``beta`` uniform at the start, the exploration
+  share ``mix_t = max(mix_min, mix t^-decay)`` (``mix`` when ``decay = 0``);
 - ``a``: inverse-CDF draw from ``Q`` on ``u1``; reward ``r = 1[a == y]``;
 - each candidate learns ``(a, g_c, Q(a), r)`` with ``g_c`` its greedy label,
   exact ties broken by ``u2``;
@@ -94,9 +95,10 @@ class EstimatorRef:
 class SelectorState:
     """The selector's state: candidates (references above), sums, leader."""
 
-    def __init__(self, candidates, *, mix, lam, zq, floor):
+    def __init__(self, candidates, *, mix, lam, zq, floor, decay=0.0, mix_min=0.0):
         C = len(candidates)
         self.candidates, self.mix, self.lam, self.zq = candidates, mix, lam, zq
+        self.decay, self.mix_min = decay, mix_min
         self.floor, self.beta = floor, np.full(C, 1.0 / C)
         self.S, self.G, self.w = np.zeros(C), np.zeros((C, C)), np.zeros(2)
         self.lead, self.switches = 0, 0
@@ -111,7 +113,8 @@ def selector_round(st, X, i, t, u1, u2, *, y=None, logged=None, learn=True):
     total = np.zeros(P.shape[1])
     for c in range(C):
         total = total + st.beta[c] * P[c]
-    Q = (1.0 - st.mix) * P[st.lead] + st.mix * total
+    mix = max(st.mix_min, st.mix * t**-st.decay) if st.decay else st.mix
+    Q = (1.0 - mix) * P[st.lead] + mix * total
     a = sample(Q, u1)
     if not learn:
         return a, Q[a]
@@ -163,10 +166,12 @@ def _challenge(st):
     st.beta = np.array([v / total for v in raw])
 
 
-def selector(X, y, U, candidates, *, mix, lam, zq, floor):
+def selector(X, y, U, candidates, *, mix, lam, zq, floor, decay=0.0, mix_min=0.0):
     """Play the stream; returns the log and the final estimates."""
     n = X.shape[0]
-    st = SelectorState(candidates, mix=mix, lam=lam, zq=zq, floor=floor)
+    st = SelectorState(
+        candidates, mix=mix, lam=lam, zq=zq, floor=floor, decay=decay, mix_min=mix_min
+    )
     actions = np.empty(n, dtype=np.int64)
     props = np.empty(n)
     ruled_out = 0  # rounds that ended with a candidate ruled out

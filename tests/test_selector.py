@@ -64,7 +64,8 @@ def _check_against_reference(sel, X, y, expected, refs):
 @pytest.mark.parametrize("container", ["dense", "csr"])
 @pytest.mark.parametrize("window", [None, 40])
 @pytest.mark.parametrize("mix", [0.3, 1.0])
-def test_matches_reference_banditron_candidates(container, window, mix):
+@pytest.mark.parametrize("decay, mix_min", [(0.0, 0.0), (0.5, 0.1)])
+def test_matches_reference_banditron_candidates(container, window, mix, decay, mix_min):
     k, n, seed = 4, 400, 3
     X, y = make_stream(n=n, d=10, k=k, kind="binary", seed=seed)
     Xc = sp.csr_matrix(X) if container == "csr" else X
@@ -73,14 +74,17 @@ def test_matches_reference_banditron_candidates(container, window, mix):
     zq = float(norm.ppf(0.8))
     cands = [ref.BanditronRef(g, k, X.shape[1]) for g in gammas]
     expected = ref.selector(
-        Xc, y, _uniforms(seed, n), cands, mix=mix, lam=lam, zq=zq, floor=0.05
-    )
+        Xc, y, _uniforms(seed, n), cands, mix=mix, lam=lam, zq=zq, floor=0.05,
+        decay=decay, mix_min=mix_min,
+    )  # fmt: skip
     # the test must see switches and eliminations happen
     assert expected["switches"] >= 1
     assert expected["ruled_out"] >= 1
     sel = OnlineSelector(
         [Banditron(gamma=g) for g in gammas],
         exploration=mix,
+        exploration_decay=decay,
+        min_exploration=mix_min,
         window=window,
         confidence=0.8,
         eliminated_share=0.05,
@@ -99,6 +103,8 @@ def test_matches_reference_default_candidates(kind):
     classes = np.arange(k)
     sel = OnlineSelector(
         exploration=0.5,
+        exploration_decay=1 / 3,
+        min_exploration=0.1,
         window=50,
         confidence=0.7,
         eliminated_share=0.3,
@@ -114,6 +120,8 @@ def test_matches_reference_default_candidates(kind):
         lam=1 - 1 / 50,
         zq=norm.ppf(0.7),
         floor=0.3,
+        decay=1 / 3,
+        mix_min=0.1,
     )
     _check_against_reference(sel, X, y, expected, {"k": k})
     for c, r in zip(sel.candidates_, cands, strict=True):
@@ -148,11 +156,13 @@ def test_each_candidate_learns_the_selectors_log_as_logged_feedback(kind):
 
 
 def test_one_candidate_is_the_candidate_itself():
-    """One candidate and exploration=1: Q is the candidate's own distribution, so
-    the selector logs its marginal propensities, and the estimate of its value
-    is the selector's reward rate."""
+    """One candidate and exploration=1 (no decay): Q is the candidate's own
+    distribution, so the selector logs its marginal propensities, and the
+    estimate of its value is the selector's reward rate."""
     X, y = make_stream(n=300, d=8, k=4, seed=5)
-    sel = OnlineSelector([Banditron(gamma=0.3)], exploration=1.0, window=None)
+    sel = OnlineSelector(
+        [Banditron(gamma=0.3)], exploration=1.0, exploration_decay=0.0, window=None
+    )
     sel.set_params(random_state=2)
     sel.partial_fit(X[:1], y[:1], classes=range(4))
     for i in range(1, X.shape[0]):
@@ -169,9 +179,9 @@ def test_one_candidate_is_the_candidate_itself():
 
 def test_exploration_distribution_is_the_mixture():
     X, y = make_stream(n=200, d=8, k=5, seed=2)
-    sel = OnlineSelector(exploration=0.3, random_state=0).partial_fit(
-        X, y, classes=range(5)
-    )
+    sel = OnlineSelector(
+        exploration=0.3, exploration_decay=0.0, random_state=0
+    ).partial_fit(X, y, classes=range(5))
     Xq = X[:20]
     P = np.array([c.exploration_distribution(Xq) for c in sel.candidates_])
     lead = sel.leader_
@@ -181,6 +191,37 @@ def test_exploration_distribution_is_the_mixture():
     shares = sel.mix_shares_[:, None, None]
     assert np.all(sel.exploration_distribution(Xq) >= 0.3 * shares * P - 1e-15)
     assert_array_equal(sel.predict(Xq), sel.candidates_[lead].predict(Xq))
+
+
+@pytest.mark.parametrize("n, floor", [(200, 0.02), (200, 0.3), (5, 0.02)])
+def test_exploration_share_decays_to_its_floor(n, floor):
+    """``mu_t = max(min_exploration, exploration t^-decay)`` at the next round
+    ``t = t_ + 1``: the mixture of the candidates' distributions with that share."""
+    X, y = make_stream(n=n, d=8, k=5, seed=2)
+    sel = OnlineSelector(
+        exploration=0.9, exploration_decay=1 / 3, min_exploration=floor, random_state=0
+    ).partial_fit(X, y, classes=range(5))
+    mu = max(floor, 0.9 * (n + 1) ** (-1 / 3))
+    Xq = X[:5]
+    P = np.array([c.exploration_distribution(Xq) for c in sel.candidates_])
+    Q = (1 - mu) * P[sel.leader_] + mu * np.tensordot(sel.mix_shares_, P, axes=1)
+    assert_allclose(sel.exploration_distribution(Xq), Q, rtol=1e-12, atol=1e-15)
+
+
+def test_min_exploration_above_exploration_raises_and_changes_nothing():
+    X, y = make_stream(n=50, d=8, k=3, seed=2)
+    sel = OnlineSelector(random_state=0).partial_fit(X, y, classes=range(3))
+    before = copy.deepcopy(sel._get_state())
+    sel.set_params(exploration=0.1, min_exploration=0.2)
+    with pytest.raises(ValueError, match="'min_exploration'.*at most 'exploration'"):
+        sel.partial_fit(X, y)
+    after = sel._get_state()
+    for name, value in before.items():
+        if isinstance(value, dict):
+            for key in value:
+                assert_array_equal(after[name][key], value[key])
+        else:
+            assert_array_equal(after[name], value)
 
 
 def test_estimates_are_unbiased_for_each_candidates_value():

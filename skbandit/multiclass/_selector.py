@@ -83,26 +83,35 @@ class OnlineSelector(BaseBanditClassifier):
     computes its exploration distribution ``P_c(. | x)``; the selector plays
     one action drawn from the mixture
 
-    .. math:: Q = (1 - \mu) P_\ell + \mu \sum_{c=1}^{C} \beta_c P_c ,
+    .. math:: Q = (1 - \mu_t) P_\ell + \mu_t \sum_{c=1}^{C} \beta_c P_c ,
+              \qquad \mu_t = \max(\mu_{\min}, \mu_1 t^{-p}),
 
-    where ``ℓ`` is the current leader, ``C`` the number of candidates, ``μ =
-    exploration`` and ``β`` the candidates' shares of the exploration mass (uniform
-    at the start, see below), and logs its propensity ``Q(a)``. **Every** candidate
-    then learns from the round through its logged-feedback update (the played
-    action, the reward and the propensity ``Q(a)``: exactly what it would learn from
-    ``partial_fit(x, LoggedFeedback(a, r, Q(a)))``), so all candidates keep learning
-    whatever is played.
+    where ``ℓ`` is the current leader, ``C`` the number of candidates, ``t ≥ 1``
+    the round, ``μ_1 = exploration``, ``p = exploration_decay``, ``μ_min =
+    min_exploration`` and ``β`` the candidates' shares of the exploration mass
+    (uniform at the start, see below), and logs its propensity ``Q(a)``. The
+    exploration share can decay as the estimates accumulate (``p = 1/3`` is the
+    epsilon-greedy schedule ``ε_t ∝ t^{-1/3}`` of epoch-greedy, Langford and
+    Zhang 2007; a heuristic here, the candidates' values change as they learn):
+    the mixing cost, at most ``μ_t`` times the gap between the leader and the
+    ``β``-average of the candidates, is then paid mostly early, while the floor
+    ``μ_min`` keeps every candidate estimated (a change of concept can still
+    move the leader). **Every** candidate then learns from the round through its
+    logged-feedback update (the played action, the reward and the propensity
+    ``Q(a)``: exactly what it would learn from ``partial_fit(x, LoggedFeedback(a,
+    r, Q(a)))``), so all candidates keep learning whatever is played.
 
     The value of each candidate's policy is estimated off-policy by inverse propensity
     scoring (Horvitz and Thompson 1952; Dudík, Langford and Li 2011): ``z_c = r
     P_c(a) / Q(a)`` is an unbiased estimate of the reward ``P_c`` would have
-    collected on the round, and ``Q ≥ μ β_c P_c`` bounds it by ``1 / (μ β_c)``. The
-    sums are discounted by ``λ = 1 - 1 / window`` (none when ``window=None``) so
-    that the estimates follow a drifting stream. On a rewarded round the leader is
-    challenged (champion and challengers, as Vowpal Wabbit's ``--automl``, Wu et al.
-    2021): for each challenger ``c``, with the discounted mean ``Δ`` and variance
-    ``σ²`` of the paired differences ``z_c - z_ℓ`` and the effective number of
-    rounds ``n = (Σ λ^s)² / Σ λ^{2s}``, the lower confidence bound
+    collected on the round, and ``Q ≥ μ_t β_c P_c`` bounds it by
+    ``1 / (μ_t β_c)``. The sums are discounted by ``λ = 1 - 1 / window`` (none
+    when ``window=None``) so that the estimates follow a drifting stream. On a
+    rewarded round the leader is challenged (champion and challengers, as Vowpal
+    Wabbit's ``--automl``, Wu et al. 2021): for each challenger ``c``, with the
+    discounted mean ``Δ`` and variance ``σ²`` of the paired differences ``z_c -
+    z_ℓ`` and the effective number of rounds ``n = (Σ λ^s)² / Σ λ^{2s}``, the
+    lower confidence bound
 
     .. math:: \mathrm{LCB}_c = \Delta - \left(z \sqrt{\sigma^2 / n} + z^2 / (3 n)\right)
 
@@ -133,10 +142,16 @@ class OnlineSelector(BaseBanditClassifier):
         ``ConservativeOneVsAll()`` and ``OffsetTree()``. The first candidate
         is the leader at the start.
     exploration : float, default=0.2
-        The mixing weight ``μ`` in ``(0, 1]`` spread over the candidates' own
-        distributions by the shares ``β``: it bounds the importance weights by
-        ``1 / (μ β_c)`` and costs at most ``μ`` times the gap between the
-        leader and the ``β``-average of the candidates.
+        The mixing weight ``μ_1`` of the first round, in ``(0, 1]``: the share
+        ``μ_t`` is spread over the candidates' own distributions by the shares
+        ``β``; it bounds the importance weights by ``1 / (μ_t β_c)`` and costs
+        at most ``μ_t`` times the gap between the leader and the ``β``-average
+        of the candidates.
+    exploration_decay : float, default=0.0
+        Exponent ``p`` in ``[0, 1]`` of the decay ``μ_t = max(μ_min, μ_1
+        t^{-p})``. ``0``: a fixed share ``μ_1``.
+    min_exploration : float, default=0.0
+        Floor ``μ_min`` of the exploration share, in ``[0, exploration]``.
     window : int or None, default=1000
         Effective memory of the estimates in rounds: discount
         ``λ = 1 - 1 / window`` per round. ``None``: no discount (stationary
@@ -203,6 +218,9 @@ class OnlineSelector(BaseBanditClassifier):
     and C. Szepesvári, "Model selection in contextual stochastic bandit
     problems", NeurIPS 2020.
 
+    J. Langford and T. Zhang, "The epoch-greedy algorithm for contextual
+    multi-armed bandits", NeurIPS 2007.
+
     Q. Wu, C. Wang, J. Langford, P. Mineiro and M. Rossi, "ChaCha for online
     AutoML", ICML 2021.
 
@@ -223,6 +241,8 @@ class OnlineSelector(BaseBanditClassifier):
         **BaseBanditClassifier._parameter_constraints,
         "candidates": ["array-like", None],
         "exploration": [Interval(Real, 0, 1, closed="right")],
+        "exploration_decay": [Interval(Real, 0, 1, closed="both")],
+        "min_exploration": [Interval(Real, 0, 1, closed="both")],
         "window": [Interval(Integral, 1, None, closed="left"), None],
         "confidence": [Interval(Real, 0.5, 1, closed="neither")],
         "eliminated_share": [Interval(Real, 0, 1, closed="right")],
@@ -242,6 +262,8 @@ class OnlineSelector(BaseBanditClassifier):
         candidates=None,
         *,
         exploration: float = 0.2,
+        exploration_decay: float = 0.0,
+        min_exploration: float = 0.0,
         window: int | None = 1_000,
         confidence: float = 0.8,
         eliminated_share: float = 0.2,
@@ -252,6 +274,8 @@ class OnlineSelector(BaseBanditClassifier):
         super().__init__(max_iter=max_iter, shuffle=shuffle, random_state=random_state)
         self.candidates = candidates
         self.exploration = exploration
+        self.exploration_decay = exploration_decay
+        self.min_exploration = min_exploration
         self.window = window
         self.confidence = confidence
         self.eliminated_share = eliminated_share
@@ -259,6 +283,12 @@ class OnlineSelector(BaseBanditClassifier):
     # ----------------------------------------------------------- parameters
     def _validate_params(self) -> None:
         super()._validate_params()
+        if self.min_exploration > self.exploration:
+            raise InvalidParameterError(
+                "The 'min_exploration' parameter of OnlineSelector must be at most "
+                f"'exploration' (the share it floors); got min_exploration="
+                f"{self.min_exploration!r} > exploration={self.exploration!r}."
+            )
         for c in _check_candidates(self.candidates):
             c._validate_params()
 
@@ -332,6 +362,8 @@ class OnlineSelector(BaseBanditClassifier):
             lam,
             float(norm.ppf(self.confidence)),
             float(self.eliminated_share),
+            float(self.exploration_decay),
+            float(self.min_exploration),
         )
         kernel.owners = list(self.candidates_)
         return kernel

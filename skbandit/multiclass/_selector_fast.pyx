@@ -10,7 +10,8 @@ One round at index ``t`` with candidates ``c = 0 .. C - 1`` and leader ``l``:
   policy's marginal distribution: exact ties of its greedy label averaged as in
   ``BaseKernel.marginal_distribution``);
 * the played distribution is the mixture
-  ``Q = (1 - mix) P_l + mix * (beta_0 P_0 + ... + beta_{C-1} P_{C-1})``
+  ``Q = (1 - mix_t) P_l + mix_t * (beta_0 P_0 + ... + beta_{C-1} P_{C-1})``
+  with ``mix_t = max(mix_min, mix * t^-decay)`` (``t >= 1``)
   (summed in order) with the shares ``beta`` (positive, summing to one); the
   action ``a`` is drawn from ``Q`` by inverse CDF on ``u1``; its propensity is
   ``Q(a)``;
@@ -35,7 +36,7 @@ One round at index ``t`` with candidates ``c = 0 .. C - 1`` and leader ``l``:
 """
 
 from cpython.ref cimport PyObject
-from libc.math cimport NAN, sqrt
+from libc.math cimport NAN, pow, sqrt
 from libc.stdlib cimport free, malloc
 
 from skbandit._core._kernel cimport (
@@ -82,7 +83,10 @@ cdef class SelectorKernel(BaseKernel):
     # the candidates' shares of the exploration mass (sum to one)
     cdef double[::1] beta
     cdef double floor
+    # the exploration share at round t: max(mix_min, mix * t^-decay)
     cdef double mix
+    cdef double decay
+    cdef double mix_min
     cdef double lam
     cdef double zq
 
@@ -91,7 +95,8 @@ cdef class SelectorKernel(BaseKernel):
 
     def __init__(self, list kernels, double[::1] S, double[:, ::1] G,
                  double[::1] w, long long[::1] lead, double[::1] beta, double mix,
-                 double lam, double zq, double floor):
+                 double lam, double zq, double floor, double decay=0.0,
+                 double mix_min=0.0):
         cdef int c, n = len(kernels)
         cdef BaseKernel kc
         if n < 1:
@@ -111,9 +116,10 @@ cdef class SelectorKernel(BaseKernel):
         if not 0 <= lead[0] < n:
             raise ValueError(f"leader {lead[0]} out of range for {n} candidates")
         if not (0.0 <= mix <= 1.0 and 0.0 <= lam <= 1.0 and zq >= 0.0
-                and 0.0 < floor <= 1.0):
+                and 0.0 < floor <= 1.0 and decay >= 0.0
+                and 0.0 <= mix_min <= mix):
             raise ValueError("mix and lam must be in [0, 1], zq >= 0, floor in "
-                             "(0, 1]")
+                             "(0, 1], decay >= 0 and mix_min in [0, mix]")
         BaseKernel.__init__(self, k, d, False)
         self.kernels = list(kernels)
         self.owners = []
@@ -134,10 +140,18 @@ cdef class SelectorKernel(BaseKernel):
         self.finite = True
         self.S, self.G, self.w, self.lead, self.beta = S, G, w, lead, beta
         self.mix, self.lam, self.zq, self.floor = mix, lam, zq, floor
+        self.decay, self.mix_min = decay, mix_min
 
     def __dealloc__(self):
         if self.ptrs != NULL:
             free(self.ptrs)
+
+    cdef inline double mix_at(self, long long t) noexcept nogil:
+        # the exploration share of round t >= 1: max(mix_min, mix t^-decay)
+        cdef double m = self.mix
+        if self.decay != 0.0 and t > 1:
+            m = m * pow(<double>t, -self.decay)
+        return m if m > self.mix_min else self.mix_min
 
     cdef void average(self, long long t, double[:, ::1] P,
                       double* avg) noexcept nogil:
@@ -172,10 +186,10 @@ cdef class SelectorKernel(BaseKernel):
             self.g[c] = argmax_ties(&(<BaseKernel>self.ptrs[c]).scores[0], k, 0.0,
                                     &mc)
             self.m[c] = mc
+        cdef double mix = self.mix_at(t)
         self.average(t, self.P, &self.avg[0])
         for a in range(k):
-            self.proba[a] = (1.0 - self.mix) * self.P[lead, a] \
-                + self.mix * self.avg[a]
+            self.proba[a] = (1.0 - mix) * self.P[lead, a] + mix * self.avg[a]
             self.scores[a] = (<BaseKernel>self.ptrs[lead]).scores[a]
 
     cdef void distribution(self, const double* s, long long t, int greedy,
@@ -185,22 +199,23 @@ cdef class SelectorKernel(BaseKernel):
         # average at round t for their current scores (scratch arrays: the
         # round's P is not touched).
         cdef int a, lead = <int>self.lead[0]
+        cdef double mix = self.mix_at(t)
         self.average(t, self.P_tmp, &self.avg_tmp[0])
         (<BaseKernel>self.ptrs[lead]).distribution(s, t, greedy, p)
         for a in range(self.n_classes):
-            p[a] = (1.0 - self.mix) * p[a] + self.mix * self.avg_tmp[a]
+            p[a] = (1.0 - mix) * p[a] + mix * self.avg_tmp[a]
 
     cdef void marginal_distribution(self, long long t, double* out) noexcept nogil:
         # Q at round t for the candidates' current scores, the leader's taken
         # from ``scores``: after ``compute_scores`` at the same t, bit for bit
         # its ``proba``.
         cdef int a, lead = <int>self.lead[0]
+        cdef double mix = self.mix_at(t)
         for a in range(self.n_classes):
             (<BaseKernel>self.ptrs[lead]).scores[a] = self.scores[a]
         self.average(t, self.P_tmp, &self.avg_tmp[0])
         for a in range(self.n_classes):
-            out[a] = (1.0 - self.mix) * self.P_tmp[lead, a] \
-                + self.mix * self.avg_tmp[a]
+            out[a] = (1.0 - mix) * self.P_tmp[lead, a] + mix * self.avg_tmp[a]
 
     cdef int act(self, Row x, long long t, double u1, double u2,
                  int* greedy, double* prob, double* marginal) noexcept nogil:
