@@ -243,19 +243,23 @@ def _adapter(name: str, params: dict, k: int):
         import _reference_selector as ref_sel
         from scipy.stats import norm
 
+        from skbandit import OnlineSelector
         from skbandit.multiclass._selector import default_candidates
 
-        window = params.get("window", 1_000)
+        p = {**OnlineSelector().get_params(), **params}  # the estimator's defaults
+        window = p["window"]
 
         def run(X, U, t0, state, logged):
             if state is None:
-                cands = params.get("candidates") or default_candidates()
+                cands = p["candidates"] or default_candidates()
                 state = ref_sel.SelectorState(
                     [ref_sel.EstimatorRef(c, np.arange(k), X.shape[1]) for c in cands],
-                    mix=params.get("exploration", 0.2),
+                    mix=p["exploration"],
                     lam=1.0 if window is None else 1.0 - 1.0 / window,
-                    zq=float(norm.ppf(params.get("confidence", 0.8))),
-                    floor=params.get("eliminated_share", 0.2),
+                    zq=float(norm.ppf(p["confidence"])),
+                    floor=p["eliminated_share"],
+                    decay=p["exploration_decay"],
+                    mix_min=p["min_exploration"],
                 )
             if logged is None:  # serve the first row (learn=False changes nothing)
                 a, q = ref_sel.selector_round(state, X, 0, t0 + 1, *U[0], learn=False)

@@ -282,7 +282,7 @@ ENTRIES += [
 ]
 
 # Online selection among learners: the default candidates, and two Banditrons
-# with mixing weight 1 (every round plays the candidates' average)
+# with a fixed mixing weight 1 (every round plays the candidates' average)
 ENTRIES += [
     Entry(
         OnlineSelector,
@@ -297,6 +297,10 @@ ENTRIES += [
             ({"confidence": 0.5}, "confidence"),
             ({"eliminated_share": 0.0}, "eliminated_share"),
             ({"eliminated_share": 1.5}, "eliminated_share"),
+            ({"exploration_decay": -0.1}, "exploration_decay"),
+            ({"exploration_decay": 1.5}, "exploration_decay"),
+            ({"min_exploration": -0.1}, "min_exploration"),
+            ({"exploration": 0.1, "min_exploration": 0.2}, "min_exploration"),
             ({"candidates": []}, "candidates"),
             ({"candidates": [Banditron(gamma=0.0)]}, "gamma"),
         ),
@@ -307,6 +311,10 @@ ENTRIES += [
             {"confidence": 0.999},
             {"eliminated_share": 1.0},
             {"eliminated_share": 1e-6},
+            {"exploration_decay": 0.0},
+            {"exploration_decay": 1.0},
+            {"min_exploration": 0.0},
+            {"exploration": 0.3, "min_exploration": 0.3},
         ),
     ),
     Entry(
@@ -314,6 +322,7 @@ ENTRIES += [
         params={
             "candidates": (Banditron(gamma=0.2), Banditron(gamma=0.6)),
             "exploration": 1.0,
+            "exploration_decay": 0.0,
         },
         invalid_params=(({"exploration": 0.0}, "exploration"),),
         variant="banditrons",
