@@ -72,6 +72,15 @@ def _state(W, A) -> dict[str, np.ndarray]:
     return {"coef_": W} if A is None else {"coef_": W, "_average_acc": A}
 
 
+def canonical(X):
+    """X as the estimators' validation hands it to the kernels: a CSR copy with
+    duplicate columns summed and indices sorted (dense X unchanged)."""
+    if sp.issparse(X):
+        X = sp.csr_matrix(X, copy=True)
+        X.sum_duplicates()
+    return X
+
+
 def _row(X, i: int) -> tuple[np.ndarray | None, np.ndarray]:
     """(column indices or None for "all columns", values) of row ``i``.
 

@@ -27,6 +27,7 @@ from typing import NamedTuple
 import numpy as np
 import scipy.sparse as sp
 from _reference import (
+    canonical,
     epsilon_greedy,
     greedy_label,
     logged_round,
@@ -50,13 +51,6 @@ class SOBATrace(NamedTuple):
     n_updates: int
     updated: np.ndarray  # bool per round: n_t
     margins: np.ndarray  # S after each round
-
-
-def canonical(X):
-    if sp.issparse(X):
-        X = sp.csr_matrix(X, copy=True)
-        X.sum_duplicates()
-    return X
 
 
 def _row(X, i):

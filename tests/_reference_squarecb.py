@@ -45,6 +45,7 @@ from typing import NamedTuple
 import numpy as np
 import scipy.sparse as sp
 from _reference import (
+    canonical,
     greedy_label,
     logged_round,
     marginal_propensity,
@@ -198,9 +199,7 @@ def squarecb(
     reward; ``h`` uses ``p_g(a)`` on the learner's own round, else the logged
     propensity)."""
     n, d = X.shape
-    if sp.issparse(X):
-        X = sp.csr_matrix(X, copy=True)
-        X.sum_duplicates()
+    X = canonical(X)
     if state is None:
         st = fresh_state(k, d)
         if fit_intercept:
