@@ -1,6 +1,7 @@
 """The stream suite of the evidence protocol: TUNING and VALIDATION streams.
 
-Defaults are chosen on ``TUNING`` only and reported on ``VALIDATION`` (disjoint
+Defaults are chosen on ``TUNING`` only and reported on ``VALIDATION`` and ``PROBE``
+(``PROBE``: fresh streams added after a validation run, report-only; disjoint
 sources: no data set, generator family setting or bundled file is in both) and on
 the six ``vw-cbify`` streams (``VW_CBIFY``, played in the experiment's own order).
 Every stream is built offline: the shared copies in ``../shared/data`` (USPS,
@@ -48,7 +49,7 @@ DATA_DIR = os.environ.get(
 if not os.path.isdir(DATA_DIR):  # the main checkout: /work/main/../shared/data
     DATA_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data")
 
-ORDER_BASE = {"tuning": 100, "validation": 200}
+ORDER_BASE = {"tuning": 100, "validation": 200, "probe": 300}
 
 
 @dataclass(frozen=True)
@@ -466,7 +467,71 @@ VW_CBIFY: tuple[Stream, ...] = tuple(
     ),
 )
 
-SUITES = {"tuning": TUNING, "validation": VALIDATION, "vw-cbify": VW_CBIFY}
+# PROBE: fresh streams built after the validation report of the shared-scale
+# defaults had been run once, to probe how the change generalises beyond the
+# streams seen so far; never used to choose anything (report-only, like
+# VALIDATION; see docs/algorithms.md, SquareCB).
+PROBE: tuple[Stream, ...] = (
+    Stream(
+        "raw-k5",
+        "probe",
+        "make_classification k=5, d=30, columns (x + U(2,6)) 10^U(-3,3), 5% flips "
+        "(1,000 rows)",
+        _raw_table(1000, 30, 5, informative=10, sep=1.2, flip_y=0.05, log_scale=3.0),
+        False,
+    ),
+    Stream(
+        "raw-k3-small",
+        "probe",
+        "make_classification k=3, d=6, columns (x + U(2,6)) 10^U(-1.5,1.5) (150 rows)",
+        _raw_table(150, 6, 3, informative=4, sep=2.0, log_scale=1.5),
+        False,
+    ),
+    Stream(
+        "tfidf-k15",
+        "probe",
+        "generated tf-idf documents, 15 topics plus a Zipfian background (60% of "
+        "the words), vocabulary 6,000, 40 words on average (3,000 docs)",
+        _tfidf_topics(
+            3_000,
+            k=15,
+            vocabulary=6_000,
+            mean_words=40,
+            background=0.6,
+            concentration=0.03,
+        ),
+        False,
+    ),
+    Stream(
+        "centred-k10",
+        "probe",
+        "make_classification k=10, d=40, 5% flips (5,000 rows)",
+        _classification(5_000, 40, 10, informative=20, flip_y=0.05, sep=1.5),
+        False,
+    ),
+    Stream(
+        "topics-k6",
+        "probe",
+        "short binary bag-of-words documents from 6 Dirichlet topics, vocabulary "
+        "2,000, 15 words, unit rows (4,000 docs)",
+        _topics(4_000, k=6, vocabulary=2_000, words=15, concentration=0.1),
+        False,
+    ),
+    Stream(
+        "lowdim-k4",
+        "probe",
+        "make_classification k=4, d=5, 4 informative (300 rows)",
+        _classification(300, 5, 4, informative=4, sep=2.0),
+        False,
+    ),
+)
+
+SUITES = {
+    "tuning": TUNING,
+    "validation": VALIDATION,
+    "vw-cbify": VW_CBIFY,
+    "probe": PROBE,
+}
 
 
 def get_stream(name: str, suite: str) -> Stream:
