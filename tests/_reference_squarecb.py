@@ -23,8 +23,11 @@ with the same uniforms (``_reference.py`` rules 1, 2, 4 and 6). Per round ``t``
      ``W_i *= S_i / |x_i|``; ``S_i = |x_i|``. With ``shared_scale`` the scale
      ``S_i`` is one per feature for all ``k`` regressors (every row of
      ``scale_`` holds it) and a growth rescales ``W_i`` of every regressor,
-     ``W[c, i] *= S_i / |x_i|`` for ``c = 0, ..., k - 1``; without, ``S`` and
-     the rescale are regressor ``a``'s only. Then ``pred = sum W_i x_i (+ b)``
+     ``W[c, i] *= S[c, i] / |x_i|`` then ``S[c, i] = |x_i|`` for every
+     ``c = 0, ..., k - 1`` with ``|x_i| > S[c, i]`` (each row by its own scale;
+     the rows are equal unless the option was switched on mid-stream);
+     without, ``S`` and the rescale are regressor ``a``'s only. Then
+     ``pred = sum W_i x_i (+ b)``
      and ``nrm = sum (x_i / S_i)^2 (+ 1)`` accumulated in the same loop;
      ``N_a += nrm``; stop if ``N_a <= 0``; ``rate = eta sqrt(n_a / N_a)``.
    - adagrad, sgd: ``pred = s_a`` (the round's score), ``rate = eta``.
@@ -131,11 +134,13 @@ def _update(
             if av > S[i]:
                 if shared_scale:
                     # one scale per feature: every regressor's w_i and s_i
-                    if S[i] > 0.0:
-                        ratio = float(S[i]) / av
-                        for c in range(st["coef_"].shape[0]):
-                            st["coef_"][c, i] = float(st["coef_"][c, i]) * ratio
-                    st["scale_"][:, i] = av
+                    # (each by its own s_i, all equal when shared from the start)
+                    Sc, Wc = st["scale_"], st["coef_"]
+                    for c in range(Wc.shape[0]):
+                        if av > Sc[c, i]:
+                            if Sc[c, i] > 0.0:
+                                Wc[c, i] = float(Wc[c, i]) * (float(Sc[c, i]) / av)
+                            Sc[c, i] = av
                 else:
                     if S[i] > 0.0:
                         W[i] = float(W[i]) * (float(S[i]) / av)

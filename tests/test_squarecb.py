@@ -281,6 +281,29 @@ def test_shared_scale_is_the_largest_value_seen_by_any_regressor():
         assert shared or np.any(est.scale_[0] != est.scale_[1])
 
 
+def test_shared_scale_switched_on_mid_stream_matches_reference():
+    """Per-class scales for 150 rounds (the rows of ``scale_`` differ), then
+    ``shared_scale=True``: each regressor's weight is rescaled by its own scale
+    when a row's value exceeds it, as the reference does, and the rows of
+    ``scale_`` only grow (towards the shared maximum)."""
+    X, y = make_stream(400, d=10, k=4, seed=3)
+    X[:, 2] *= 50.0
+    X[:, 5] *= 0.02
+    classes = label_values(4)
+    est = SquareCB(shared_scale=False, random_state=7)
+    rng = np.random.default_rng(7)
+    est.partial_fit(X[:150], classes[y[:150]], classes=classes)
+    tr = ref.squarecb(X[:150], y[:150], rng.random((150, 2)), 4, shared_scale=False)
+    assert np.any(est.scale_ != est.scale_[0])
+    before = est.scale_.copy()
+    est.set_params(shared_scale=True)
+    est.partial_fit(X[150:], classes[y[150:]])
+    tr = ref.squarecb(X[150:], y[150:], rng.random((250, 2)), 4, t0=150, state=tr.state)
+    for name in STATE:
+        assert_array_equal(getattr(est, name), tr.state[name], err_msg=name)
+    assert np.all(est.scale_ >= before)
+
+
 def test_shared_scale_rescales_every_regressor_by_hand():
     """One feature, no intercept, eta = 0.25, logged rounds. Round 1: class 0,
     x = 0.5, r = 1: s = 0.5, w_0 = 0 - 0.25 (-0.5) / (0.5 * 0.5) = 0.5 (as in

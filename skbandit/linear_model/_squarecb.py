@@ -130,7 +130,10 @@ class SquareCB(LinearBanditClassifier):
       :math:`|x_i|` over every row learned so far, whichever class was played
       (every row of ``scale_`` holds it), and when it grows NAG's rescale
       :math:`w_{a,i} \leftarrow w_{a,i} s_i / |x_i|` is applied to the weight of
-      every regressor :math:`a`, not only the played one. A regressor then
+      every regressor :math:`a`, not only the played one (each by its own
+      :math:`s_{a,i}`: the rows of ``scale_`` are equal unless ``shared_scale``
+      was switched on mid-stream, and then they grow to the shared maximum as
+      values above them arrive). A regressor then
       never takes NAG's first-sight step (:math:`x_i / s_i = 1`) on a feature
       the other regressors have already seen at a larger value, which wastes
       the first rounds of each class on unscaled tables and spreads a step

@@ -186,7 +186,7 @@ cdef class SquareCBKernel(LinearKernel):
         # (every row S[r] equal): a growth rescales w_i of every regressor.
         cdef double* w = &self.W[a, 0]
         cdef double* s = &self.S[a, 0]
-        cdef double pred = 0.0, nrm = 0.0, v, av, q, ratio
+        cdef double pred = 0.0, nrm = 0.0, v, av, q
         cdef int j, i, r
         cdef bint dense = x.ind == NULL
         for j in range(x.nnz):
@@ -197,12 +197,13 @@ cdef class SquareCBKernel(LinearKernel):
             av = fabs(v)
             if av > s[i]:
                 if self.shared_scale:
-                    if s[i] > 0.0:
-                        ratio = s[i] / av
-                        for r in range(self.n_classes):
-                            self.W[r, i] = self.W[r, i] * ratio
+                    # each regressor by its own scale (all equal unless
+                    # shared_scale was switched on mid-stream)
                     for r in range(self.n_classes):
-                        self.S[r, i] = av
+                        if av > self.S[r, i]:
+                            if self.S[r, i] > 0.0:
+                                self.W[r, i] = self.W[r, i] * (self.S[r, i] / av)
+                            self.S[r, i] = av
                 else:
                     if s[i] > 0.0:
                         w[i] = w[i] * (s[i] / av)
