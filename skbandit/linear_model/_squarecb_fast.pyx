@@ -103,7 +103,7 @@ cdef class SquareCBKernel(LinearKernel):
                  long long[::1] n_upd, int regressor, double eta,
                  double gamma_scale, double gamma_exponent, bint fit_intercept,
                  bint importance_weighted, double step_cap,
-                 bint shared_scale=False):
+                 bint shared_scale):
         LinearKernel.__init__(self, W, False)
         k, d = W.shape[0], W.shape[1]
         if (b.shape[0] != k or S.shape[0] != k or S.shape[1] != d
