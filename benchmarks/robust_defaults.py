@@ -71,15 +71,27 @@ def ratios(suite, params_list, seeds, data_dir, cache):
 
 
 def _fmt_params(p):
-    return " ".join(f"{k}={v:g}" for k, v in p.items())
+    return " ".join(
+        f"{k}={v}" if isinstance(v, bool) else f"{k}={v:g}" for k, v in p.items()
+    )
 
 
 def cmd_tune(a):
-    keys = ("gamma_scale", "gamma_exponent", "learning_rate", "initial_reward")
+    keys = (
+        "gamma_scale",
+        "gamma_exponent",
+        "learning_rate",
+        "initial_reward",
+        "shared_scale",
+    )
     grid = [
         dict(zip(keys, g, strict=True))
         for g in itertools.product(
-            a.gamma_scale, a.gamma_exponent, a.learning_rate, a.initial_reward
+            a.gamma_scale,
+            a.gamma_exponent,
+            a.learning_rate,
+            a.initial_reward,
+            [bool(v) for v in a.shared_scale],
         )
     ]
     r = ratios("tuning", grid, range(a.seeds), a.data_dir, a.vw_cache)
@@ -98,10 +110,10 @@ def cmd_tune(a):
     print(
         "rule: smallest worst ratio (ties within 0.005 by the mean); first row chosen"
     )
-    print(f"{'params':<50} worst   mean  " + " ".join(f"{n[:10]:>10}" for n in names))
+    print(f"{'params':<86} worst   mean  " + " ".join(f"{n[:10]:>10}" for n in names))
     for worst, mean, i, means in rows:
         print(
-            f"{_fmt_params(grid[i]):<50} {worst:.3f}  {mean:.3f}  "
+            f"{_fmt_params(grid[i]):<86} {worst:.3f}  {mean:.3f}  "
             + " ".join(f"{means[n]:>10.3f}" for n in names)
         )
     return 0
@@ -214,6 +226,7 @@ def main(argv=None):
     p.add_argument("--gamma-exponent", type=float, nargs="+", default=[0.5, 1.0])
     p.add_argument("--learning-rate", type=float, nargs="+", default=[0.25, 0.5, 1.0])
     p.add_argument("--initial-reward", type=float, nargs="+", default=[1.0])
+    p.add_argument("--shared-scale", type=int, nargs="+", choices=(0, 1), default=[1])
     p.add_argument("--suites", nargs="+", default=["validation", "vw-cbify"])
     p.add_argument("--n-rounds", type=int, default=5_000_000)
     p.add_argument("--drift-every", type=int, default=1_000_000)

@@ -1,6 +1,7 @@
 """The stream suite of the evidence protocol: TUNING and VALIDATION streams.
 
-Defaults are chosen on ``TUNING`` only and reported on ``VALIDATION`` (disjoint
+Defaults are chosen on ``TUNING`` only and reported on ``VALIDATION`` and ``PROBE``
+(``PROBE``: fresh streams added after a validation run, report-only; disjoint
 sources: no data set, generator family setting or bundled file is in both) and on
 the six ``vw-cbify`` streams (``VW_CBIFY``, played in the experiment's own order).
 Every stream is built offline: the shared copies in ``../shared/data`` (USPS,
@@ -48,7 +49,7 @@ DATA_DIR = os.environ.get(
 if not os.path.isdir(DATA_DIR):  # the main checkout: /work/main/../shared/data
     DATA_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data")
 
-ORDER_BASE = {"tuning": 100, "validation": 200}
+ORDER_BASE = {"tuning": 100, "validation": 200, "probe": 300}
 
 
 @dataclass(frozen=True)
@@ -181,6 +182,73 @@ def _topics(n, *, k, vocabulary, words, concentration, seed_offset=0):
     return build
 
 
+def _tfidf_topics(n, *, k, vocabulary, mean_words, background, concentration):
+    """Documents of varying length as tf-idf rows: a shared Zipfian background
+    vocabulary (share ``background`` of a document's words) and ``k`` class topics
+    (Dirichlet over the vocabulary); lengths ``1 + Poisson(mean_words - 1)``;
+    counts weighted by scikit-learn's ``TfidfTransformer`` (smooth idf, unit L2
+    rows), as for a tf-idf corpus."""
+
+    def build(seed, data_dir):
+        from sklearn.feature_extraction.text import TfidfTransformer
+
+        rng = np.random.default_rng(seed)
+        topics = rng.dirichlet(np.full(vocabulary, concentration), size=k)
+        ranks = rng.permutation(vocabulary) + 1.0
+        back = (1.0 / ranks) / np.sum(1.0 / ranks)
+        y = rng.integers(k, size=n)
+        rows, cols = [], []
+        for i, c in enumerate(y):
+            m = 1 + rng.poisson(mean_words - 1)
+            nb = rng.binomial(m, background)
+            w = np.concatenate(
+                [
+                    rng.choice(vocabulary, size=nb, p=back),
+                    rng.choice(vocabulary, size=m - nb, p=topics[c]),
+                ]
+            )
+            rows.append(np.full(w.size, i))
+            cols.append(w)
+        rows, cols = np.concatenate(rows), np.concatenate(cols)
+        counts = sp.csr_matrix(
+            (np.ones(rows.size), (rows, cols)), shape=(n, vocabulary)
+        )
+        counts.sum_duplicates()
+        return TfidfTransformer().fit_transform(counts).tocsr(), y
+
+    return build
+
+
+def _raw_table(n, d, k, *, informative, sep, flip_y=0.0, log_scale=2.0):
+    """A small table of raw measurements: ``make_classification`` whose column
+    ``i`` is shifted to a positive offset and scaled, ``(x_i + o_i) 10^{u_i}``
+    with ``o_i`` uniform on [2, 6] and ``u_i`` uniform on
+    ``[-log_scale, log_scale]`` (non-centred columns of very different scales,
+    like physical or chemical measurements)."""
+
+    def build(seed, data_dir):
+        from sklearn.datasets import make_classification
+
+        X, y = make_classification(
+            n_samples=n,
+            n_features=d,
+            n_informative=informative,
+            n_redundant=0,
+            n_classes=k,
+            n_clusters_per_class=1,
+            flip_y=flip_y,
+            class_sep=sep,
+            random_state=seed,
+        )
+        rng = np.random.default_rng(seed + 11)
+        X = (X + rng.uniform(2.0, 6.0, d)) * 10.0 ** rng.uniform(
+            -log_scale, log_scale, d
+        )
+        return X, y
+
+    return build
+
+
 def _zipf(k, a=1.0):
     w = 1.0 / np.arange(1, k + 1) ** a
     return list(w / w.sum())
@@ -251,6 +319,58 @@ TUNING: tuple[Stream, ...] = (
         "tuning",
         "SynNonSep (noise 0.05), prototypes redrawn every 10,000 rounds (30,000 rows)",
         _drifting(30_000, 10_000),
+        False,
+    ),
+    Stream(
+        "tfidf-k20",
+        "tuning",
+        "generated tf-idf documents, 20 topics plus a Zipfian background (half "
+        "the words), vocabulary 8,000, 60 words on average (2,000 docs)",
+        _tfidf_topics(
+            2_000,
+            k=20,
+            vocabulary=8_000,
+            mean_words=60,
+            background=0.5,
+            concentration=0.02,
+        ),
+        False,
+    ),
+    Stream(
+        "tfidf-k8",
+        "tuning",
+        "generated tf-idf documents, 8 topics plus a Zipfian background (70% of "
+        "the words), vocabulary 4,000, 30 words on average (5,000 docs)",
+        _tfidf_topics(
+            5_000,
+            k=8,
+            vocabulary=4_000,
+            mean_words=30,
+            background=0.7,
+            concentration=0.05,
+        ),
+        False,
+    ),
+    Stream(
+        "raw-k3",
+        "tuning",
+        "make_classification k=3, d=12, columns (x + U(2,6)) 10^U(-2,2), (200 rows)",
+        _raw_table(200, 12, 3, informative=6, sep=1.5),
+        False,
+    ),
+    Stream(
+        "raw-k4",
+        "tuning",
+        "make_classification k=4, d=20, columns (x + U(2,6)) 10^U(-2,2), 3% "
+        "flips (400 rows)",
+        _raw_table(400, 20, 4, informative=8, sep=1.5, flip_y=0.03),
+        False,
+    ),
+    Stream(
+        "raw-k2",
+        "tuning",
+        "make_classification k=2, d=8, columns (x + U(2,6)) 10^U(-1,1) (300 rows)",
+        _raw_table(300, 8, 2, informative=4, sep=1.0, log_scale=1.0),
         False,
     ),
 )
@@ -347,7 +467,71 @@ VW_CBIFY: tuple[Stream, ...] = tuple(
     ),
 )
 
-SUITES = {"tuning": TUNING, "validation": VALIDATION, "vw-cbify": VW_CBIFY}
+# PROBE: fresh streams built after the validation report of the shared-scale
+# defaults had been run once, to probe how the change generalises beyond the
+# streams seen so far; never used to choose anything (report-only, like
+# VALIDATION; see docs/algorithms.md, SquareCB).
+PROBE: tuple[Stream, ...] = (
+    Stream(
+        "raw-k5",
+        "probe",
+        "make_classification k=5, d=30, columns (x + U(2,6)) 10^U(-3,3), 5% flips "
+        "(1,000 rows)",
+        _raw_table(1000, 30, 5, informative=10, sep=1.2, flip_y=0.05, log_scale=3.0),
+        False,
+    ),
+    Stream(
+        "raw-k3-small",
+        "probe",
+        "make_classification k=3, d=6, columns (x + U(2,6)) 10^U(-1.5,1.5) (150 rows)",
+        _raw_table(150, 6, 3, informative=4, sep=2.0, log_scale=1.5),
+        False,
+    ),
+    Stream(
+        "tfidf-k15",
+        "probe",
+        "generated tf-idf documents, 15 topics plus a Zipfian background (60% of "
+        "the words), vocabulary 6,000, 40 words on average (3,000 docs)",
+        _tfidf_topics(
+            3_000,
+            k=15,
+            vocabulary=6_000,
+            mean_words=40,
+            background=0.6,
+            concentration=0.03,
+        ),
+        False,
+    ),
+    Stream(
+        "centred-k10",
+        "probe",
+        "make_classification k=10, d=40, 5% flips (5,000 rows)",
+        _classification(5_000, 40, 10, informative=20, flip_y=0.05, sep=1.5),
+        False,
+    ),
+    Stream(
+        "topics-k6",
+        "probe",
+        "short binary bag-of-words documents from 6 Dirichlet topics, vocabulary "
+        "2,000, 15 words, unit rows (4,000 docs)",
+        _topics(4_000, k=6, vocabulary=2_000, words=15, concentration=0.1),
+        False,
+    ),
+    Stream(
+        "lowdim-k4",
+        "probe",
+        "make_classification k=4, d=5, 4 informative (300 rows)",
+        _classification(300, 5, 4, informative=4, sep=2.0),
+        False,
+    ),
+)
+
+SUITES = {
+    "tuning": TUNING,
+    "validation": VALIDATION,
+    "vw-cbify": VW_CBIFY,
+    "probe": PROBE,
+}
 
 
 def get_stream(name: str, suite: str) -> Stream:

@@ -20,7 +20,14 @@ with the same uniforms (``_reference.py`` rules 1, 2, 4 and 6). Per round ``t``
    entries of the row in stored order (the CSR input has one entry per column):
 
    - normalized (NAG): for each entry with ``|x_i| > S_i``: if ``S_i > 0``,
-     ``W_i *= S_i / |x_i|``; ``S_i = |x_i|``. Then ``pred = sum W_i x_i (+ b)``
+     ``W_i *= S_i / |x_i|``; ``S_i = |x_i|``. With ``shared_scale`` the scale
+     ``S_i`` is one per feature for all ``k`` regressors (every row of
+     ``scale_`` holds it) and a growth rescales ``W_i`` of every regressor,
+     ``W[c, i] *= S[c, i] / |x_i|`` then ``S[c, i] = |x_i|`` for every
+     ``c = 0, ..., k - 1`` with ``|x_i| > S[c, i]`` (each row by its own scale;
+     the rows are equal unless the option was switched on mid-stream);
+     without, ``S`` and the rescale are regressor ``a``'s only. Then
+     ``pred = sum W_i x_i (+ b)``
      and ``nrm = sum (x_i / S_i)^2 (+ 1)`` accumulated in the same loop;
      ``N_a += nrm``; stop if ``N_a <= 0``; ``rate = eta sqrt(n_a / N_a)``.
    - adagrad, sgd: ``pred = s_a`` (the round's score), ``rate = eta``.
@@ -113,7 +120,9 @@ def _entries(X, i: int):
     return list(enumerate(X[i].tolist()))
 
 
-def _update(st, a, row, s_a, r, h, *, regressor, eta, fit_intercept, step_cap):
+def _update(
+    st, a, row, s_a, r, h, *, regressor, eta, fit_intercept, step_cap, shared_scale
+):
     W, b = st["coef_"][a], st["intercept_"]
     S, G, Gb = st["scale_"][a], st["grad_sq_"][a], st["intercept_grad_sq_"]
     nz = [(i, v) for i, v in row if v != 0.0]
@@ -123,9 +132,19 @@ def _update(st, a, row, s_a, r, h, *, regressor, eta, fit_intercept, step_cap):
         for i, v in nz:
             av = abs(v)
             if av > S[i]:
-                if S[i] > 0.0:
-                    W[i] = float(W[i]) * (float(S[i]) / av)
-                S[i] = av
+                if shared_scale:
+                    # one scale per feature: every regressor's w_i and s_i
+                    # (each by its own s_i, all equal when shared from the start)
+                    Sc, Wc = st["scale_"], st["coef_"]
+                    for c in range(Wc.shape[0]):
+                        if av > Sc[c, i]:
+                            if Sc[c, i] > 0.0:
+                                Wc[c, i] = float(Wc[c, i]) * (float(Sc[c, i]) / av)
+                            Sc[c, i] = av
+                else:
+                    if S[i] > 0.0:
+                        W[i] = float(W[i]) * (float(S[i]) / av)
+                    S[i] = av
             pred = pred + float(W[i]) * v
             q = v / float(S[i])
             nrm = nrm + q * q
@@ -182,12 +201,13 @@ def squarecb(
     *,
     gamma_scale: float = 300.0,
     gamma_exponent: float = 0.75,
-    learning_rate: float = 0.25,
+    learning_rate: float = 0.5,
     fit_intercept: bool = True,
     regressor: str = "normalized",
     importance_weighted: bool = False,
     step_cap: float = 1.0,
     initial_reward: float = 1.0,
+    shared_scale: bool = True,
     t0: int = 0,
     state: dict[str, np.ndarray] | None = None,
     logged=None,
@@ -243,6 +263,7 @@ def squarecb(
             eta=learning_rate,
             fit_intercept=fit_intercept,
             step_cap=step_cap,
+            shared_scale=shared_scale,
         )
         played[j], greedy[j], rewards[j] = a, g, r
     return SquareCBTrace(st, played, greedy, rewards, props)
@@ -276,5 +297,6 @@ def nag_regression(
             eta=eta,
             fit_intercept=fit_intercept,
             step_cap=step_cap,
+            shared_scale=False,
         )
     return st

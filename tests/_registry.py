@@ -254,6 +254,7 @@ ENTRIES += [
             ({"step_cap": 0.0}, "step_cap"),
             ({"step_cap": 2.0}, "step_cap"),
             ({"initial_reward": 1.5}, "initial_reward"),
+            ({"shared_scale": "yes"}, "shared_scale"),
         ),
         valid_edge_params=(
             {"gamma_exponent": 0.0},
@@ -262,6 +263,7 @@ ENTRIES += [
             {"importance_weighted": True},
             {"step_cap": 1e-3},
             {"initial_reward": 0.0},
+            {"shared_scale": False},
         ),
         variant=variant,
         intercept=extra.get("fit_intercept", True),

@@ -40,6 +40,8 @@ STATE = tuple(ref.fresh_state(1, 1))
         {"importance_weighted": True, "learning_rate": 2.0},
         {"initial_reward": 0.0, "gamma_scale": 30.0},
         {"gamma_exponent": 0.5, "gamma_scale": 3.0},
+        {"shared_scale": False},
+        {"shared_scale": False, "importance_weighted": True, "learning_rate": 2.0},
     ],
     ids=[
         "default",
@@ -51,6 +53,8 @@ STATE = tuple(ref.fresh_state(1, 1))
         "cap1-iw",
         "pessimistic",
         "sqrt-schedule",
+        "per-class-scale",
+        "per-class-scale-iw",
     ],
 )
 @pytest.mark.parametrize("container", ["dense", "csr"])
@@ -237,12 +241,14 @@ def test_gamma_exponent_zero_is_a_fixed_gamma():
 
 # ------------------------------------------------------------------- NAG
 def test_each_regressor_is_nag_on_its_own_sub_stream():
-    """N and n are per regressor: the weights of class a are exactly algorithm
-    NAG run on the rounds where a was played, with their rewards."""
+    """Per-class scales: N and n are per regressor, and the weights of class a are
+    exactly algorithm NAG run on the rounds where a was played, with their
+    rewards."""
     X, y = make_stream(400, d=7, k=3, seed=8)
     X[:, 0] *= 1e3
     fb = BanditFeedback(y)
-    est = SquareCB(random_state=1).partial_fit(X, fb, classes=range(3))
+    est = SquareCB(shared_scale=False, learning_rate=0.25, random_state=1)
+    est.partial_fit(X, fb, classes=range(3))
     for a in range(3):
         mask = fb.actions_ == a
         st = ref.nag_regression(X[mask], fb.rewards_[mask], eta=0.25)
@@ -255,6 +261,72 @@ def test_each_regressor_is_nag_on_its_own_sub_stream():
         assert_array_equal(
             est.scale_[a], np.abs(X[mask]).max(axis=0) if mask.any() else 0.0
         )
+
+
+def test_shared_scale_is_the_largest_value_seen_by_any_regressor():
+    """With shared scales (the default) every row of ``scale_`` is the largest
+    |x_i| over all the rows learned so far, whichever class was played; with
+    per-class scales, only over the rows where that class was played."""
+    X, y = make_stream(300, d=7, k=3, seed=8, n_empty=10)
+    X[:, 0] *= 1e3
+    X[:, 3] *= 1e-2
+    for shared in (True, False):
+        fb = BanditFeedback(y)
+        est = SquareCB(shared_scale=shared, random_state=1)
+        est.partial_fit(X, fb, classes=range(3))
+        for a in range(3):
+            rows = X if shared else X[fb.actions_ == a]
+            assert_array_equal(est.scale_[a], np.abs(rows).max(axis=0))
+        # the classes were played on different rows: the per-class maxima differ
+        assert shared or np.any(est.scale_[0] != est.scale_[1])
+
+
+def test_shared_scale_switched_on_mid_stream_matches_reference():
+    """Per-class scales for 150 rounds (the rows of ``scale_`` differ), then
+    ``shared_scale=True``: each regressor's weight is rescaled by its own scale
+    when a row's value exceeds it, as the reference does, and the rows of
+    ``scale_`` only grow (towards the shared maximum)."""
+    X, y = make_stream(400, d=10, k=4, seed=3)
+    X[:, 2] *= 50.0
+    X[:, 5] *= 0.02
+    classes = label_values(4)
+    est = SquareCB(shared_scale=False, random_state=7)
+    rng = np.random.default_rng(7)
+    est.partial_fit(X[:150], classes[y[:150]], classes=classes)
+    tr = ref.squarecb(X[:150], y[:150], rng.random((150, 2)), 4, shared_scale=False)
+    assert np.any(est.scale_ != est.scale_[0])
+    before = est.scale_.copy()
+    est.set_params(shared_scale=True)
+    est.partial_fit(X[150:], classes[y[150:]])
+    tr = ref.squarecb(X[150:], y[150:], rng.random((250, 2)), 4, t0=150, state=tr.state)
+    for name in STATE:
+        assert_array_equal(getattr(est, name), tr.state[name], err_msg=name)
+    assert np.all(est.scale_ >= before)
+
+
+def test_shared_scale_rescales_every_regressor_by_hand():
+    """One feature, no intercept, eta = 0.25, logged rounds. Round 1: class 0,
+    x = 0.5, r = 1: s = 0.5, w_0 = 0 - 0.25 (-0.5) / (0.5 * 0.5) = 0.5 (as in
+    the per-class test below). Round 2: class 1, x = 2, r = 0: the prediction
+    0 equals the reward (no step for w_1), but the shared scale grows to 2, so
+    NAG's rescaling w_i *= s_i / |x_i| applies to every regressor: w_0 = 0.5 *
+    0.5 / 2 = 0.125, and both rows of ``scale_`` are 2. Per-class scales leave
+    w_0 = 0.5 and class 0's scale at 0.5."""
+    for shared, w0, s0 in ((True, 0.125, 2.0), (False, 0.5, 0.5)):
+        est = SquareCB(
+            learning_rate=0.25,
+            fit_intercept=False,
+            shared_scale=shared,
+            random_state=0,
+        )
+        est.partial_fit(
+            np.array([[0.5]]), LoggedFeedback([0], [1.0], [0.5]), classes=[0, 1]
+        )
+        assert est.coef_[0, 0] == 0.5
+        est.partial_fit(np.array([[2.0]]), LoggedFeedback([1], [0.0], [0.5]))
+        assert est.coef_[0, 0] == w0 and est.coef_[1, 0] == 0.0
+        assert est.scale_[0, 0] == s0 and est.scale_[1, 0] == 2.0
+        assert est.norm_sum_[1] == 1.0 and est.n_updates_.tolist() == [1, 1]
 
 
 def test_nag_first_update_by_hand():
@@ -383,9 +455,10 @@ def test_learn_reads_only_its_arguments():
         0.37,
         1.0,
         regressor="normalized",
-        eta=0.25,
+        eta=est.learning_rate,
         fit_intercept=True,
         step_cap=est.step_cap,
+        shared_scale=est.shared_scale,
     )
     for name in STATE:
         assert_array_equal(getattr(est, name), st[name], err_msg=name)

@@ -20,7 +20,11 @@ greedy label ``g``:
   finite (``||x||^2`` overflows) stops the pass with ``STATUS_NONFINITE``.
 
 The NAG state is per regressor: scales ``S[a, i]``, accumulators ``G[a, i]``
-(``Gb[a]`` for the intercept), ``N[a]`` and the update count ``n[a]``. The
+(``Gb[a]`` for the intercept), ``N[a]`` and the update count ``n[a]``. With
+``shared_scale`` the scale of feature ``i`` is one for all regressors (every
+``S[r, i]`` equal, the largest ``|x_i|`` of every row learned) and its growth
+rescales ``W[r, i] *= S[r, i] / |x_i|`` for every ``r``, not only the played
+regressor (``O(k)`` per growth). The
 intercept is a constant feature of value 1 whose scale is fixed to 1. Stored
 zeros (dense zeros included) are skipped: they neither set a scale nor count
 in ``N`` (their gradient is 0), so dense and CSR rows give the same state.
@@ -86,6 +90,7 @@ cdef class SquareCBKernel(LinearKernel):
     cdef bint fit_intercept
     cdef bint importance_weighted
     cdef double step_cap  # 0: no cap
+    cdef bint shared_scale  # NAG's scales shared by the k regressors
     # gamma of each class from its own update count (see class_gamma)
     cdef double[::1] gamma_cls
     # scratch: this round's gamma of each class
@@ -97,7 +102,8 @@ cdef class SquareCBKernel(LinearKernel):
                  double[:, ::1] G, double[::1] Gb, double[::1] N,
                  long long[::1] n_upd, int regressor, double eta,
                  double gamma_scale, double gamma_exponent, bint fit_intercept,
-                 bint importance_weighted, double step_cap):
+                 bint importance_weighted, double step_cap,
+                 bint shared_scale):
         LinearKernel.__init__(self, W, False)
         k, d = W.shape[0], W.shape[1]
         if (b.shape[0] != k or S.shape[0] != k or S.shape[1] != d
@@ -119,6 +125,7 @@ cdef class SquareCBKernel(LinearKernel):
         self.fit_intercept = fit_intercept
         self.importance_weighted = importance_weighted
         self.step_cap = step_cap
+        self.shared_scale = shared_scale
         self.qbuf = np.zeros(d, dtype=np.float64)
         self.gamma_cls = np.empty(k, dtype=np.float64)
         self.gbuf = np.empty(k, dtype=np.float64)
@@ -175,10 +182,12 @@ cdef class SquareCBKernel(LinearKernel):
         # 1 / s_i, so this is w_i as if the new scale had been used; the
         # squared factor belongs to the non-adaptive NG, whose steps go as
         # 1 / s_i^2), predict, and add the row's normalized squared norm to N.
+        # With shared scales the scale of feature i is one for all regressors
+        # (every row S[r] equal): a growth rescales w_i of every regressor.
         cdef double* w = &self.W[a, 0]
         cdef double* s = &self.S[a, 0]
         cdef double pred = 0.0, nrm = 0.0, v, av, q
-        cdef int j, i
+        cdef int j, i, r
         cdef bint dense = x.ind == NULL
         for j in range(x.nnz):
             v = x.val[j]
@@ -187,9 +196,18 @@ cdef class SquareCBKernel(LinearKernel):
             i = j if dense else x.ind[j]
             av = fabs(v)
             if av > s[i]:
-                if s[i] > 0.0:
-                    w[i] = w[i] * (s[i] / av)
-                s[i] = av
+                if self.shared_scale:
+                    # each regressor by its own scale (all equal unless
+                    # shared_scale was switched on mid-stream)
+                    for r in range(self.n_classes):
+                        if av > self.S[r, i]:
+                            if self.S[r, i] > 0.0:
+                                self.W[r, i] = self.W[r, i] * (self.S[r, i] / av)
+                            self.S[r, i] = av
+                else:
+                    if s[i] > 0.0:
+                        w[i] = w[i] * (s[i] / av)
+                    s[i] = av
             pred = pred + w[i] * v
             q = v / s[i]
             nrm = nrm + q * q
