@@ -23,7 +23,6 @@ import pytest
 import scipy.sparse as sp
 from _data import make_stream
 from numpy.testing import assert_allclose, assert_array_equal
-from scipy.stats import norm
 from sklearn.base import clone
 
 from skbandit import (
@@ -50,6 +49,7 @@ def _check_against_reference(sel, X, y, expected, refs):
     assert_array_equal(fb.propensities_, expected["propensities"])
     assert_array_equal(sel.ips_sums_, expected["S"])
     assert_array_equal(sel.ips_cross_, expected["G"])
+    assert_array_equal(sel.ips_range_, expected["R"])
     assert_array_equal(sel.ips_weights_, expected["w"])
     assert sel.leader_ == expected["leader"]
     assert sel.n_switches_ == expected["switches"]
@@ -71,10 +71,10 @@ def test_matches_reference_banditron_candidates(container, window, mix, decay, m
     Xc = sp.csr_matrix(X) if container == "csr" else X
     gammas = [0.6, 0.05, 0.2]
     lam = 1.0 if window is None else 1.0 - 1.0 / window
-    zq = float(norm.ppf(0.8))
+    L = float(-np.log1p(-0.8))
     cands = [ref.BanditronRef(g, k, X.shape[1]) for g in gammas]
     expected = ref.selector(
-        Xc, y, _uniforms(seed, n), cands, mix=mix, lam=lam, zq=zq, floor=0.05,
+        Xc, y, _uniforms(seed, n), cands, mix=mix, lam=lam, L=L, floor=0.05,
         decay=decay, mix_min=mix_min,
     )  # fmt: skip
     # the test must see switches and eliminations happen
@@ -118,7 +118,7 @@ def test_matches_reference_default_candidates(kind):
         cands,
         mix=0.5,
         lam=1 - 1 / 50,
-        zq=norm.ppf(0.7),
+        L=float(-np.log1p(-0.7)),
         floor=0.3,
         decay=1 / 3,
         mix_min=0.1,
