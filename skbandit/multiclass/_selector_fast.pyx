@@ -28,8 +28,9 @@ One round at index ``t`` with candidates ``c = 0 .. C - 1`` and leader ``l``:
   ``c != l``, ``delta = (S_c - S_l) / w1``,
   ``var = max(0, (G_cc - 2 G_cl + G_ll) / w1 - delta^2)``,
   ``n = w1^2 / w2`` (the effective number of rounds), the Bernstein width
-  ``h = sqrt(2 var L / n) + (R_c + R_l) L / (3 n)`` (``L = log(1 / delta)``,
-  ``R_c + R_l`` the observed range of ``z_c - z_l``) and ``lcb = delta - h``;
+  ``h = sqrt(2 var L / n) + (R_c + R_l) L / (3 n)`` (``L = log(1 / (1 -
+  confidence))``, ``R_c + R_l`` the observed range of ``z_c - z_l``) and
+  ``lcb = delta - h``;
   the candidate with the largest positive ``lcb`` (the first in order on ties)
   becomes the leader. Then the shares: ``beta_c = 1`` for the leader and for
   every candidate whose upper bound ``delta + h`` against the leader is
@@ -91,7 +92,7 @@ cdef class SelectorKernel(BaseKernel):
     cdef double decay
     cdef double mix_min
     cdef double lam
-    # L = log(1 / delta), delta = 1 - confidence
+    # L = log(1 / (1 - confidence)) in the Bernstein width
     cdef double log_term
 
     def __cinit__(self, *args, **kwargs):
@@ -115,15 +116,16 @@ cdef class SelectorKernel(BaseKernel):
                 raise TypeError("a full-information kernel cannot be a candidate "
                                 "(it needs the true label)")
         if (S.shape[0] != n or G.shape[0] != n or G.shape[1] != n
-                or R.shape[0] != n or w.shape[0] != 2 or lead.shape[0] != 2 or beta.shape[0] != n):
+                or R.shape[0] != n or w.shape[0] != 2 or lead.shape[0] != 2
+                or beta.shape[0] != n):
             raise ValueError("selector state arrays have inconsistent shapes")
         if not 0 <= lead[0] < n:
             raise ValueError(f"leader {lead[0]} out of range for {n} candidates")
         if not (0.0 <= mix <= 1.0 and 0.0 <= lam <= 1.0 and log_term >= 0.0
                 and 0.0 < floor <= 1.0 and decay >= 0.0
                 and 0.0 <= mix_min <= mix):
-            raise ValueError("mix and lam must be in [0, 1], log_term >= 0, floor in "
-                             "(0, 1], decay >= 0 and mix_min in [0, mix]")
+            raise ValueError("mix and lam must be in [0, 1], log_term >= 0, floor "
+                             "in (0, 1], decay >= 0 and mix_min in [0, mix]")
         BaseKernel.__init__(self, k, d, False)
         self.kernels = list(kernels)
         self.owners = []
