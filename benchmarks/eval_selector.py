@@ -4,8 +4,10 @@ On each stream of a suite of ``streams.py`` and each seed, one pass (one
 ``partial_fit`` call, ``classes`` given, learner ``random_state=seed``) of
 
 * each default candidate alone (``default_candidates()``, the same parameters);
-* ``OnlineSelector`` at each setting of ``--grid`` (``exploration`` x ``window``
-  x ``confidence`` x ``eliminated_share``) or at its defaults.
+* ``OnlineSelector`` at each setting of ``--grid`` (``exploration`` x
+  ``exploration_decay`` x ``min_exploration`` x ``window`` x ``confidence`` x
+  ``eliminated_share``; with ``exploration_decay=0`` the floor
+  ``min_exploration`` plays no part) or at its defaults.
 
 The online error is mistakes / rounds. The best candidate in hindsight is the
 candidate with the smallest mean-over-seeds error on that stream; the selector's
@@ -16,9 +18,9 @@ configurations (``streams.vw_best``; read from the cache, computed when
 
 Rule that chose the defaults (``--suite tuning --grid``): the setting with the
 smallest worst-stream ratio to the best candidate in hindsight (mean over seeds),
-ties broken by the mean ratio over streams.
+ties broken by the mean ratio over streams (six seeds for tuning).
 
-    python benchmarks/eval_selector.py --suite tuning --grid --out DIR
+    python benchmarks/eval_selector.py --suite tuning --grid --seeds 0 1 2 3 4 5 --out D
     python benchmarks/eval_selector.py --suite validation --out DIR --vw-cache F
     python benchmarks/eval_selector.py --drift --out DIR
 """
@@ -45,10 +47,12 @@ CANDIDATE_NAMES = [
     "OffsetTree()",
 ]
 GRID = {
-    "exploration": [0.2, 0.3, 0.5, 0.7],
-    "window": [1_000, 3_000, 10_000],
-    "confidence": [0.8],
-    "eliminated_share": [0.1, 0.2, 0.35, 1.0],
+    "exploration": [0.2, 0.5, 1.0],
+    "exploration_decay": [0.0, 1 / 3],
+    "min_exploration": [0.02, 0.05],
+    "window": [1_000, 3_000],
+    "confidence": [0.95, 0.99],
+    "eliminated_share": [0.05, 0.1],
 }
 
 

@@ -241,7 +241,6 @@ def _adapter(name: str, params: dict, k: int):
         return run, lambda s: dict(s)
     if name == "OnlineSelector":
         import _reference_selector as ref_sel
-        from scipy.stats import norm
 
         from skbandit import OnlineSelector
         from skbandit.multiclass._selector import default_candidates
@@ -256,7 +255,7 @@ def _adapter(name: str, params: dict, k: int):
                     [ref_sel.EstimatorRef(c, np.arange(k), X.shape[1]) for c in cands],
                     mix=p["exploration"],
                     lam=1.0 if window is None else 1.0 - 1.0 / window,
-                    zq=float(norm.ppf(p["confidence"])),
+                    L=float(-np.log1p(-p["confidence"])),
                     floor=p["eliminated_share"],
                     decay=p["exploration_decay"],
                     mix_min=p["min_exploration"],
@@ -274,6 +273,7 @@ def _adapter(name: str, params: dict, k: int):
         return run, lambda st: {
             "ips_sums_": st.S,
             "ips_cross_": st.G,
+            "ips_range_": st.R,
             "ips_weights_": st.w,
             "leader_state_": np.array([st.lead, st.switches]),
             "mix_shares_": st.beta,

@@ -11,10 +11,13 @@ with uniforms ``(u1, u2)``, candidates ``c = 0 .. C - 1``, leader ``l``:
 - each candidate learns ``(a, g_c, Q(a), r)`` with ``g_c`` its greedy label,
   exact ties broken by ``u2``;
 - ``z_c = r P_c(a) / Q(a)``; ``S = lam S + z``, ``G = lam G + z z^T``,
+  ``R = max(lam R, z)`` (elementwise: the discounted observed range of ``z_c``),
   ``w1 = lam w1 + 1``, ``w2 = lam^2 w2 + 1``;
 - on a rewarded round: ``delta_c = (S_c - S_l) / w1``,
   ``var_c = max(0, (G_cc - 2 G_cl + G_ll) / w1 - delta_c^2)``,
-  ``n = w1^2 / w2``, ``lcb_c = delta_c - (zq sqrt(var_c / n) + zq^2 / (3 n))``;
+  ``n = w1^2 / w2``, the empirical Bernstein width
+  ``h_c = sqrt(2 var_c L / n) + (R_c + R_l) L / (3 n)`` with ``L = log(1 / (1 -
+  confidence))``, ``lcb_c = delta_c - h_c``;
   the first candidate with the largest ``lcb_c > 0`` becomes the leader; then
   ``beta_c = 1`` for the leader and each ``c`` whose upper bound (``+``) against
   it is positive, ``floor`` for the others, divided by their sum.
@@ -95,12 +98,13 @@ class EstimatorRef:
 class SelectorState:
     """The selector's state: candidates (references above), sums, leader."""
 
-    def __init__(self, candidates, *, mix, lam, zq, floor, decay=0.0, mix_min=0.0):
+    def __init__(self, candidates, *, mix, lam, L, floor, decay=0.0, mix_min=0.0):
         C = len(candidates)
-        self.candidates, self.mix, self.lam, self.zq = candidates, mix, lam, zq
+        self.candidates, self.mix, self.lam, self.L = candidates, mix, lam, L
         self.decay, self.mix_min = decay, mix_min
         self.floor, self.beta = floor, np.full(C, 1.0 / C)
         self.S, self.G, self.w = np.zeros(C), np.zeros((C, C)), np.zeros(2)
+        self.R = np.zeros(C)
         self.lead, self.switches = 0, 0
 
 
@@ -127,21 +131,23 @@ def selector_round(st, X, i, t, u1, u2, *, y=None, logged=None, learn=True):
     for c, g in zip(st.candidates, greedy, strict=True):
         c.learn(X, i, t, a, g, prob, r)
     lam = st.lam
-    st.S, st.G = lam * st.S, lam * st.G
+    st.S, st.G, st.R = lam * st.S, lam * st.G, lam * st.R
     st.w = np.array([lam * st.w[0] + 1.0, (lam * lam) * st.w[1] + 1.0])
     if r != 0.0:
         z = r * P[:, a] / prob
         st.S = st.S + z
         st.G = st.G + np.outer(z, z)
+        st.R = np.maximum(st.R, z)
         _challenge(st)
     return a, Q[a]
 
 
 def _bound(st, c, lead, n_eff, sign):
-    S, G, w, zq = st.S, st.G, st.w, st.zq
+    S, G, w, L = st.S, st.G, st.w, st.L
     delta = (S[c] - S[lead]) / w[0]
     var = max((G[c, c] - 2.0 * G[c, lead] + G[lead, lead]) / w[0] - delta**2, 0.0)
-    return delta + sign * (zq * np.sqrt(var / n_eff) + zq * zq / (3.0 * n_eff))
+    h = np.sqrt(2.0 * var * L / n_eff) + (st.R[c] + st.R[lead]) * L / (3.0 * n_eff)
+    return delta + sign * h
 
 
 def _challenge(st):
@@ -166,11 +172,11 @@ def _challenge(st):
     st.beta = np.array([v / total for v in raw])
 
 
-def selector(X, y, U, candidates, *, mix, lam, zq, floor, decay=0.0, mix_min=0.0):
+def selector(X, y, U, candidates, *, mix, lam, L, floor, decay=0.0, mix_min=0.0):
     """Play the stream; returns the log and the final estimates."""
     n = X.shape[0]
     st = SelectorState(
-        candidates, mix=mix, lam=lam, zq=zq, floor=floor, decay=decay, mix_min=mix_min
+        candidates, mix=mix, lam=lam, L=L, floor=floor, decay=decay, mix_min=mix_min
     )
     actions = np.empty(n, dtype=np.int64)
     props = np.empty(n)
@@ -183,6 +189,7 @@ def selector(X, y, U, candidates, *, mix, lam, zq, floor, decay=0.0, mix_min=0.0
         "propensities": props,
         "S": st.S,
         "G": st.G,
+        "R": st.R,
         "w": st.w,
         "leader": st.lead,
         "switches": st.switches,

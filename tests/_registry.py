@@ -284,7 +284,8 @@ ENTRIES += [
 ]
 
 # Online selection among learners: the default candidates, and two Banditrons
-# with a fixed mixing weight 1 (every round plays the candidates' average)
+# with a fixed mixing weight 1 and no elimination (every round plays the
+# candidates' average)
 ENTRIES += [
     Entry(
         OnlineSelector,
@@ -325,6 +326,7 @@ ENTRIES += [
             "candidates": (Banditron(gamma=0.2), Banditron(gamma=0.6)),
             "exploration": 1.0,
             "exploration_decay": 0.0,
+            "eliminated_share": 1.0,
         },
         invalid_params=(({"exploration": 0.0}, "exploration"),),
         variant="banditrons",

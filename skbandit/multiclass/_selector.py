@@ -6,7 +6,6 @@ from numbers import Integral, Real
 from typing import TYPE_CHECKING
 
 import numpy as np
-from scipy.stats import norm
 from sklearn.base import clone
 from sklearn.utils._param_validation import Interval, InvalidParameterError
 from sklearn.utils.validation import check_is_fitted
@@ -110,19 +109,29 @@ class OnlineSelector(BaseBanditClassifier):
     rewarded round the leader is challenged (champion and challengers, as Vowpal
     Wabbit's ``--automl``, Wu et al. 2021): for each challenger ``c``, with the
     discounted mean ``Δ`` and variance ``σ²`` of the paired differences ``z_c -
-    z_ℓ`` and the effective number of rounds ``n = (Σ λ^s)² / Σ λ^{2s}``, the
-    lower confidence bound
+    z_ℓ`` (one estimator of the difference on the same rounds: the candidates
+    agree on most rows, so its variance is far below that of two separate
+    estimates), the effective number of rounds ``n = (Σ λ^s)² / Σ λ^{2s}`` and the
+    observed range ``R_c + R_ℓ`` of the differences (``R_c`` the discounted
+    running maximum of ``z_c``, ``R_c ← max(λ R_c, z_c)``), the empirical
+    Bernstein bound
 
-    .. math:: \mathrm{LCB}_c = \Delta - \left(z \sqrt{\sigma^2 / n} + z^2 / (3 n)\right)
+    .. math:: \mathrm{LCB}_c = \Delta - h_c, \qquad
+              h_c = \sqrt{2 \sigma^2 L / n} + (R_c + R_\ell) L / (3 n),
+              \qquad L = \log\frac{1}{1 - \mathrm{confidence}}
 
-    (Bernstein-shaped, ``z`` the standard normal quantile of ``confidence``) is
-    computed, and the challenger with the largest positive bound becomes the leader.
-    Then the shares: ``β_c ∝ 1`` for the leader and for every candidate whose upper
-    bound ``Δ + (z sqrt(σ² / n) + z² / (3 n))`` against it is positive (still a
-    contender), ``β_c ∝ eliminated_share`` for the others (ruled out for now: they
-    cost less but keep being estimated and can come back), normalised to sum to one.
-    The bound is a heuristic: the candidates learn as the stream goes, so their
-    values are not stationary, and the test is repeated on every rewarded round (see
+    (Bernstein's inequality with the variance and range replaced by their
+    observed values; Maurer and Pontil 2009 for the empirical version) is
+    computed, and the challenger with the largest positive bound becomes the
+    leader. The range term keeps the test from trusting a variance estimated
+    from a few large importance weights: it needs about ``R L / (3 |Δ|)``
+    rounds before a switch. Then the shares: ``β_c ∝ 1`` for the leader and for
+    every candidate whose upper bound ``Δ + h_c`` against it is positive (still
+    a contender), ``β_c ∝ eliminated_share`` for the others (ruled out for now:
+    they cost less but keep being estimated and can come back), normalised to
+    sum to one. The bound is a heuristic: the candidates learn as the stream
+    goes, so their values are not stationary, the range is observed rather
+    than known, and the test is repeated on every rewarded round (see
     ``docs/algorithms.md`` for what carries over from the analyses of Corral,
     Agarwal et al. 2017, and regret balancing, Pacchiano et al. 2020).
 
@@ -141,32 +150,31 @@ class OnlineSelector(BaseBanditClassifier):
         ``SquareCB()``, ``SquareCB(gamma_scale=300, gamma_exponent=0.5)``,
         ``ConservativeOneVsAll()`` and ``OffsetTree()``. The first candidate
         is the leader at the start.
-    exploration : float, default=0.2
+    exploration : float, default=0.5
         The mixing weight ``μ_1`` of the first round, in ``(0, 1]``: the share
         ``μ_t`` is spread over the candidates' own distributions by the shares
         ``β``; it bounds the importance weights by ``1 / (μ_t β_c)`` and costs
         at most ``μ_t`` times the gap between the leader and the ``β``-average
         of the candidates.
-    exploration_decay : float, default=0.0
+    exploration_decay : float, default=1/3
         Exponent ``p`` in ``[0, 1]`` of the decay ``μ_t = max(μ_min, μ_1
-        t^{-p})``. ``0``: a fixed share ``μ_1``. A decaying share (the
-        epoch-greedy schedule of Langford & Zhang 2007; a heuristic here, as
-        the candidates keep learning) was tried on the tuning streams: the
-        best setting of the grid (``exploration=1``, ``p = 1/3``,
-        ``min_exploration=0.05``) lowered the worst tuning ratio to the best
-        candidate only from 1.283 to 1.256 (within the seed spread) and raised
-        it on the validation (1.235 to 1.282) and ``vw-cbify`` streams (1.142
-        to 1.212), so the default stays ``0``.
-    min_exploration : float, default=0.0
-        Floor ``μ_min`` of the exploration share, in ``[0, exploration]``.
+        t^{-p})``. ``0``: a fixed share ``μ_1``. ``1/3`` is the epoch-greedy
+        schedule of Langford & Zhang 2007 (a heuristic here, as the candidates
+        keep learning): the share is large while the candidates are all poor
+        and their differences cheap, and small once the leader is good.
+    min_exploration : float, default=0.02
+        Floor ``μ_min`` of the exploration share, in ``[0, exploration]``: it
+        keeps every candidate estimated on a long stream, so that a change of
+        concept can still move the leader.
     window : int or None, default=1000
         Effective memory of the estimates in rounds: discount
         ``λ = 1 - 1 / window`` per round. ``None``: no discount (stationary
         streams).
-    confidence : float, default=0.8
-        One-sided confidence level of the switching test (``z`` is its
-        standard normal quantile). Higher switches later and less often.
-    eliminated_share : float, default=0.2
+    confidence : float, default=0.95
+        Confidence level of the switching and elimination tests: ``L =
+        log(1 / (1 - confidence))`` in the Bernstein width. Higher switches
+        and rules out later and less often.
+    eliminated_share : float, default=0.05
         Relative share of the exploration mass kept by a candidate that the
         estimates have ruled out, in ``(0, 1]`` (1: no elimination).
     max_iter : int, default=5
@@ -195,6 +203,9 @@ class OnlineSelector(BaseBanditClassifier):
         Discounted sums ``S_c`` of the ``z_c``.
     ips_cross_ : ndarray of shape (n_candidates, n_candidates)
         Discounted sums ``G_cd`` of ``z_c z_d``.
+    ips_range_ : ndarray of shape (n_candidates,)
+        Discounted running maxima ``R_c`` of the ``z_c`` (the observed range
+        of the estimates in the Bernstein width).
     ips_weights_ : ndarray of shape (2,)
         Discounted sums of the weights and of their squares.
     leader_state_ : ndarray of shape (2,)
@@ -218,6 +229,9 @@ class OnlineSelector(BaseBanditClassifier):
 
     References
     ----------
+    A. Maurer and M. Pontil, "Empirical Bernstein bounds and sample variance
+    penalization", COLT 2009.
+
     A. Agarwal, H. Luo, B. Neyshabur and R. E. Schapire, "Corralling a band of
     bandit algorithms", COLT 2017.
 
@@ -258,6 +272,7 @@ class OnlineSelector(BaseBanditClassifier):
     _state_attrs = (
         "ips_sums_",
         "ips_cross_",
+        "ips_range_",
         "ips_weights_",
         "leader_state_",
         "mix_shares_",
@@ -268,12 +283,12 @@ class OnlineSelector(BaseBanditClassifier):
         self,
         candidates=None,
         *,
-        exploration: float = 0.2,
-        exploration_decay: float = 0.0,
-        min_exploration: float = 0.0,
+        exploration: float = 0.5,
+        exploration_decay: float = 1 / 3,
+        min_exploration: float = 0.02,
         window: int | None = 1_000,
-        confidence: float = 0.8,
-        eliminated_share: float = 0.2,
+        confidence: float = 0.95,
+        eliminated_share: float = 0.05,
         max_iter: int = 5,
         shuffle: bool = True,
         random_state: RandomStateLike = None,
@@ -324,6 +339,7 @@ class OnlineSelector(BaseBanditClassifier):
         self.candidates_ = candidates
         self.ips_sums_ = np.zeros(n, dtype=np.float64)
         self.ips_cross_ = np.zeros((n, n), dtype=np.float64)
+        self.ips_range_ = np.zeros(n, dtype=np.float64)
         self.ips_weights_ = np.zeros(2, dtype=np.float64)
         self.leader_state_ = np.zeros(2, dtype=np.int64)
         self.mix_shares_ = np.full(n, 1.0 / n)
@@ -362,12 +378,13 @@ class OnlineSelector(BaseBanditClassifier):
             kernels,
             self.ips_sums_,
             self.ips_cross_,
+            self.ips_range_,
             self.ips_weights_,
             self.leader_state_,
             self.mix_shares_,
             float(self.exploration),
             lam,
-            float(norm.ppf(self.confidence)),
+            float(-np.log1p(-self.confidence)),
             float(self.eliminated_share),
             float(self.exploration_decay),
             float(self.min_exploration),

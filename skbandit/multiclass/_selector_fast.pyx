@@ -22,15 +22,18 @@ One round at index ``t`` with candidates ``c = 0 .. C - 1`` and leader ``l``:
 * the off-policy estimates are updated: with ``z_c = r P_c(a) / prob``
   (inverse propensity scoring), discount ``lam``:
   ``S_c <- lam S_c + z_c``, ``G_cd <- lam G_cd + z_c z_d``,
-  ``w1 <- lam w1 + 1``, ``w2 <- lam^2 w2 + 1``;
+  ``R_c <- max(lam R_c, z_c)`` (a discounted running maximum: the observed
+  range of ``z_c``), ``w1 <- lam w1 + 1``, ``w2 <- lam^2 w2 + 1``;
 * on a round with a non-zero reward, the leader is challenged: for each
   ``c != l``, ``delta = (S_c - S_l) / w1``,
   ``var = max(0, (G_cc - 2 G_cl + G_ll) / w1 - delta^2)``,
-  ``n = w1^2 / w2`` (the effective number of rounds) and
-  ``lcb = delta - (z sqrt(var / n) + z^2 / (3 n))``; the candidate with the
-  largest positive ``lcb`` (the first in order on ties) becomes the leader.
-  Then the shares: ``beta_c = 1`` for the leader and for every candidate whose
-  upper bound ``delta + (z sqrt(var / n) + z^2 / (3 n))`` against the leader is
+  ``n = w1^2 / w2`` (the effective number of rounds), the Bernstein width
+  ``h = sqrt(2 var L / n) + (R_c + R_l) L / (3 n)`` (``L = log(1 / (1 -
+  confidence))``, ``R_c + R_l`` the observed range of ``z_c - z_l``) and
+  ``lcb = delta - h``;
+  the candidate with the largest positive ``lcb`` (the first in order on ties)
+  becomes the leader. Then the shares: ``beta_c = 1`` for the leader and for
+  every candidate whose upper bound ``delta + h`` against the leader is
   positive (a contender), ``beta_c = floor`` for the others, all divided by
   their sum (in order).
 """
@@ -78,6 +81,7 @@ cdef class SelectorKernel(BaseKernel):
     # state (the estimator's arrays, updated in place)
     cdef double[::1] S
     cdef double[:, ::1] G
+    cdef double[::1] R
     cdef double[::1] w
     cdef long long[::1] lead
     # the candidates' shares of the exploration mass (sum to one)
@@ -88,15 +92,16 @@ cdef class SelectorKernel(BaseKernel):
     cdef double decay
     cdef double mix_min
     cdef double lam
-    cdef double zq
+    # L = log(1 / (1 - confidence)) in the Bernstein width
+    cdef double log_term
 
     def __cinit__(self, *args, **kwargs):
         self.ptrs = NULL
 
     def __init__(self, list kernels, double[::1] S, double[:, ::1] G,
-                 double[::1] w, long long[::1] lead, double[::1] beta, double mix,
-                 double lam, double zq, double floor, double decay=0.0,
-                 double mix_min=0.0):
+                 double[::1] R, double[::1] w, long long[::1] lead,
+                 double[::1] beta, double mix, double lam, double log_term,
+                 double floor, double decay=0.0, double mix_min=0.0):
         cdef int c, n = len(kernels)
         cdef BaseKernel kc
         if n < 1:
@@ -111,15 +116,16 @@ cdef class SelectorKernel(BaseKernel):
                 raise TypeError("a full-information kernel cannot be a candidate "
                                 "(it needs the true label)")
         if (S.shape[0] != n or G.shape[0] != n or G.shape[1] != n
-                or w.shape[0] != 2 or lead.shape[0] != 2 or beta.shape[0] != n):
+                or R.shape[0] != n or w.shape[0] != 2 or lead.shape[0] != 2
+                or beta.shape[0] != n):
             raise ValueError("selector state arrays have inconsistent shapes")
         if not 0 <= lead[0] < n:
             raise ValueError(f"leader {lead[0]} out of range for {n} candidates")
-        if not (0.0 <= mix <= 1.0 and 0.0 <= lam <= 1.0 and zq >= 0.0
+        if not (0.0 <= mix <= 1.0 and 0.0 <= lam <= 1.0 and log_term >= 0.0
                 and 0.0 < floor <= 1.0 and decay >= 0.0
                 and 0.0 <= mix_min <= mix):
-            raise ValueError("mix and lam must be in [0, 1], zq >= 0, floor in "
-                             "(0, 1], decay >= 0 and mix_min in [0, mix]")
+            raise ValueError("mix and lam must be in [0, 1], log_term >= 0, floor "
+                             "in (0, 1], decay >= 0 and mix_min in [0, mix]")
         BaseKernel.__init__(self, k, d, False)
         self.kernels = list(kernels)
         self.owners = []
@@ -138,8 +144,9 @@ cdef class SelectorKernel(BaseKernel):
         self.P_tmp = np.zeros((n, k), dtype=np.float64)
         self.avg_tmp = np.zeros(k, dtype=np.float64)
         self.finite = True
-        self.S, self.G, self.w, self.lead, self.beta = S, G, w, lead, beta
-        self.mix, self.lam, self.zq, self.floor = mix, lam, zq, floor
+        self.S, self.G, self.R, self.w = S, G, R, w
+        self.lead, self.beta = lead, beta
+        self.mix, self.lam, self.log_term, self.floor = mix, lam, log_term, floor
         self.decay, self.mix_min = decay, mix_min
 
     def __dealloc__(self):
@@ -259,6 +266,7 @@ cdef class SelectorKernel(BaseKernel):
         if lam < 1.0:
             for c in range(C):
                 self.S[c] = lam * self.S[c]
+                self.R[c] = lam * self.R[c]
                 for e in range(C):
                     self.G[c, e] = lam * self.G[c, e]
         self.w[0] = lam * self.w[0] + 1.0
@@ -268,21 +276,26 @@ cdef class SelectorKernel(BaseKernel):
         for c in range(C):
             z[c] = reward * self.P[c, played] / prob
             self.S[c] = self.S[c] + z[c]
+            if z[c] > self.R[c]:
+                self.R[c] = z[c]
         for c in range(C):
             for e in range(C):
                 self.G[c, e] = self.G[c, e] + z[c] * z[e]
         self.challenge()
 
     cdef inline double bound(self, int c, int l, double n, double sign) noexcept nogil:
-        # delta + sign * (z sqrt(var / n) + z^2 / (3 n)) for challenger c
-        # against l: the lower (sign -1) or upper (+1) confidence bound.
+        # delta + sign * h, h = sqrt(2 var L / n) + (R_c + R_l) L / (3 n), for
+        # challenger c against l: the lower (sign -1) or upper (+1) empirical
+        # Bernstein bound.
         cdef double w1 = self.w[0]
         cdef double delta = (self.S[c] - self.S[l]) / w1
         cdef double var = (self.G[c, c] - 2.0 * self.G[c, l] + self.G[l, l]) / w1 \
             - delta * delta
         if var < 0.0:
             var = 0.0
-        return delta + sign * (self.zq * sqrt(var / n) + self.zq * self.zq / (3.0 * n))
+        cdef double L = self.log_term
+        return delta + sign * (sqrt(2.0 * var * L / n)
+                               + (self.R[c] + self.R[l]) * L / (3.0 * n))
 
     cdef void challenge(self) noexcept nogil:
         cdef int C = self.n_cand
