@@ -258,7 +258,7 @@ def _adapter(name: str, params: dict, k: int):
                     L=float(-np.log1p(-p["confidence"])),
                     floor=p["eliminated_share"],
                     decay=p["exploration_decay"],
-                    mix_min=p["min_exploration"],
+                    mix_min=min(p["min_exploration"], p["exploration"]),
                 )
             if logged is None:  # serve the first row (learn=False changes nothing)
                 a, q = ref_sel.selector_round(state, X, 0, t0 + 1, *U[0], learn=False)

@@ -303,7 +303,6 @@ ENTRIES += [
             ({"exploration_decay": -0.1}, "exploration_decay"),
             ({"exploration_decay": 1.5}, "exploration_decay"),
             ({"min_exploration": -0.1}, "min_exploration"),
-            ({"exploration": 0.1, "min_exploration": 0.2}, "min_exploration"),
             ({"candidates": []}, "candidates"),
             ({"candidates": [Banditron(gamma=0.0)]}, "gamma"),
         ),
@@ -318,6 +317,7 @@ ENTRIES += [
             {"exploration_decay": 1.0},
             {"min_exploration": 0.0},
             {"exploration": 0.3, "min_exploration": 0.3},
+            {"exploration": 0.01},
         ),
     ),
     Entry(

@@ -209,20 +209,19 @@ def test_exploration_share_decays_to_its_floor(n, floor):
     assert_allclose(sel.exploration_distribution(Xq), Q, rtol=1e-12, atol=1e-15)
 
 
-def test_min_exploration_above_exploration_raises_and_changes_nothing():
-    X, y = make_stream(n=50, d=8, k=3, seed=2)
-    sel = OnlineSelector(random_state=0).partial_fit(X, y, classes=range(3))
-    before = copy.deepcopy(sel._get_state())
-    sel.set_params(exploration=0.1, min_exploration=0.2)
-    with pytest.raises(ValueError, match="'min_exploration'.*at most 'exploration'"):
-        sel.partial_fit(X, y)
-    after = sel._get_state()
-    for name, value in before.items():
-        if isinstance(value, dict):
-            for key in value:
-                assert_array_equal(after[name][key], value[key])
-        else:
-            assert_array_equal(after[name], value)
+def test_exploration_below_the_floor_is_a_fixed_share():
+    """``mu_min = min(min_exploration, exploration)``: an ``exploration`` below
+    the default floor is accepted and played as a fixed share (no error, no
+    share above the user's ``exploration``)."""
+    X, y = make_stream(n=120, d=8, k=4, seed=2)
+    sel = OnlineSelector(exploration=0.01, random_state=0).partial_fit(
+        X, y, classes=range(4)
+    )
+    assert sel.min_exploration > sel.exploration
+    Xq = X[:5]
+    P = np.array([c.exploration_distribution(Xq) for c in sel.candidates_])
+    Q = (1 - 0.01) * P[sel.leader_] + 0.01 * np.tensordot(sel.mix_shares_, P, axes=1)
+    assert_allclose(sel.exploration_distribution(Xq), Q, rtol=1e-12, atol=1e-15)
 
 
 def test_estimates_are_unbiased_for_each_candidates_value():

@@ -87,11 +87,12 @@ class OnlineSelector(BaseBanditClassifier):
 
     where ``ℓ`` is the current leader, ``C`` the number of candidates, ``t ≥ 1``
     the round, ``μ_1 = exploration``, ``p = exploration_decay``, ``μ_min =
-    min_exploration`` and ``β`` the candidates' shares of the exploration mass
-    (uniform at the start, see below), and logs its propensity ``Q(a)``. The
-    exploration share can decay as the estimates accumulate (``p = 1/3`` is the
-    epsilon-greedy schedule ``ε_t ∝ t^{-1/3}`` of epoch-greedy, Langford and
-    Zhang 2007; a heuristic here, the candidates' values change as they learn):
+    min(min_exploration, exploration)`` and ``β`` the candidates' shares of the
+    exploration mass (uniform at the start, see below), and logs its propensity
+    ``Q(a)``. The exploration share can decay as the estimates accumulate
+    (``p = 1/3`` is the epsilon-greedy schedule ``ε_t ∝ t^{-1/3}`` of
+    epoch-greedy, Langford and Zhang 2007; a heuristic here, the candidates'
+    values change as they learn):
     the mixing cost, at most ``μ_t`` times the gap between the leader and the
     ``β``-average of the candidates, is then paid mostly early, while the floor
     ``μ_min`` keeps every candidate estimated (a change of concept can still
@@ -163,9 +164,10 @@ class OnlineSelector(BaseBanditClassifier):
         keep learning): the share is large while the candidates are all poor
         and their differences cheap, and small once the leader is good.
     min_exploration : float, default=0.02
-        Floor ``μ_min`` of the exploration share, in ``[0, exploration]``: it
-        keeps every candidate estimated on a long stream, so that a change of
-        concept can still move the leader.
+        Floor of the exploration share, in ``[0, 1]``: ``μ_min =
+        min(min_exploration, exploration)`` (an ``exploration`` below the floor
+        is a fixed share). It keeps every candidate estimated on a long
+        stream, so that a change of concept can still move the leader.
     window : int or None, default=1000
         Effective memory of the estimates in rounds: discount
         ``λ = 1 - 1 / window`` per round. ``None``: no discount (stationary
@@ -305,12 +307,6 @@ class OnlineSelector(BaseBanditClassifier):
     # ----------------------------------------------------------- parameters
     def _validate_params(self) -> None:
         super()._validate_params()
-        if self.min_exploration > self.exploration:
-            raise InvalidParameterError(
-                "The 'min_exploration' parameter of OnlineSelector must be at most "
-                f"'exploration' (the share it floors); got min_exploration="
-                f"{self.min_exploration!r} > exploration={self.exploration!r}."
-            )
         for c in _check_candidates(self.candidates):
             c._validate_params()
 
@@ -387,7 +383,7 @@ class OnlineSelector(BaseBanditClassifier):
             float(-np.log1p(-self.confidence)),
             float(self.eliminated_share),
             float(self.exploration_decay),
-            float(self.min_exploration),
+            float(min(self.min_exploration, self.exploration)),
         )
         kernel.owners = list(self.candidates_)
         return kernel
