@@ -21,7 +21,13 @@ from libc.math cimport exp, sqrt
 
 import numpy as np
 
-from skbandit._core._kernel cimport LinearKernel, Row, STATUS_NONFINITE
+from skbandit._core._kernel cimport (
+    STATUS_NONFINITE,
+    LinearKernel,
+    Row,
+    jsave,
+    jsave_range,
+)
 
 
 cdef class PNewtronKernel(LinearKernel):
@@ -108,6 +114,8 @@ cdef class PNewtronKernel(LinearKernel):
             for r in range(k):
                 gr = co[r] * x.val[j]
                 i = <Py_ssize_t>r * d + c
+                jsave(self.jd, &A[i])
+                jsave(self.jd, &B[i])
                 A[i] = A[i] + kb * (gr * gr)
                 B[i] = B[i] + w * gr
                 check = check + (A[i] - A[i]) + (B[i] - B[i])
@@ -115,6 +123,7 @@ cdef class PNewtronKernel(LinearKernel):
             self.status = STATUS_NONFINITE  # A or b overflowed
             return
         # W = −b/A, then rescaled to ‖W‖_F ≤ D
+        jsave_range(self.jd, W, kd)
         for i in range(kd):
             W[i] = -B[i] / A[i]
             nrm = nrm + W[i] * W[i]

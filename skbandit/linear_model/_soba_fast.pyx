@@ -30,6 +30,9 @@ from skbandit._core._kernel cimport (
     Row,
     STATUS_NONFINITE,
     epsilon_greedy,
+    jsave,
+    jsave_ll,
+    jsave_range,
 )
 
 
@@ -147,10 +150,16 @@ cdef class SOBAKernel(LinearKernel):
                 continue
             c = j if x.ind == NULL else x.ind[j]
             gj = x.val[j] / p
+            jsave(self.jd, &self.theta[ybar, c])
+            jsave(self.jd, &self.theta[y, c])
             self.theta[ybar, c] = self.theta[ybar, c] - gj
             self.theta[y, c] = self.theta[y, c] + gj
             if not self.full:
                 zj = zscale * x.val[j]
+                jsave(self.jd, &self.A_diag[ybar, c])
+                jsave(self.jd, &self.A_diag[y, c])
+                jsave(self.jd, &self.W[ybar, c])
+                jsave(self.jd, &self.W[y, c])
                 self.A_diag[ybar, c] = self.A_diag[ybar, c] + zj * zj
                 self.A_diag[y, c] = self.A_diag[y, c] + zj * zj
                 self.W[ybar, c] = self.theta[ybar, c] / self.A_diag[ybar, c]
@@ -160,6 +169,7 @@ cdef class SOBAKernel(LinearKernel):
         # W ← W − (⟨W,z⟩ + α) / (1 + q) · v, α = 1/sqrt(p)
         v = &self.v[0]
         step = (wz + 1.0 / sqrt(p)) / (1.0 + q)
+        jsave_range(self.jd, W, kd)
         for i in range(kd):
             W[i] = W[i] - step * v[i]
         # A⁻¹ ← A⁻¹ − w wᵀ, w = v / sqrt(1 + q)
@@ -200,6 +210,9 @@ cdef class SOBAKernel(LinearKernel):
             self.status = STATUS_NONFINITE
             return
         if self.cumulative_margin + m >= 0.0:
+            jsave(self.jd, &self.cumulative_margin)
+            jsave(self.jd, &self.exploration_sum)
+            jsave_ll(self.jd, &self.n_updates)
             self.cumulative_margin = self.cumulative_margin + m
             self.exploration_sum = self.exploration_sum + q / (1.0 + q)
             self.n_updates += 1

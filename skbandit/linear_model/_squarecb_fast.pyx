@@ -28,7 +28,13 @@ in ``N`` (their gradient is 0), so dense and CSR rows give the same state.
 
 from libc.math cimport fabs, pow, sqrt
 
-from skbandit._core._kernel cimport STATUS_NONFINITE, LinearKernel, Row
+from skbandit._core._kernel cimport (
+    STATUS_NONFINITE,
+    LinearKernel,
+    Row,
+    jsave,
+    jsave_ll,
+)
 
 import numpy as np
 
@@ -156,6 +162,7 @@ cdef class SquareCBKernel(LinearKernel):
         cdef double h = 1.0 / prob if self.importance_weighted else 1.0
         cdef double pred, rate
         cdef int a = played
+        jsave_ll(self.jd, &self.n_upd[a])
         self.n_upd[a] += 1
         self.gamma_cls[a] = self.class_gamma(a)
         if self.regressor == REG_NORMALIZED:
@@ -187,6 +194,8 @@ cdef class SquareCBKernel(LinearKernel):
             i = j if dense else x.ind[j]
             av = fabs(v)
             if av > s[i]:
+                jsave(self.jd, &w[i])
+                jsave(self.jd, &s[i])
                 if s[i] > 0.0:
                     w[i] = w[i] * (s[i] / av)
                 s[i] = av
@@ -196,6 +205,7 @@ cdef class SquareCBKernel(LinearKernel):
         if self.fit_intercept:
             pred = pred + self.b[a]
             nrm = nrm + 1.0
+        jsave(self.jd, &self.N[a])
         self.N[a] = self.N[a] + nrm
         return pred
 
@@ -226,6 +236,7 @@ cdef class SquareCBKernel(LinearKernel):
             q = 1.0
             if adaptive:
                 g = e * v
+                jsave(self.jd, &G[i])
                 G[i] = G[i] + g * g
                 if not G[i] > 0.0:
                     qbuf[i] = 0.0  # a zero gradient so far: not moved
@@ -237,6 +248,7 @@ cdef class SquareCBKernel(LinearKernel):
             Q = Q + (v * v) / q
         if self.fit_intercept:
             if adaptive:
+                jsave(self.jd, &self.Gb[a])
                 self.Gb[a] = self.Gb[a] + e * e
                 qb = sqrt(self.Gb[a]) if self.Gb[a] > 0.0 else 0.0
             if qb > 0.0:
@@ -256,8 +268,10 @@ cdef class SquareCBKernel(LinearKernel):
                 continue
             i = j if dense else x.ind[j]
             if qbuf[i] > 0.0:
+                jsave(self.jd, &w[i])
                 w[i] = w[i] - rate * (e * v) / qbuf[i]
         if self.fit_intercept and qb > 0.0:
+            jsave(self.jd, &self.b[a])
             self.b[a] = self.b[a] - rate * e / qb
 
 
