@@ -530,7 +530,7 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         uniforms, ``run(kernel, block, uniforms) -> (done, outputs)`` plays it
         with the call's undo journal attached to the kernel, then
         ``_after_block`` and ``commit(block, outputs)`` (counters, log) for the
-        ``done`` rounds played, and the journal is cleared. A kernel that
+        ``done`` rounds played, and the journal is committed. A kernel that
         stops early with status 0 (its journal reached its limit) ends a
         shorter block: the generator is set back to after that block's draws.
         On any failure the journal is replayed backwards (the kernels' writes
@@ -565,7 +565,7 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
                     self._rng.random((n, 2))
                 self._after_block(kernel)
                 commit(block, out)
-                journal.clear()
+                journal.commit()
             except BaseException:
                 kernel.status = 0
                 journal.undo()
@@ -588,32 +588,23 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         )
         return max(1 << 16, size // 32)
 
-    def _rollback_copies(self) -> tuple[str, ...]:
-        """State arrays whose writes the kernel does not journal: copied at
-        each block's start and copied back on a rollback (default: none)."""
-        return ()
-
     def _rollback_point(self):
         """What a rollback restores besides the journal: the state attributes
         as objects (arrays by reference: a hook may replace an array, its
-        contents are the journal's business), counters, generator, the copies
-        of ``_rollback_copies``, and the same for a meta-learner's
-        ``candidates_``. O(number of attributes)."""
+        contents are the journal's business), counters, generator, and the
+        same for a meta-learner's ``candidates_``. O(number of attributes)."""
         state = {name: getattr(self, name) for name in (*self._state_attrs, *_COUNTERS)}
         state["_rng"] = self._rng.bit_generator.state
-        copies = {name: getattr(self, name).copy() for name in self._rollback_copies()}
         subs = [c._rollback_point() for c in self.__dict__.get("candidates_", ())]
-        return state, copies, subs
+        return state, subs
 
     def _restore_point(self, point) -> None:
-        state, copies, subs = point
+        state, subs = point
         for name, value in state.items():
             if name == "_rng":
                 self._rng.bit_generator.state = value
             else:
                 setattr(self, name, value)
-        for name, value in copies.items():
-            np.copyto(getattr(self, name), value)
         for learner, sub in zip(
             self.__dict__.get("candidates_", ()), subs, strict=True
         ):

@@ -67,6 +67,9 @@ cdef struct JournalData:
     Py_ssize_t limit
     # an allocation of the journal failed: the writes since are not recorded
     bint failed
+    # set by a kernel that deferred a write to the commit (``Journal.defer``):
+    # the drivers end the block after the current row
+    bint stop
 
 
 cdef bint journal_grow(JournalData* j, Py_ssize_t m) noexcept nogil
@@ -140,6 +143,8 @@ cdef inline void jsave_row(JournalData* j, double* w, Row x) noexcept nogil:
 
 cdef class Journal:
     cdef JournalData data
+    # kernels with writes deferred to the commit (see ``Journal.defer``)
+    cdef list deferred
 
 
 cdef class BaseKernel:

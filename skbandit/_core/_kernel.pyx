@@ -67,7 +67,8 @@ cdef class Journal:
     they write it (``jsave*`` in _kernel.pxd); an entry written twice is
     recorded twice, so the journal holds O(entries written) values, never a
     copy of the model. ``undo`` restores the recorded values in reverse order
-    (bit for bit the state at the last ``clear``); ``clear`` commits. The pass
+    (bit for bit the state at the last ``commit``); ``commit`` applies the
+    writes some kernels defer (``defer``) and forgets the records. The pass
     drivers end a block early, at a row boundary, once ``limit`` entries are
     recorded, which bounds the journal's memory (a single row may exceed it).
     Its buffers are allocated with ``PyMem_RawRealloc`` (seen by
@@ -77,6 +78,19 @@ cdef class Journal:
         if limit < 1:
             raise ValueError("limit must be positive")
         self.data.limit = limit
+        self.deferred = []
+
+    def defer(self, kernel):
+        """Register a kernel that keeps some writes pending until the block is
+        committed, instead of journaling them (SOBA's full inverse: too large
+        to journal, its pending rank-one updates are what it needs to undo).
+        ``commit`` calls its ``apply_deferred()``, ``undo`` its
+        ``discard_deferred()``; the kernel sets ``stop`` in the journal when
+        its pending writes should be committed (the block then ends)."""
+        for k in self.deferred:
+            if k is kernel:
+                return
+        self.deferred.append(kernel)
 
     def __dealloc__(self):
         PyMem_RawFree(self.data.addr)
@@ -104,7 +118,8 @@ cdef class Journal:
         return bool(self.data.failed)
 
     def undo(self):
-        """Restore every recorded entry (newest first), then clear."""
+        """Restore every recorded entry (newest first) and drop the deferred
+        writes: the state is as at the last ``commit``."""
         cdef JournalData* j = &self.data
         cdef Py_ssize_t e
         with nogil:
@@ -112,13 +127,21 @@ cdef class Journal:
                 j.addr[e][0] = j.old[e]
             for e in range(j.ln - 1, -1, -1):
                 j.laddr[e][0] = j.lold[e]
-        self.clear()
+        for kernel in self.deferred:
+            kernel.discard_deferred()
+        self._reset()
 
-    def clear(self):
-        """Forget the records (commit); keeps the buffers."""
+    def commit(self):
+        """Apply the deferred writes and forget the records; keeps the buffers."""
+        for kernel in self.deferred:
+            kernel.apply_deferred()
+        self._reset()
+
+    def _reset(self):
         self.data.n = 0
         self.data.ln = 0
         self.data.failed = False
+        self.data.stop = False
 
 
 cdef class BaseKernel:
@@ -527,7 +550,7 @@ def run_pass(
             propensities[t] = marginal
             if kernel.status == STATUS_OK and j != NULL:
                 row_committable(kernel, j, mark)
-            if kernel.status != STATUS_OK or (j != NULL and j.n >= j.limit):
+            if kernel.status != STATUS_OK or (j != NULL and (j.n >= j.limit or j.stop)):
                 done = t + 1
                 break
     kernel.rows_played = done
@@ -832,7 +855,7 @@ def run_logged(
             greedy[t] = g
             if kernel.status == STATUS_OK and j != NULL:
                 row_committable(kernel, j, mark)
-            if kernel.status != STATUS_OK or (j != NULL and j.n >= j.limit):
+            if kernel.status != STATUS_OK or (j != NULL and (j.n >= j.limit or j.stop)):
                 done = t + 1
                 break
     kernel.rows_played = done

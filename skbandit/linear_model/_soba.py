@@ -280,10 +280,6 @@ class SOBA(LinearBanditClassifier):
             int(self.n_updates_),
         )
 
-    def _rollback_copies(self):
-        # TEMPORARY: the kernel does not journal its writes of A_inv_
-        return ("A_inv_",) if "A_inv_" in self.__dict__ else ()
-
     def _after_block(self, kernel):
         self.cumulative_margin_ = kernel.cumulative_margin
         self.exploration_sum_ = kernel.exploration_sum

@@ -26,6 +26,7 @@ from libc.math cimport sqrt
 import numpy as np
 
 from skbandit._core._kernel cimport (
+    Journal,
     LinearKernel,
     Row,
     STATUS_NONFINITE,
@@ -40,6 +41,12 @@ cdef inline bint _finite(double v) noexcept nogil:
     return v - v == 0.0
 
 
+# Pending rank-one updates of A⁻¹ (full variant, with a journal): at most
+# _MAX_PENDING, and at least _MIN_PENDING before the cost rule may commit them.
+cdef int _MAX_PENDING = 64
+cdef int _MIN_PENDING = 16
+
+
 cdef class SOBAKernel(LinearKernel):
     """ε-greedy play over ``W x`` (``gamma`` fixed, or ``γ_t`` when ``adaptive``);
     the SOBA update on rounds whose played action was right."""
@@ -48,6 +55,13 @@ cdef class SOBAKernel(LinearKernel):
     cdef double[:, ::1] A_diag
     cdef double[:, ::1] A_inv
     cdef double[::1] v
+    # full variant with a journal: the rank-one updates w wᵀ of A⁻¹ made in
+    # the block, pending until the block is committed (rows of ``pending``),
+    # and scratch for rows of A⁻¹ with them applied
+    cdef double[:, ::1] pending
+    cdef int n_pending
+    cdef double[::1] row_a
+    cdef double[::1] row_b
     cdef readonly bint full
     cdef readonly bint adaptive
     cdef readonly double gamma
@@ -74,6 +88,10 @@ cdef class SOBAKernel(LinearKernel):
         self.A_inv = A_inv
         self.full = full
         self.v = np.zeros(kd if full else 0, dtype=np.float64)
+        self.n_pending = 0
+        self.row_a = np.empty(kd if full else 1, dtype=np.float64)
+        self.row_b = np.empty(kd if full else 1, dtype=np.float64)
+        self.pending = np.empty((0, 0), dtype=np.float64)
         self.gamma = gamma
         self.adaptive = adaptive
         self.cumulative_margin = cumulative_margin
@@ -124,8 +142,8 @@ cdef class SOBAKernel(LinearKernel):
                 continue
             c = j if x.ind == NULL else x.ind[j]
             zj = zscale * x.val[j]
-            a_ybar = &self.A_inv[<Py_ssize_t>ybar * d + c, 0]
-            a_y = &self.A_inv[<Py_ssize_t>y * d + c, 0]
+            a_ybar = self.inverse_row(<Py_ssize_t>ybar * d + c, &self.row_a[0])
+            a_y = self.inverse_row(<Py_ssize_t>y * d + c, &self.row_b[0])
             for i in range(kd):
                 v[i] = v[i] + zj * (a_ybar[i] - a_y[i])
         for j in range(x.nnz):
@@ -135,6 +153,62 @@ cdef class SOBAKernel(LinearKernel):
             zj = zscale * x.val[j]
             q = q + zj * (v[<Py_ssize_t>ybar * d + c] - v[<Py_ssize_t>y * d + c])
         return q
+
+    cdef const double* inverse_row(self, Py_ssize_t r, double* buf) noexcept nogil:
+        """Row ``r`` of the current A⁻¹: in place, or with the pending updates
+        applied into ``buf``, each entry ``A⁻¹[r, l] − w_1[r] w_1[l] − …``
+        subtracted in the order they were made: bit for bit the entries an
+        immediate update would have left."""
+        cdef Py_ssize_t l, kd = self.A_inv.shape[1]
+        cdef int u
+        cdef double wr
+        cdef const double* a = &self.A_inv[r, 0]
+        cdef const double* w
+        if self.n_pending == 0:
+            return a
+        for l in range(kd):
+            buf[l] = a[l]
+        for u in range(self.n_pending):
+            w = &self.pending[u, 0]
+            wr = w[r]
+            for l in range(kd):
+                buf[l] = buf[l] - wr * w[l]
+        return buf
+
+    cpdef set_journal(self, Journal journal):
+        # the full variant defers its updates of A⁻¹ to the commit
+        if self.full and journal is not None and self.pending.shape[0] == 0:
+            self.pending = np.empty((_MAX_PENDING, self.A_inv.shape[0]),
+                                    dtype=np.float64)
+        if self.full and journal is not None:
+            journal.defer(self)
+        self.apply_deferred()
+        LinearKernel.set_journal(self, journal)
+
+    def apply_deferred(self):
+        """Apply the pending updates to A⁻¹ (the block is committed): each
+        entry gets ``A⁻¹[i, l] − w_1[i] w_1[l] − …`` in order, one pass."""
+        cdef Py_ssize_t i, l, kd
+        cdef int u
+        cdef double wi
+        cdef double* Ai
+        cdef const double* w
+        if self.n_pending == 0:
+            return
+        kd = self.A_inv.shape[0]
+        with nogil:
+            for i in range(kd):
+                Ai = &self.A_inv[i, 0]
+                for u in range(self.n_pending):
+                    w = &self.pending[u, 0]
+                    wi = w[i]
+                    for l in range(kd):
+                        Ai[l] = Ai[l] - wi * w[l]
+        self.n_pending = 0
+
+    def discard_deferred(self):
+        """Forget the pending updates (the block is rolled back)."""
+        self.n_pending = 0
 
     cdef void update(self, Row x, int ybar, int y, double p, double zscale,
                      double wz, double q) noexcept nogil:
@@ -176,11 +250,40 @@ cdef class SOBAKernel(LinearKernel):
         root = sqrt(1.0 + q)
         for i in range(kd):
             v[i] = v[i] / root
+        if self.jd != NULL:
+            self.defer_update(v, kd, x.nnz)
+            return
         for i in range(kd):
             Ai = &self.A_inv[i, 0]
             vi = v[i]
             for l in range(kd):
                 Ai[l] = Ai[l] - vi * v[l]
+
+    cdef void defer_update(self, const double* w, Py_ssize_t kd,
+                           int nnz) noexcept nogil:
+        """Keep ``w`` as a pending update of A⁻¹ (applied at the commit, so
+        that a rolled-back block never touched A⁻¹). Checked before it is kept:
+        ``w`` finite and ``|w_i w_l|`` far from overflow (mathematically
+        ``w_i² ≤ A⁻¹[i, i]``: the update keeps A⁻¹ positive definite), so the
+        commit cannot make A⁻¹ non-finite. The block ends (journal ``stop``)
+        when 64 updates are pending, or 16 and reading the rows of A⁻¹ through
+        them (2 nnz(x) rows per round) costs about one pass over A⁻¹."""
+        cdef Py_ssize_t i
+        cdef double acc = 0.0, big = 0.0, a
+        cdef int m
+        for i in range(kd):
+            a = w[i] if w[i] >= 0.0 else -w[i]
+            acc = acc + (w[i] - w[i])
+            big = a if a > big else big
+        if not (acc == 0.0 and big < 1e150):
+            self.status = STATUS_NONFINITE
+            return
+        for i in range(kd):
+            self.pending[self.n_pending, i] = w[i]
+        self.n_pending += 1
+        m = self.n_pending
+        if m >= _MAX_PENDING or (m >= _MIN_PENDING and 2 * m * <Py_ssize_t>nnz >= kd):
+            self.jd.stop = True
 
     cdef void learn(self, Row x, long long t, int played, int greedy,
                     double prob, double reward) noexcept nogil:
