@@ -15,22 +15,42 @@ The state protocol
 A learner's mutable state is the attributes named in ``_state_attrs`` (arrays
 that the kernel updates in place, or scalars), the counters ``t_``,
 ``n_mistakes_`` and ``n_greedy_mistakes_``, and the generator ``_rng``.
-``_get_state`` copies all of it and ``_set_state`` restores it; the rollback of
-a failed block, the tests' snapshot/compare helpers and the NumPy reference
-runners use them, so a learner with other state (a diagonal, an inverse, a
-support set) is covered without special cases.
+``_get_state`` copies all of it and ``_set_state`` restores it; the tests'
+snapshot/compare helpers, the NumPy reference runners and OnlineSelector's
+candidates use them, so a learner with other state (a diagonal, an inverse, a
+support set) is covered without special cases. Training never calls them: its
+rollback is the undo journal below.
 
 The failure guarantee
 ---------------------
 * A call that fails validation (bad input or parameters) changes nothing.
-* Rows are played in blocks of ``_BLOCK_ROWS``. A failure or interrupt while a
-  block is played (including the non-finite check below) restores the learner,
-  counters, generator and feedback log to their values after the last finished
-  block; if no block of the call had finished, the learner is exactly as
-  before the call (a failed first call leaves it unfitted).
-* After each block the state is checked to be finite (and the kernel stops at
-  the first row whose scores are not finite), so an overflow raises a
-  ``FloatingPointError`` that suggests scaling the input.
+* Rows are played in blocks of at most ``_BLOCK_ROWS``. A failure or interrupt
+  while a block is played (including the non-finite check below) restores the
+  learner, counters, generator and feedback log to their values after the last
+  finished block; if no block of the call had finished, the learner is exactly
+  as before the call (a failed first call leaves it unfitted).
+* Rollback costs what the block did, not the model's size. Every kernel
+  records the address and old value of each state entry before it writes it,
+  in an undo journal shared by all kernels of the call
+  (``skbandit._core._kernel.Journal``; a selector's candidates write to the
+  same one). A failed block is undone by replaying the journal backwards (bit
+  for bit); the attributes themselves (arrays by reference, scalars), the
+  counters and the generator are restored from a record of O(number of
+  attributes) taken at the block's start. ``SOBA(covariance="full")`` does not
+  journal its (kd)^2 inverse: its rank-one updates stay pending until the block
+  is committed; the rational-kernel ``SeparableOneVsAll`` plays on its kernel's
+  own store of the support set, exported after each block. No learner copies
+  its model or doubles its memory for rollback.
+* The journal holds at most ``_journal_limit()`` entries (1/32 of the model's,
+  at least 2**16) past a row boundary: the pass then ends the block early,
+  after that row, and the next block starts there (the generator is set back
+  to after the rows played). Blocks are thus at most ``_BLOCK_ROWS`` rows, and
+  fewer on a long call whose rows write much; where they end changes nothing
+  but the point a failure rolls back to.
+* After each row the state entries it wrote are checked to be finite (O(what
+  the row wrote); the kernel also stops at the first row whose scores are not
+  finite), so an overflow raises a ``FloatingPointError`` that suggests scaling
+  the input.
 * Every distribution a learner plays, logs or returns is checked to be a
   probability vector (the pass drivers check each round's, in O(k)); an
   invalid one raises a ``FloatingPointError`` naming it, with the same rollback.

@@ -244,11 +244,10 @@ def test_partial_fit_does_not_copy_the_model(entry, monkeypatch):
     assert est.t_ == (32 if entry.bandit else 31)
 
 
-# The learners whose one-row call allocates O(d) or O(kd) by design, not for
-# rollback: PNewtron's round projects all of W (its journal records the k d
-# entries it rewrites); the rational-kernel SeparableOneVsAll copies its support
-# set into a new kernel store and allocates a length-d work vector per call.
-_PER_CALL_MODEL_WORK = {"PNewtron", "SeparableOneVsAll-rational"}
+# The rational-kernel SeparableOneVsAll copies its support set into a new
+# kernel store and allocates a length-d work vector per call, by design (not
+# for rollback).
+_PER_CALL_MODEL_WORK = {"SeparableOneVsAll-rational"}
 
 
 @pytest.mark.parametrize("entry", ALL)
@@ -257,7 +256,7 @@ def test_one_row_call_allocates_little_beside_the_model(entry):
     learner with a large model is below 1/8 of the model (a copy for rollback
     would be the whole model)."""
     if entry.id in _PER_CALL_MODEL_WORK:
-        pytest.skip(f"{entry.id} works in O(d) or O(kd) per call by design")
+        pytest.skip(f"{entry.id} copies its support set per call by design")
     est, x, y = _large(entry)
     est.partial_fit(x, y)  # warm caches (code tables, validated parameters)
     model = _model_bytes(est)

@@ -23,10 +23,10 @@ import numpy as np
 
 from skbandit._core._kernel cimport (
     STATUS_NONFINITE,
+    Journal,
     LinearKernel,
     Row,
     jsave,
-    jsave_range,
 )
 
 
@@ -39,6 +39,8 @@ cdef class PNewtronKernel(LinearKernel):
     cdef readonly double alpha
     cdef readonly double beta
     cdef readonly double D
+    # W was rewritten since the last commit (see ``set_journal``)
+    cdef bint projected
 
     def __init__(self, double[:, ::1] W, double[:, ::1] b, double[:, ::1] A_diag,
                  double gamma, double alpha, double beta, double D):
@@ -54,6 +56,7 @@ cdef class PNewtronKernel(LinearKernel):
         self.alpha = alpha
         self.beta = beta
         self.D = D
+        self.projected = False
 
     cdef void softmax(self, const double* s, double* p) noexcept nogil:
         # p_r = exp(α s_r − max_i α s_i) / Σ_i exp(α s_i − max), summed in order
@@ -81,13 +84,12 @@ cdef class PNewtronKernel(LinearKernel):
                     double prob, double reward) noexcept nogil:
         cdef int k = self.n_classes, d = self.n_features
         cdef int r, j, c
-        cdef Py_ssize_t i, kd = <Py_ssize_t>k * d
+        cdef Py_ssize_t i
         cdef const double* s = &self.scores[0]
         cdef double* P = &self.soft[0]
         cdef double* co = &self.coefs[0]
-        cdef double invk = 1.0 / k, ratio, kappa, gw = 0.0, kb, w, gr, nrm = 0.0
-        cdef double scale, check = 0.0
-        cdef double* W = &self.W[0, 0]
+        cdef double invk = 1.0 / k, ratio, kappa, gw = 0.0, kb, w, gr
+        cdef double check = 0.0
         cdef double* A = &self.A_diag[0, 0]
         cdef double* B = &self.b[0, 0]
         self.softmax(s, P)
@@ -122,8 +124,18 @@ cdef class PNewtronKernel(LinearKernel):
         if check != 0.0:
             self.status = STATUS_NONFINITE  # A or b overflowed
             return
-        # W = −b/A, then rescaled to ‖W‖_F ≤ D
-        jsave_range(self.jd, W, kd)
+        self.projected = True
+        if not self.project():
+            self.status = STATUS_NONFINITE  # W = −b/A overflowed
+
+    cdef bint project(self) noexcept nogil:
+        """``W = −b/A``, then rescaled to ``‖W‖_F ≤ D``: a function of ``A``
+        and ``b`` alone. False when ``‖W‖²`` is not finite."""
+        cdef Py_ssize_t i, kd = <Py_ssize_t>self.n_classes * self.n_features
+        cdef double nrm = 0.0, scale
+        cdef double* W = &self.W[0, 0]
+        cdef const double* A = &self.A_diag[0, 0]
+        cdef const double* B = &self.b[0, 0]
         for i in range(kd):
             W[i] = -B[i] / A[i]
             nrm = nrm + W[i] * W[i]
@@ -131,3 +143,25 @@ cdef class PNewtronKernel(LinearKernel):
             scale = self.D / sqrt(nrm)
             for i in range(kd):
                 W[i] = W[i] * scale
+        return nrm - nrm == 0.0
+
+    cpdef set_journal(self, Journal journal):
+        # ``W`` is rewritten whole every round from ``A`` and ``b``, which are
+        # journaled: it is not journaled (that would record k d entries per
+        # round) but recomputed from them when a block is undone
+        if journal is not None:
+            journal.defer(self)
+        LinearKernel.set_journal(self, journal)
+
+    def apply_deferred(self):
+        """Nothing is deferred (see ``set_journal``): the block is committed."""
+        self.projected = False
+
+    def discard_deferred(self):
+        """After an undo of ``A`` and ``b``: ``W`` as the last committed round
+        left it (the same function of them; untouched if no round of the
+        block rewrote it)."""
+        if self.projected:
+            with nogil:
+                self.project()
+        self.projected = False

@@ -96,7 +96,8 @@ cdef class SquareCBKernel(LinearKernel):
     cdef double[::1] gamma_cls
     # scratch: this round's gamma of each class
     cdef double[::1] gbuf
-    # scratch: the per-coordinate denominators q_i of the current step
+    # scratch: the denominators q_i of the current step, by position in the row
+    # (grown to the longest row seen: O(nnz), not O(d), per call)
     cdef double[::1] qbuf
 
     def __init__(self, double[:, ::1] W, double[::1] b, double[:, ::1] S,
@@ -125,7 +126,7 @@ cdef class SquareCBKernel(LinearKernel):
         self.fit_intercept = fit_intercept
         self.importance_weighted = importance_weighted
         self.step_cap = step_cap
-        self.qbuf = np.zeros(d, dtype=np.float64)
+        self.qbuf = np.zeros(64, dtype=np.float64)
         self.gamma_cls = np.empty(k, dtype=np.float64)
         self.gbuf = np.empty(k, dtype=np.float64)
         for r in range(k):
@@ -221,13 +222,17 @@ cdef class SquareCBKernel(LinearKernel):
         cdef double* w = &self.W[a, 0]
         cdef double* s = &self.S[a, 0]
         cdef double* G = &self.G[a, 0]
-        cdef double* qbuf = &self.qbuf[0]
+        cdef double* qbuf
         cdef double Q = 0.0, v, g, q, qb = 1.0, lim
         cdef int j, i
         cdef bint dense = x.ind == NULL
         cdef bint adaptive = self.regressor != REG_SGD
         if e == 0.0:
             return  # no error: nothing to learn (every g_i is 0)
+        if x.nnz > self.qbuf.shape[0]:
+            with gil:
+                self.qbuf = np.zeros(max(x.nnz, 2 * self.qbuf.shape[0]))
+        qbuf = &self.qbuf[0]
         for j in range(x.nnz):
             v = x.val[j]
             if v == 0.0:
@@ -239,12 +244,12 @@ cdef class SquareCBKernel(LinearKernel):
                 jsave(self.jd, &G[i])
                 G[i] = G[i] + g * g
                 if not G[i] > 0.0:
-                    qbuf[i] = 0.0  # a zero gradient so far: not moved
+                    qbuf[j] = 0.0  # a zero gradient so far: not moved
                     continue
                 q = sqrt(G[i])
                 if self.regressor == REG_NORMALIZED:
                     q = s[i] * q
-            qbuf[i] = q
+            qbuf[j] = q
             Q = Q + (v * v) / q
         if self.fit_intercept:
             if adaptive:
@@ -267,9 +272,9 @@ cdef class SquareCBKernel(LinearKernel):
             if v == 0.0:
                 continue
             i = j if dense else x.ind[j]
-            if qbuf[i] > 0.0:
+            if qbuf[j] > 0.0:
                 jsave(self.jd, &w[i])
-                w[i] = w[i] - rate * (e * v) / qbuf[i]
+                w[i] = w[i] - rate * (e * v) / qbuf[j]
         if self.fit_intercept and qb > 0.0:
             jsave(self.jd, &self.b[a])
             self.b[a] = self.b[a] - rate * e / qb
