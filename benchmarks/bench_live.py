@@ -47,7 +47,7 @@ rounds, which a learner in service has long paid. Online err: played-action
 mistakes / rounds of the last pass (river: its greedy mistakes). Timings on a
 shared machine are noisy: the median (p50) is the most stable figure.
 
-    python benchmarks/bench_live.py               # ~1 min, 1.4 GiB peak RSS
+    python benchmarks/bench_live.py               # ~15 s, 1.2 GiB peak RSS
     python benchmarks/bench_live.py --rounds 20000 --repeat 5
     python benchmarks/bench_live.py --hashed-bits 10   # the hashed table at 2**10 only
 """
