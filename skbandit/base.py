@@ -566,9 +566,12 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
                 "from the true labels and cannot learn from LoggedFeedback."
             )
         journal = Journal(self._journal_limit())
-        start, total = 0, rows.shape[0]
+        # rows per block: _BLOCK_ROWS, or after a block the journal ended early
+        # twice its rows (doubling again after a full one), so that a call
+        # whose rows write much does not draw uniforms for rows it cannot play
+        start, total, size = 0, rows.shape[0], _BLOCK_ROWS
         while start < total:
-            block = rows[start : start + _BLOCK_ROWS]
+            block = rows[start : start + size]
             n = block.shape[0]
             point = self._rollback_point()
             try:
@@ -579,6 +582,7 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
                 done, out = run(kernel, block, uniforms)
                 if kernel.status != 0:
                     self._raise_kernel_status(kernel, X, row=block[min(done, n - 1)])
+                block_rows = n
                 if done < n:  # the journal reached its limit: a shorter block
                     block, n = block[:done], done
                     self._rng.bit_generator.state = point[0]["_rng"]
@@ -593,6 +597,7 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
                 rollback()
                 raise
             start += n
+            size = min(_BLOCK_ROWS, 2 * n if n < block_rows else 2 * size)
             self._blocks_done += 1
         kernel.set_journal(None)
 

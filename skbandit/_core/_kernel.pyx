@@ -53,10 +53,13 @@ cdef inline bint journal_finite_since(JournalData* j, Py_ssize_t mark) noexcept 
     """True when every entry recorded from ``mark`` on is finite now (the
     values the row wrote; ``v - v`` is NaN for inf and NaN)."""
     cdef Py_ssize_t e
-    cdef double acc = 0.0
+    cdef double v
+    cdef bint ok = True
+    # independent tests (no chain of floating-point additions to wait on)
     for e in range(mark, j.n):
-        acc = acc + (j.addr[e][0] - j.addr[e][0])
-    return acc == 0.0
+        v = j.addr[e][0]
+        ok = ok & (v - v == 0.0)
+    return ok
 
 
 @cython.final

@@ -42,9 +42,8 @@ cdef inline bint _finite(double v) noexcept nogil:
 
 
 # Pending rank-one updates of A⁻¹ (full variant, with a journal): at most
-# _MAX_PENDING, and at least _MIN_PENDING before the cost rule may commit them.
+# _MAX_PENDING.
 cdef int _MAX_PENDING = 64
-cdef int _MIN_PENDING = 16
 
 
 cdef class SOBAKernel(LinearKernel):
@@ -60,6 +59,10 @@ cdef class SOBAKernel(LinearKernel):
     # and scratch for rows of A⁻¹ with them applied
     cdef double[:, ::1] pending
     cdef int n_pending
+    # work spent reading rows of A⁻¹ through the pending updates since the
+    # first of them, and the bound (in passes over A⁻¹) that ends the block
+    cdef double pending_work
+    cdef public double pending_passes
     cdef double[::1] row_a
     cdef double[::1] row_b
     cdef readonly bint full
@@ -89,6 +92,8 @@ cdef class SOBAKernel(LinearKernel):
         self.full = full
         self.v = np.zeros(kd if full else 0, dtype=np.float64)
         self.n_pending = 0
+        self.pending_work = 0.0
+        self.pending_passes = 1.0
         self.row_a = np.empty(kd if full else 1, dtype=np.float64)
         self.row_b = np.empty(kd if full else 1, dtype=np.float64)
         self.pending = np.empty((0, 0), dtype=np.float64)
@@ -142,6 +147,7 @@ cdef class SOBAKernel(LinearKernel):
                 continue
             c = j if x.ind == NULL else x.ind[j]
             zj = zscale * x.val[j]
+            self.pending_work += 2.0 * kd * self.n_pending
             a_ybar = self.inverse_row(<Py_ssize_t>ybar * d + c, &self.row_a[0])
             a_y = self.inverse_row(<Py_ssize_t>y * d + c, &self.row_b[0])
             for i in range(kd):
@@ -205,10 +211,12 @@ cdef class SOBAKernel(LinearKernel):
                     for l in range(kd):
                         Ai[l] = Ai[l] - wi * w[l]
         self.n_pending = 0
+        self.pending_work = 0.0
 
     def discard_deferred(self):
         """Forget the pending updates (the block is rolled back)."""
         self.n_pending = 0
+        self.pending_work = 0.0
 
     cdef void update(self, Row x, int ybar, int y, double p, double zscale,
                      double wz, double q) noexcept nogil:
@@ -265,12 +273,11 @@ cdef class SOBAKernel(LinearKernel):
         that a rolled-back block never touched A⁻¹). Checked before it is kept:
         ``w`` finite and ``|w_i w_l|`` far from overflow (mathematically
         ``w_i² ≤ A⁻¹[i, i]``: the update keeps A⁻¹ positive definite), so the
-        commit cannot make A⁻¹ non-finite. The block ends (journal ``stop``)
-        when 64 updates are pending, or 16 and reading the rows of A⁻¹ through
-        them (2 nnz(x) rows per round) costs about one pass over A⁻¹."""
+        commit cannot make A⁻¹ non-finite. ``learn`` ends the block (journal
+        ``stop``) when 64 updates are pending, or reading rows of A⁻¹ through
+        them has cost ``pending_passes`` passes over A⁻¹ (``pending_work``)."""
         cdef Py_ssize_t i
         cdef double acc = 0.0, big = 0.0, a
-        cdef int m
         for i in range(kd):
             a = w[i] if w[i] >= 0.0 else -w[i]
             acc = acc + (w[i] - w[i])
@@ -281,12 +288,20 @@ cdef class SOBAKernel(LinearKernel):
         for i in range(kd):
             self.pending[self.n_pending, i] = w[i]
         self.n_pending += 1
-        m = self.n_pending
-        if m >= _MAX_PENDING or (m >= _MIN_PENDING and 2 * m * <Py_ssize_t>nnz >= kd):
-            self.jd.stop = True
 
     cdef void learn(self, Row x, long long t, int played, int greedy,
                     double prob, double reward) noexcept nogil:
+        # the SOBA round, then whether the pending updates of A⁻¹ (full
+        # variant with a journal) should be committed: the block ends here
+        cdef double kd = <double>self.n_classes * self.n_features
+        self.round(x, played, greedy, prob, reward)
+        if self.n_pending > 0 and (
+                self.n_pending >= _MAX_PENDING
+                or self.pending_work >= self.pending_passes * kd * kd):
+            self.jd.stop = True
+
+    cdef void round(self, Row x, int played, int greedy, double prob,
+                    double reward) noexcept nogil:
         cdef int k = self.n_classes
         cdef int y = played, ybar, r
         cdef const double* s = &self.scores[0]
