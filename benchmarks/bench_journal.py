@@ -6,16 +6,18 @@ docstring): each kernel records the old value of every state entry before it
 writes it, the pass checks the entries each row wrote, and a failed block is
 replayed backwards. Here each learner plays one ``partial_fit`` call over the
 seeded SynSep-like stream of ``_harness.py`` (d = 400, k = 9; CSR and dense)
-twice per pass, alternately:
+three times per pass, in turn:
 
-* ``journal``: the library as it is;
-* ``none``: the same call with ``Kernel.set_journal`` attaching no journal (the
-  kernels then record nothing and the pass checks nothing: no rollback; for
-  measurement only).
+* ``default``: the library as it is (a batch call on a model this small rolls
+  its blocks back by a copy of the state, at most 1/16 of the block's input);
+* ``journal``: every block rolled back by the undo journal (``_COPY_RATIO``
+  set to infinity), as a call on a large model or a one-row call is;
+* ``none``: the same call with the kernels given no journal and no copy made
+  (nothing recorded or checked: no rollback; for measurement only).
 
-Both play the same rounds (the final states are checked equal). Columns: the
-best wall time of ``--repeat`` passes of each, rounds per second with the
-journal, and ``journal/none`` (the ratio of the times: the journal's overhead).
+All play the same rounds (the final states are checked equal). Columns: the
+best wall time of ``--repeat`` passes of each, and the ratios of the default
+and journal times to ``none`` (the price of the failure guarantee).
 ``SOBA(covariance="full")`` runs on the first ``--full-rounds`` rows (its round
 is O((kd)^2)).
 
@@ -80,16 +82,23 @@ def _play_blocks(self, X, rows, run, commit, begin, rollback, logged=False):
     return _PLAY_BLOCKS(self, X, rows, run_detached, commit, begin, rollback, logged)
 
 
-def _play(make, X, y, seed, journal: bool) -> tuple[float, object]:
+MODES = ("default", "journal", "none")
+
+
+def _play(make, X, y, seed, mode: str) -> tuple[float, object]:
     global DETACHED
     est = make(seed)
-    DETACHED = not journal
+    ratio = skbandit.base._COPY_RATIO
+    DETACHED = mode == "none"
+    if mode != "default":
+        skbandit.base._COPY_RATIO = float("inf")
     try:
         t0 = time.perf_counter()
         est.partial_fit(X, y, classes=np.arange(N_CLASSES))
         return time.perf_counter() - t0, est
     finally:
         DETACHED = False
+        skbandit.base._COPY_RATIO = ratio
 
 
 def main(argv=None) -> int:
@@ -107,28 +116,35 @@ def main(argv=None) -> int:
         f"SynSep-like stream, one partial_fit call of {args.rounds} rounds "
         f"(SOBA full: {args.full_rounds}), best of {args.repeat} passes each\n"
     )
-    head = ("journal s", "none s", "rounds/s", "journal/none")
+    head = ("default s", "journal s", "none s", "default/none", "journal/none")
     for kind in ("csr", "dense"):
         X, y = make_stream(args.rounds, args.seed, dense=kind == "dense")
         print(f"{kind:22}  " + "  ".join(f"{h:>12}" for h in head))
         for name, make in LEARNERS.items():
             n = args.full_rounds if name == "SOBA full" else args.rounds
             Xn, yn = X[:n], y[:n]
-            best = {True: float("inf"), False: float("inf")}
+            best = dict.fromkeys(MODES, float("inf"))
             ests = {}
             for _ in range(args.repeat):
-                for journal in (True, False):
-                    seconds, ests[journal] = _play(make, Xn, yn, args.seed, journal)
-                    best[journal] = min(best[journal], seconds)
+                for mode in MODES:
+                    seconds, ests[mode] = _play(make, Xn, yn, args.seed, mode)
+                    best[mode] = min(best[mode], seconds)
             same = all(
-                np.array_equal(a, b)
-                for a, b in zip(_arrays(ests[True]), _arrays(ests[False]), strict=True)
+                all(
+                    np.array_equal(a, b)
+                    for a, b in zip(
+                        _arrays(ests[m]), _arrays(ests["none"]), strict=True
+                    )
+                )
+                for m in ("default", "journal")
             )
             cells = (
-                f"{best[True]:.3f}",
-                f"{best[False]:.3f}",
-                f"{n / best[True]:,.0f}",
-                f"{best[True] / best[False]:.2f}" + ("" if same else " DIFFERENT"),
+                f"{best['default']:.3f}",
+                f"{best['journal']:.3f}",
+                f"{best['none']:.3f}",
+                f"{best['default'] / best['none']:.2f}",
+                f"{best['journal'] / best['none']:.2f}"
+                + ("" if same else " DIFFERENT"),
             )
             print(f"{name:22}  " + "  ".join(f"{c:>12}" for c in cells), flush=True)
         print()

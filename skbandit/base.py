@@ -41,6 +41,13 @@ The failure guarantee
   is committed; the rational-kernel ``SeparableOneVsAll`` plays on its kernel's
   own store of the support set, exported after each block. No learner copies
   its model or doubles its memory for rollback.
+* A block whose rows are many for the model's size is rolled back by a copy
+  of the state instead (``_get_state`` at its start, ``_set_state`` on a
+  failure, and the whole state checked finite after it), when that copy is at
+  most ``1/_COPY_RATIO`` (1/16) of the bytes of input the block reads: a batch
+  call on a small model then pays less than the journal's per-entry records,
+  and the copy is still bounded by the work done. One-row calls, and calls on
+  large models, use the journal.
 * The journal holds at most ``_journal_limit()`` entries (1/32 of the model's,
   at least 2**16) past a row boundary: the pass then ends the block early,
   after that row, and the next block starts there (the generator is set back
@@ -117,6 +124,11 @@ __all__ = ["BaseBanditClassifier", "LinearBanditClassifier"]
 # of numbers whatever the block size, so results do not depend on it.
 _BLOCK_ROWS = 1 << 16
 
+# A block is rolled back by a copy of the state (not the undo journal) when
+# the copy is at most 1/_COPY_RATIO of the bytes of input the block reads
+# (module docstring, The failure guarantee).
+_COPY_RATIO = 16
+
 _COUNTERS = ("t_", "n_mistakes_", "n_greedy_mistakes_")
 
 # Frames in these folders are library code, not the caller's (scikit-learn's
@@ -167,6 +179,24 @@ def _check_classes(classes) -> np.ndarray:
             f"class{'' if n == 1 else 'es'}: {classes.tolist()}."
         )
     return classes
+
+
+def _all_finite(a: np.ndarray) -> bool:
+    with np.errstate(over="ignore", invalid="ignore"):
+        if np.isfinite(a.sum()):
+            return True
+    return bool(np.isfinite(a).all())
+
+
+def _input_bytes(X, rows) -> int:
+    """Bytes of the rows ``rows`` of X as the kernels read them (all rows when
+    None): 8 per dense entry, 12 per stored CSR entry."""
+    if not sp.issparse(X):
+        return 8 * X.shape[1] * (X.shape[0] if rows is None else rows.shape[0])
+    if rows is None:
+        return 12 * X.nnz
+    indptr = X.indptr
+    return 12 * int(np.sum(indptr[rows + 1] - indptr[rows]))
 
 
 class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
@@ -565,7 +595,12 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
                 f"{type(self).__name__} is a full-information learner: it learns "
                 "from the true labels and cannot learn from LoggedFeedback."
             )
+        model_bytes = self._model_bytes()
         journal = Journal(self._journal_limit())
+        # a block is rolled back by a copy of the state instead of the journal
+        # when the copy is at most 1/_COPY_RATIO of the input the block reads
+        # (batch calls on small models: the copy is then cheaper than journaling)
+        may_copy = model_bytes * _COPY_RATIO <= _input_bytes(X, None)
         # rows per block: _BLOCK_ROWS, or after a block the journal ended early
         # twice its rows (doubling again after a full one), so that a call
         # whose rows write much does not draw uniforms for rows it cannot play
@@ -574,14 +609,18 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
             block = rows[start : start + size]
             n = block.shape[0]
             point = self._rollback_point()
+            copy = may_copy and model_bytes * _COPY_RATIO <= _input_bytes(X, block)
+            saved = self._get_state() if copy else None
             try:
                 begin()
                 kernel = self._before_block(kernel, n)
-                kernel.set_journal(journal)
+                kernel.set_journal(None if copy else journal)
                 uniforms = self._rng.random((n, 2))
                 done, out = run(kernel, block, uniforms)
                 if kernel.status != 0:
                     self._raise_kernel_status(kernel, X, row=block[min(done, n - 1)])
+                if copy and not self._state_finite():
+                    self._raise_kernel_status(kernel, X, status=STATUS_NONFINITE)
                 block_rows = n
                 if done < n:  # the journal reached its limit: a shorter block
                     block, n = block[:done], done
@@ -594,6 +633,8 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
                 kernel.status = 0
                 journal.undo()
                 self._restore_point(point)
+                if saved is not None:
+                    self._set_state(saved)  # into the block's own arrays
                 rollback()
                 raise
             start += n
@@ -605,13 +646,25 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         """Entries the undo journal holds before a block ends early: 1/32 of
         the model's entries (the journal stores 16 bytes per entry: about 6 %
         of the model's memory), at least 2**16 (1 MiB)."""
-        size = sum(
-            value.size
+        return max(1 << 16, self._model_bytes() // (8 * 32))
+
+    def _model_bytes(self) -> int:
+        """Bytes of the state arrays (a meta-learner's candidates' included)."""
+        return sum(
+            value.nbytes
             for learner in (self, *self.__dict__.get("candidates_", ()))
             for name in learner._state_attrs
             if isinstance(value := getattr(learner, name), np.ndarray)
         )
-        return max(1 << 16, size // 32)
+
+    def _state_finite(self) -> bool:
+        """Every state array finite (O(model): the copy mode's check)."""
+        return all(
+            _all_finite(value)
+            for learner in (self, *self.__dict__.get("candidates_", ()))
+            for name in learner._state_attrs
+            if isinstance(value := getattr(learner, name), np.ndarray)
+        )
 
     def _rollback_point(self):
         """What a rollback restores besides the journal: the state attributes

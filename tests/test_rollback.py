@@ -24,10 +24,19 @@ from _helpers import assert_same_learner, assert_same_log, assert_same_state, sn
 from _registry import ENTRIES, entry_params
 
 import skbandit.base
-from skbandit import SOBA, BanditFeedback, LoggedFeedback
+from skbandit import SOBA, BanditFeedback, Banditron, LoggedFeedback
 from skbandit.base import BaseBanditClassifier
 
 ALL = entry_params()
+
+
+@pytest.fixture(autouse=True)
+def _journal_only(monkeypatch):
+    """Every block of these tests is rolled back by the journal (never by the
+    copy a batch call on a small model would make instead)."""
+    monkeypatch.setattr(skbandit.base, "_COPY_RATIO", np.inf)
+
+
 BANDIT = entry_params([e for e in ENTRIES if e.bandit])
 K, D = 4, 8
 
@@ -271,3 +280,66 @@ def test_one_row_call_allocates_little_beside_the_model(entry):
         tracemalloc.stop()
     assert model > 1 << 20
     assert peak < model / 8, (peak, model)
+
+
+# --------------------------------------------------------------------------------------
+# the copy mode: a batch call on a small model copies the state per block
+
+
+@pytest.mark.parametrize("entry", ALL)
+def test_copy_mode_rolls_back_an_overflow_too(entry, monkeypatch):
+    """With every block rolled back by a copy of the state (forced here), an
+    overflow inside a block is found by the check of the whole state after
+    the block or by the scores, and the copy is restored: as before the call."""
+    monkeypatch.setattr(skbandit.base, "_COPY_RATIO", 0.0)
+    monkeypatch.setattr(skbandit.base, "_MAX_ABS_X", np.inf)
+    monkeypatch.setattr(SOBA, "_pending_passes", np.inf)
+    X, y = make_stream(n=160, d=D, k=K, n_empty=0, seed=25)
+    X[60:] *= 1e200
+    est = entry.make(random_state=25)
+    est.partial_fit(X[:40], y[:40], classes=np.arange(K))
+    snap = snapshot(est)
+    with pytest.raises(FloatingPointError, match="non-finite"):
+        est.partial_fit(X[40:], y[40:])
+    assert_same_state(est, snap)
+
+
+@pytest.mark.filterwarnings("ignore::skbandit.OffPolicyWarning")
+@pytest.mark.parametrize("logged", [False, True], ids=["labels", "logged"])
+@pytest.mark.parametrize("entry", ALL)
+def test_copy_and_journal_modes_play_the_same(entry, logged, monkeypatch):
+    """The same calls, every block rolled back by a copy or by the journal: the
+    same learner (the journal only records; SOBA full's pending updates of its
+    inverse give the bits of immediate ones)."""
+    if logged and not entry.bandit:
+        pytest.skip("full-information learners do not learn from logged feedback")
+    X, y = make_stream(n=200, d=D, k=K, seed=26)
+    learners = []
+    for ratio in (0.0, np.inf):
+        monkeypatch.setattr(skbandit.base, "_COPY_RATIO", ratio)
+        est = entry.make(random_state=26)
+        est.partial_fit(X[:120], _feedback(y[:120], logged, 5), classes=np.arange(K))
+        est.partial_fit(X[120:], _feedback(y[120:], logged, 6))
+        learners.append(est)
+    assert_same_learner(*learners)
+
+
+def test_batch_calls_on_small_models_copy_and_one_row_calls_do_not(monkeypatch):
+    """The default choice: a 2,000-row call on a 4 x 8 Banditron copies its
+    state per block (the copy is far below 1/16 of the block's input); a
+    one-row call uses the journal."""
+    monkeypatch.setattr(skbandit.base, "_COPY_RATIO", 16)
+    X, y = make_stream(n=2001, d=D, k=K, seed=27)
+    est = Banditron(random_state=0)
+    calls = {"n": 0}
+    get_state = Banditron._get_state
+
+    def counting(self):
+        calls["n"] += 1
+        return get_state(self)
+
+    monkeypatch.setattr(Banditron, "_get_state", counting)
+    est.partial_fit(X[:2000], y[:2000], classes=np.arange(K))
+    assert calls["n"] == 1
+    est.partial_fit(X[2000:], y[2000:])
+    assert calls["n"] == 1
