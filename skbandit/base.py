@@ -40,7 +40,8 @@ The failure guarantee
   journal its (kd)^2 inverse: its rank-one updates stay pending until the block
   is committed; the rational-kernel ``SeparableOneVsAll`` plays on its kernel's
   own store of the support set, exported after each block. No learner copies
-  its model or doubles its memory for rollback.
+  its model for rollback beyond the copy mode below (bounded by the input a
+  block reads), nor doubles its memory.
 * A block whose rows are many for the model's size is rolled back by a copy
   of the state instead (``_get_state`` at its start, ``_set_state`` on a
   failure, and the whole state checked finite after it), when that copy is at
@@ -586,7 +587,8 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         On any failure the journal is replayed backwards (the kernels' writes
         undone), the attributes, counters and generator are set back to the
         block's start, then ``rollback()`` (e.g. truncate the log). Per block
-        this costs O(entries written + k), never a copy of the model.
+        this costs O(entries written + k); in the copy mode (module docstring)
+        O(model), at most 1/_COPY_RATIO of the block's input.
         """
         self._own_state_arrays()
         kernel = self._make_kernel()
