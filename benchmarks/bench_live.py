@@ -24,24 +24,30 @@ bits): k = 20 classes, rows of 20 non-zeros at distinct hashed columns (values
 1 / sqrt(20), unit norm), labels from a fixed random linear rule, at
 d = 2**10 and d = 2**20 columns. Per learner: the live loop on a CSR row
 (``sample_actions`` + ``partial_fit(row, LoggedFeedback(...))``; ``-`` for a
-full-information learner, which cannot learn logged feedback), the simulator's
-one-row ``partial_fit(row, [label])`` on a CSR row, and ``snapshot ms``, the
-time of one copy of the learner's whole state (``_get_state``), which every
-``partial_fit`` call makes for its rollback: at d = 2**20 it is O(k d) and
-dominates the round. Vowpal Wabbit (``--cb_explore 20 -b BITS``, predict +
-learn on the same rows) is timed in the same run. ``SOBA(covariance="full")``
-is left out (its (k d)^2 covariance does not fit at either d).
+full-information learner, which cannot learn logged feedback) and the
+simulator's one-row ``partial_fit(row, [label])`` on a CSR row, with their
+ratio and the live loop's ratio to Vowpal Wabbit (``--cb_explore 20 -b BITS``,
+predict + learn on the same rows, timed in the same run). A last table puts
+the two d side by side: a round's cost should not depend on d (the rollback
+of a failed call is an undo journal of the entries a round writes, not a copy
+of the model; ``d20/d10`` is the ratio of the per-round times).
+``SOBA(covariance="full")`` is left out (its (k d)^2 covariance does not fit at
+either d).
 
 The live loop and the simulator play the same actions (the on-policy
 equivalence), so their online errors agree. Columns: us/round is the best
 (minimum) over ``--repeat`` passes of the mean time per round of a pass of
 ``--rounds`` rounds (a fresh learner for each pass); p50 and p99 are
 percentiles of the per-round times of the last pass (each round timed with
-``perf_counter_ns``). Online err: played-action mistakes / rounds of the last
-pass (river: its greedy mistakes). Timings on a shared machine are noisy: the
-median (p50) is the most stable figure.
+``perf_counter_ns``); the first round of a pass (the call that creates the
+learner's state) is played untimed. With ``--prefault`` the pages of the state
+arrays are then touched: a fresh learner's zeroed arrays are mapped lazily, and
+at d = 2**20 the page faults of first writes dominate its first thousands of
+rounds, which a learner in service has long paid. Online err: played-action
+mistakes / rounds of the last pass (river: its greedy mistakes). Timings on a
+shared machine are noisy: the median (p50) is the most stable figure.
 
-    python benchmarks/bench_live.py               # ~4 min, 1.4 GiB peak RSS
+    python benchmarks/bench_live.py               # ~15 s, 1.2 GiB peak RSS
     python benchmarks/bench_live.py --rounds 20000 --repeat 5
     python benchmarks/bench_live.py --hashed-bits 10   # the hashed table at 2**10 only
 """
@@ -108,6 +114,7 @@ def skbandit_logged(X, y, seed, make=_banditron, classes=CLASSES):
         clf.partial_fit(row, LoggedFeedback(action, [reward], propensity))
         return reward == 0.0
 
+    one.clf = clf
     return one
 
 
@@ -199,16 +206,6 @@ def hashed_stream(n, bits, seed):
     return X, y
 
 
-def snapshot_ms(one, repeat=3):
-    """Time of one ``_get_state`` copy of the fitted learner, best of ``repeat``."""
-    best = float("inf")
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        one.clf._get_state()
-        best = min(best, time.perf_counter() - t0)
-    return best * 1e3
-
-
 def hashed_table(bits_list, rounds_for, seed, repeat) -> None:
     try:
         import vowpalwabbit  # noqa: F401
@@ -216,6 +213,7 @@ def hashed_table(bits_list, rounds_for, seed, repeat) -> None:
         have_vw = True
     except ImportError:
         have_vw = False
+    results: dict[int, dict[str, tuple]] = {}
     for bits in bits_list:
         rounds = rounds_for(bits)
         X, y = hashed_stream(rounds, bits, seed)
@@ -223,7 +221,7 @@ def hashed_table(bits_list, rounds_for, seed, repeat) -> None:
             f"\nHashed sparse rows d=2**{bits} k={HASHED_K} nnz={HASHED_NNZ}, "
             f"{rounds} rounds one CSR row at a time, best of {repeat} passes"
         )
-        head = ("live us", "sim us", "sim/live", "snapshot ms", "live/VW", "err")
+        head = ("live us", "sim us", "sim/live", "live/VW", "err")
         print(f"{'':22}  " + "  ".join(f"{h:>11}" for h in head))
         vw_us = None
         if have_vw:
@@ -232,8 +230,9 @@ def hashed_table(bits_list, rounds_for, seed, repeat) -> None:
                 X, y, seed, rounds, repeat,
             )  # fmt: skip
             vw_us = r["us_per_round"]
-            cells = (f"{vw_us:.1f}", "-", "-", "-", "1.00", f"{r['online_error']:.3f}")
+            cells = (f"{vw_us:.1f}", "-", "-", "1.00", f"{r['online_error']:.3f}")
             print(f"{'VW predict + learn':22}  " + "  ".join(f"{c:>11}" for c in cells))
+        results[bits] = {}
         for name, cls in LEARNERS.items():
 
             def make(s, cls=cls):
@@ -245,7 +244,6 @@ def hashed_table(bits_list, rounds_for, seed, repeat) -> None:
                 ),
                 X, y, seed, rounds, repeat,
             )  # fmt: skip
-            snap = snapshot_ms(sim["one"])
             bandit = not sim["one"].clf._make_kernel().full_information
             sim.pop("one")
             live = None
@@ -257,30 +255,64 @@ def hashed_table(bits_list, rounds_for, seed, repeat) -> None:
                     X, y, seed, rounds, repeat,
                 )  # fmt: skip
             live_us = live["us_per_round"] if live else None
+            results[bits][name] = (live_us, sim["us_per_round"])
             cells = (
                 f"{live_us:.1f}" if live_us else "-",
                 f"{sim['us_per_round']:.1f}",
                 f"{sim['us_per_round'] / live_us:.2f}" if live_us else "-",
-                f"{snap:.2f}",
                 f"{live_us / vw_us:.2f}" if live_us and vw_us else "-",
                 f"{sim['online_error']:.3f}",
             )
             print(f"{name:22}  " + "  ".join(f"{c:>11}" for c in cells), flush=True)
+    if len(results) >= 2:
+        lo, hi = min(results), max(results)
+        print(
+            f"\nPer-round time at d=2**{hi} over d=2**{lo} (the same run; "
+            "target <= 1.5)"
+        )
+        head = (f"live d{hi}/d{lo}", f"sim d{hi}/d{lo}")
+        print(f"{'':22}  " + "  ".join(f"{h:>15}" for h in head))
+        for name in LEARNERS:
+            (live_lo, sim_lo), (live_hi, sim_hi) = results[lo][name], results[hi][name]
+            cells = (
+                f"{live_hi / live_lo:.2f}" if live_lo and live_hi else "-",
+                f"{sim_hi / sim_lo:.2f}",
+            )
+            print(f"{name:22}  " + "  ".join(f"{c:>15}" for c in cells))
+
+
+def prefault(clf) -> None:
+    """Touch every page of a learner's state arrays (``a *= 1.0`` keeps every
+    value): a learner that has served many rounds has them resident, a fresh
+    one pays a page fault at the first write to each page of its zeroed
+    arrays, which at d = 2**20 is most of a round's time."""
+    for learner in (clf, *getattr(clf, "candidates_", ())):
+        for name in learner._state_attrs:
+            value = getattr(learner, name)
+            if isinstance(value, np.ndarray) and value.dtype.kind == "f":
+                value *= 1.0
+
+
+PREFAULT = False
 
 
 def time_case(make, X, y, seed, rounds, repeat):
+    """Round 0 (the first call, which creates the state) is played untimed;
+    with ``PREFAULT`` the state's pages are then touched (``prefault``)."""
     best, per_round, mistakes, one = float("inf"), None, 0, None
     for _ in range(repeat):
         one = make(X, y, seed)
-        times = np.empty(rounds, dtype=np.int64)
-        mistakes = 0
+        times = np.empty(rounds - 1, dtype=np.int64)
+        mistakes = one(0)
+        if PREFAULT and hasattr(one, "clf"):
+            prefault(one.clf)
         clock = time.perf_counter_ns
         t0 = time.perf_counter()
-        for i in range(rounds):
+        for i in range(1, rounds):
             s = clock()
             mistakes += one(i)
-            times[i] = clock() - s
-        best = min(best, (time.perf_counter() - t0) / rounds)
+            times[i - 1] = clock() - s
+        best = min(best, (time.perf_counter() - t0) / (rounds - 1))
         per_round = times
     return {
         "one": one,
@@ -312,10 +344,17 @@ def main(argv=None) -> int:
     p.add_argument(
         "--hashed-rounds-large",
         type=int,
-        default=40,
-        help="rounds per pass at d > 2**16 (each round copies the O(k d) state)",
+        default=1000,
+        help="rounds per pass of the hashed table at d > 2**16",
+    )
+    p.add_argument(
+        "--prefault",
+        action="store_true",
+        help="touch the state's pages after the first round (steady state)",
     )
     args = p.parse_args(argv)
+    global PREFAULT
+    PREFAULT = args.prefault
     info = machine_info()
     print(f"CPU: {info['cpu']} (cpu_count={info['cpu_count']})")
     print(
@@ -349,13 +388,23 @@ def main(argv=None) -> int:
         f"row at a time, best of {args.repeat} passes\n"
     )
     width = max(len(c[0]) for c in cases)
-    head = ("us/round", "p50 us", "p99 us", "online err")
-    print(f"{'':{width}}  {head[0]:>9}  {head[1]:>8}  {head[2]:>8}  {head[3]:>10}")
-    for name, make, X in cases:
-        r = time_case(make, X, y, args.seed, args.rounds, args.repeat)
+    head = ("us/round", "p50 us", "p99 us", "online err", "x VW")
+    print(
+        f"{'':{width}}  {head[0]:>9}  {head[1]:>8}  {head[2]:>8}  {head[3]:>10}  "
+        f"{head[4]:>6}"
+    )
+    # every case is timed first, then printed with its ratio to Vowpal
+    # Wabbit's round timed in the same run
+    timed = [
+        (name, time_case(make, X, y, args.seed, args.rounds, args.repeat))
+        for name, make, X in cases
+    ]
+    vw_us = next((r["us_per_round"] for n, r in timed if n.startswith("VW")), None)
+    for name, r in timed:
+        ratio = f"{r['us_per_round'] / vw_us:6.2f}" if vw_us else f"{'-':>6}"
         print(
             f"{name:{width}}  {r['us_per_round']:9.1f}  {r['p50_us']:8.1f}  "
-            f"{r['p99_us']:8.1f}  {r['online_error']:10.3f}",
+            f"{r['p99_us']:8.1f}  {r['online_error']:10.3f}  {ratio}",
             flush=True,
         )
     hashed_table(

@@ -15,22 +15,50 @@ The state protocol
 A learner's mutable state is the attributes named in ``_state_attrs`` (arrays
 that the kernel updates in place, or scalars), the counters ``t_``,
 ``n_mistakes_`` and ``n_greedy_mistakes_``, and the generator ``_rng``.
-``_get_state`` copies all of it and ``_set_state`` restores it; the rollback of
-a failed block, the tests' snapshot/compare helpers and the NumPy reference
-runners use them, so a learner with other state (a diagonal, an inverse, a
-support set) is covered without special cases.
+``_get_state`` copies all of it and ``_set_state`` restores it; the tests'
+snapshot/compare helpers, the NumPy reference runners and OnlineSelector's
+candidates use them, so a learner with other state (a diagonal, an inverse, a
+support set) is covered without special cases. Training never calls them: its
+rollback is the undo journal below.
 
 The failure guarantee
 ---------------------
 * A call that fails validation (bad input or parameters) changes nothing.
-* Rows are played in blocks of ``_BLOCK_ROWS``. A failure or interrupt while a
-  block is played (including the non-finite check below) restores the learner,
-  counters, generator and feedback log to their values after the last finished
-  block; if no block of the call had finished, the learner is exactly as
-  before the call (a failed first call leaves it unfitted).
-* After each block the state is checked to be finite (and the kernel stops at
-  the first row whose scores are not finite), so an overflow raises a
-  ``FloatingPointError`` that suggests scaling the input.
+* Rows are played in blocks of at most ``_BLOCK_ROWS``. A failure or interrupt
+  while a block is played (including the non-finite check below) restores the
+  learner, counters, generator and feedback log to their values after the last
+  finished block; if no block of the call had finished, the learner is exactly
+  as before the call (a failed first call leaves it unfitted).
+* Rollback costs what the block did, not the model's size. Every kernel
+  records the address and old value of each state entry before it writes it,
+  in an undo journal shared by all kernels of the call
+  (``skbandit._core._kernel.Journal``; a selector's candidates write to the
+  same one). A failed block is undone by replaying the journal backwards (bit
+  for bit); the attributes themselves (arrays by reference, scalars), the
+  counters and the generator are restored from a record of O(number of
+  attributes) taken at the block's start. ``SOBA(covariance="full")`` does not
+  journal its (kd)^2 inverse: its rank-one updates stay pending until the block
+  is committed; the rational-kernel ``SeparableOneVsAll`` plays on its kernel's
+  own store of the support set, exported after each block. No learner copies
+  its model for rollback beyond the copy mode below (bounded by the input a
+  block reads), nor doubles its memory.
+* A block whose rows are many for the model's size is rolled back by a copy
+  of the state instead (``_get_state`` at its start, ``_set_state`` on a
+  failure, and the whole state checked finite after it), when that copy is at
+  most ``1/_COPY_RATIO`` (1/16) of the bytes of input the block reads: a batch
+  call on a small model then pays less than the journal's per-entry records,
+  and the copy is still bounded by the work done. One-row calls, and calls on
+  large models, use the journal.
+* The journal holds at most ``_journal_limit()`` entries (1/32 of the model's,
+  at least 2**16) past a row boundary: the pass then ends the block early,
+  after that row, and the next block starts there (the generator is set back
+  to after the rows played). Blocks are thus at most ``_BLOCK_ROWS`` rows, and
+  fewer on a long call whose rows write much; where they end changes nothing
+  but the point a failure rolls back to.
+* After each row the state entries it wrote are checked to be finite (O(what
+  the row wrote); the kernel also stops at the first row whose scores are not
+  finite), so an overflow raises a ``FloatingPointError`` that suggests scaling
+  the input.
 * Every distribution a learner plays, logs or returns is checked to be a
   probability vector (the pass drivers check each round's, in O(k)); an
   invalid one raises a ``FloatingPointError`` naming it, with the same rollback.
@@ -75,6 +103,7 @@ from sklearn.utils.validation import (
 
 from skbandit._core._kernel import (
     DISTRIBUTION_TOL,
+    Journal,
     KernelStatus,
     check_csr,
     csr_is_canonical,
@@ -95,6 +124,11 @@ __all__ = ["BaseBanditClassifier", "LinearBanditClassifier"]
 # memory stays bounded on long streams; the generator yields the same stream
 # of numbers whatever the block size, so results do not depend on it.
 _BLOCK_ROWS = 1 << 16
+
+# A block is rolled back by a copy of the state (not the undo journal) when
+# the copy is at most 1/_COPY_RATIO of the bytes of input the block reads
+# (module docstring, The failure guarantee).
+_COPY_RATIO = 16
 
 _COUNTERS = ("t_", "n_mistakes_", "n_greedy_mistakes_")
 
@@ -120,6 +154,7 @@ def _caller_stacklevel() -> int:
 
 STATUS_NONFINITE = int(KernelStatus.STATUS_NONFINITE)
 STATUS_INVALID_DISTRIBUTION = int(KernelStatus.STATUS_INVALID_DISTRIBUTION)
+STATUS_JOURNAL_ERROR = int(KernelStatus.STATUS_JOURNAL_ERROR)
 
 # The largest feature magnitude any learner accepts: 2**480 (about 3.1e144),
 # sqrt(float64 max) / 2**32. With fewer than 2**31 columns (the kernels' 32-bit
@@ -152,6 +187,17 @@ def _all_finite(a: np.ndarray) -> bool:
         if np.isfinite(a.sum()):
             return True
     return bool(np.isfinite(a).all())
+
+
+def _input_bytes(X, rows) -> int:
+    """Bytes of the rows ``rows`` of X as the kernels read them (all rows when
+    None): 8 per dense entry, 12 per stored CSR entry."""
+    if not sp.issparse(X):
+        return 8 * X.shape[1] * (X.shape[0] if rows is None else rows.shape[0])
+    if rows is None:
+        return 12 * X.nnz
+    indptr = X.indptr
+    return 12 * int(np.sum(indptr[rows + 1] - indptr[rows]))
 
 
 class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
@@ -490,66 +536,171 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         """Play ``rows`` of X in order, block by block; update state, counters
         and (when ``record``) the feedback log. A failed block is rolled back."""
         data, indices, indptr, dense = _kernel_arrays(X)
+
+        def run(kernel, block, uniforms):
+            n = block.shape[0]
+            out = (
+                np.empty(n, dtype=np.int32),  # played
+                np.empty(n, dtype=np.int32),  # greedy
+                np.empty(n, dtype=np.float64),  # rewards
+                np.empty(n, dtype=np.float64),  # propensities
+            )
+            done = run_pass(
+                kernel, data, indices, indptr, dense, block, codes, uniforms,
+                self.t_, *out,
+            )  # fmt: skip
+            return done, out
+
+        def commit(block, out):
+            n = block.shape[0]
+            played, greedy, rewards, propensities = (a[:n] for a in out)
+            self.t_ += n
+            self.n_mistakes_ += int(n - np.count_nonzero(rewards))
+            # Bookkeeping for evaluation only (the greedy action's mistakes);
+            # the learner's state never depends on it.
+            self.n_greedy_mistakes_ += int(np.count_nonzero(greedy != codes[block]))
+            if record:
+                feedback._record(block, played, rewards, propensities, self.classes_)
+
+        mark = [0]
+
+        def begin():
+            mark[0] = feedback._log_mark() if record else 0
+
+        def rollback():
+            if record:
+                feedback._truncate_log(mark[0])
+
+        self._play_blocks(X, rows, run, commit, begin, rollback)
+
+    def _play_blocks(self, X, rows, run, commit, begin, rollback, logged=False):
+        """The block loop of every training pass, under the failure guarantee
+        (module docstring).
+
+        For each block of at most ``_BLOCK_ROWS`` rounds: ``begin()``, draw the
+        uniforms, ``run(kernel, block, uniforms) -> (done, outputs)`` plays it
+        with the call's undo journal attached to the kernel, then
+        ``_after_block`` and ``commit(block, outputs)`` (counters, log) for the
+        ``done`` rounds played, and the journal is committed. A kernel that
+        stops early with status 0 (its journal reached its limit) ends a
+        shorter block: the generator is set back to after that block's draws.
+        On any failure the journal is replayed backwards (the kernels' writes
+        undone), the attributes, counters and generator are set back to the
+        block's start, then ``rollback()`` (e.g. truncate the log). Per block
+        this costs O(entries written + k); in the copy mode (module docstring)
+        O(model), at most 1/_COPY_RATIO of the block's input.
+        """
         self._own_state_arrays()
         kernel = self._make_kernel()
-        for start in range(0, rows.shape[0], _BLOCK_ROWS):
-            block = rows[start : start + _BLOCK_ROWS]
+        if logged and kernel.full_information:
+            raise TypeError(
+                f"{type(self).__name__} is a full-information learner: it learns "
+                "from the true labels and cannot learn from LoggedFeedback."
+            )
+        model_bytes = self._model_bytes()
+        journal = Journal(self._journal_limit())
+        # a block is rolled back by a copy of the state instead of the journal
+        # when the copy is at most 1/_COPY_RATIO of the input the block reads
+        # (batch calls on small models: the copy is then cheaper than journaling)
+        may_copy = model_bytes * _COPY_RATIO <= _input_bytes(X, None)
+        # rows per block: _BLOCK_ROWS, or after a block the journal ended early
+        # twice its rows (doubling again after a full one), so that a call
+        # whose rows write much does not draw uniforms for rows it cannot play
+        start, total, size = 0, rows.shape[0], _BLOCK_ROWS
+        while start < total:
+            block = rows[start : start + size]
             n = block.shape[0]
-            snapshot = self._get_state()
-            mark = feedback._log_mark() if record else 0
+            point = self._rollback_point()
+            copy = may_copy and model_bytes * _COPY_RATIO <= _input_bytes(X, block)
+            saved = self._get_state() if copy else None
             try:
+                begin()
                 kernel = self._before_block(kernel, n)
+                kernel.set_journal(None if copy else journal)
                 uniforms = self._rng.random((n, 2))
-                played = np.empty(n, dtype=np.int32)
-                greedy = np.empty(n, dtype=np.int32)
-                rewards = np.empty(n, dtype=np.float64)
-                propensities = np.empty(n, dtype=np.float64)
-                done = run_pass(
-                    kernel,
-                    data,
-                    indices,
-                    indptr,
-                    dense,
-                    block,
-                    codes,
-                    uniforms,
-                    self.t_,
-                    played,
-                    greedy,
-                    rewards,
-                    propensities,
-                )
-                if kernel.status != 0 or done != n:
+                done, out = run(kernel, block, uniforms)
+                if kernel.status != 0:
                     self._raise_kernel_status(kernel, X, row=block[min(done, n - 1)])
-                self._after_block(kernel)
-                if not all(
-                    _all_finite(getattr(self, name))
-                    for name in self._state_attrs
-                    if isinstance(getattr(self, name), np.ndarray)
-                ):
+                if copy and not self._state_finite():
                     self._raise_kernel_status(kernel, X, status=STATUS_NONFINITE)
-                self.t_ += n
-                self.n_mistakes_ += int(n - np.count_nonzero(rewards))
-                # Bookkeeping for evaluation only (the greedy action's mistakes);
-                # the learner's state never depends on it.
-                self.n_greedy_mistakes_ += int(np.count_nonzero(greedy != codes[block]))
-                if record:
-                    feedback._record(
-                        block, played, rewards, propensities, self.classes_
-                    )
+                block_rows = n
+                if done < n:  # the journal reached its limit: a shorter block
+                    block, n = block[:done], done
+                    self._rng.bit_generator.state = point[0]["_rng"]
+                    self._rng.random((n, 2))
+                self._after_block(kernel)
+                commit(block, out)
+                journal.commit()
             except BaseException:
                 kernel.status = 0
-                self._set_state(snapshot)
-                if record:
-                    feedback._truncate_log(mark)
+                journal.undo()
+                self._restore_point(point)
+                if saved is not None:
+                    self._set_state(saved)  # into the block's own arrays
+                rollback()
                 raise
+            start += n
+            size = min(_BLOCK_ROWS, 2 * n if n < block_rows else 2 * size)
             self._blocks_done += 1
+        kernel.set_journal(None)
+
+    def _journal_limit(self) -> int:
+        """Entries the undo journal holds before a block ends early: 1/32 of
+        the model's entries (the journal stores 16 bytes per entry: about 6 %
+        of the model's memory), at least 2**16 (1 MiB)."""
+        return max(1 << 16, self._model_bytes() // (8 * 32))
+
+    def _model_bytes(self) -> int:
+        """Bytes of the state arrays (a meta-learner's candidates' included)."""
+        return sum(
+            value.nbytes
+            for learner in (self, *self.__dict__.get("candidates_", ()))
+            for name in learner._state_attrs
+            if isinstance(value := getattr(learner, name), np.ndarray)
+        )
+
+    def _state_finite(self) -> bool:
+        """Every state array finite (O(model): the copy mode's check)."""
+        return all(
+            _all_finite(value)
+            for learner in (self, *self.__dict__.get("candidates_", ()))
+            for name in learner._state_attrs
+            if isinstance(value := getattr(learner, name), np.ndarray)
+        )
+
+    def _rollback_point(self):
+        """What a rollback restores besides the journal: the state attributes
+        as objects (arrays by reference: a hook may replace an array, its
+        contents are the journal's business), counters, generator, and the
+        same for a meta-learner's ``candidates_``. O(number of attributes)."""
+        state = {name: getattr(self, name) for name in (*self._state_attrs, *_COUNTERS)}
+        state["_rng"] = self._rng.bit_generator.state
+        subs = [c._rollback_point() for c in self.__dict__.get("candidates_", ())]
+        return state, subs
+
+    def _restore_point(self, point) -> None:
+        state, subs = point
+        for name, value in state.items():
+            if name == "_rng":
+                self._rng.bit_generator.state = value
+            else:
+                setattr(self, name, value)
+        for learner, sub in zip(
+            self.__dict__.get("candidates_", ()), subs, strict=True
+        ):
+            learner._restore_point(sub)
 
     def _raise_kernel_status(self, kernel, X, status=None, row=None, proba=None):
         """Raise the error for a kernel's non-zero status (the caller rolls
         back). ``row`` is the index in X of the row that stopped the kernel,
         ``proba`` the invalid distribution (default: the kernel's last)."""
         status = kernel.status if status is None else status
+        if status == STATUS_JOURNAL_ERROR:
+            raise MemoryError(
+                f"{type(self).__name__}: the undo journal of this call could not "
+                "grow (out of memory); the learner is left as after its last "
+                "finished block of rows."
+            )
         if status == STATUS_INVALID_DISTRIBUTION:
             p = kernel.py_proba() if proba is None else proba
             where = "" if row is None else f" on row {int(row)} of X"
@@ -849,65 +1000,52 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         the failure guarantee; returns the number of off-policy rounds."""
         data, indices, indptr, dense = _kernel_arrays(X)
         rewards, propensities = logged.rewards, logged.propensities
-        self._own_state_arrays()
-        kernel = self._make_kernel()
-        if kernel.full_information:
-            raise TypeError(
-                f"{type(self).__name__} is a full-information learner: it learns "
-                "from the true labels and cannot learn from LoggedFeedback."
-            )
         binary = self._logged_rewards == "binary"
         n_off = 0
-        for start in range(0, rows.shape[0], _BLOCK_ROWS):
-            block = rows[start : start + _BLOCK_ROWS]
+        pending = [0]
+
+        def run(kernel, block, uniforms):
             n = block.shape[0]
-            snapshot = self._get_state()
-            pending = self.__dict__.get("_n_pending", 0)
-            try:
-                kernel = self._before_block(kernel, n)
-                uniforms = self._rng.random((n, 2))
-                greedy = np.empty(n, dtype=np.int32)
-                own = np.empty(n, dtype=np.int8)
-                done = run_logged(
-                    kernel, data, indices, indptr, dense, block, codes, rewards,
-                    propensities, uniforms, self.t_, greedy, own,
-                )  # fmt: skip
-                if kernel.status != 0 or done != n:
-                    self._raise_kernel_status(kernel, X, row=block[min(done, n - 1)])
-                self._after_block(kernel)
-                if not all(
-                    _all_finite(getattr(self, name))
-                    for name in self._state_attrs
-                    if isinstance(getattr(self, name), np.ndarray)
-                ):
-                    self._raise_kernel_status(kernel, X, status=STATUS_NONFINITE)
-                # Greedy mistakes the feedback reveals: the greedy action was
-                # played and not rewarded, or (0/1 rewards) another action was
-                # rewarded. Without labels the others are unknown.
-                if n == 1:  # the single-row path: Python scalars
-                    right = rewards[block[0]] == 1.0
-                    same = codes[block[0]] == greedy[0]
-                    n_wrong = 0 if right else 1
-                    n_revealed = int(same != right if binary else same and not right)
-                    n_own = int(own[0])
-                else:
-                    right = rewards[block] == 1.0
-                    same = codes[block] == greedy
-                    n_wrong = int(n - np.count_nonzero(right))
-                    revealed = same != right if binary else same & ~right
-                    n_revealed = int(np.count_nonzero(revealed))
-                    n_own = int(np.count_nonzero(own))
-                self.t_ += n
-                self.n_mistakes_ += n_wrong
-                self.n_greedy_mistakes_ += n_revealed
-                self._n_pending = max(0, pending - n)
-                n_off += n - n_own
-            except BaseException:
-                kernel.status = 0
-                self._set_state(snapshot)
-                self._n_pending = pending
-                raise
-            self._blocks_done += 1
+            out = (np.empty(n, dtype=np.int32), np.empty(n, dtype=np.int8))
+            done = run_logged(
+                kernel, data, indices, indptr, dense, block, codes, rewards,
+                propensities, uniforms, self.t_, *out,
+            )  # fmt: skip
+            return done, out
+
+        def commit(block, out):
+            nonlocal n_off
+            n = block.shape[0]
+            greedy, own = out[0][:n], out[1][:n]
+            # Greedy mistakes the feedback reveals: the greedy action was
+            # played and not rewarded, or (0/1 rewards) another action was
+            # rewarded. Without labels the others are unknown.
+            if n == 1:  # the single-row path: Python scalars
+                right = rewards[block[0]] == 1.0
+                same = codes[block[0]] == greedy[0]
+                n_wrong = 0 if right else 1
+                n_revealed = int(same != right if binary else same and not right)
+                n_own = int(own[0])
+            else:
+                right = rewards[block] == 1.0
+                same = codes[block] == greedy
+                n_wrong = int(n - np.count_nonzero(right))
+                revealed = same != right if binary else same & ~right
+                n_revealed = int(np.count_nonzero(revealed))
+                n_own = int(np.count_nonzero(own))
+            self.t_ += n
+            self.n_mistakes_ += n_wrong
+            self.n_greedy_mistakes_ += n_revealed
+            self._n_pending = max(0, pending[0] - n)
+            n_off += n - n_own
+
+        def begin():
+            pending[0] = self.__dict__.get("_n_pending", 0)
+
+        def rollback():
+            self._n_pending = pending[0]
+
+        self._play_blocks(X, rows, run, commit, begin, rollback, logged=True)
         return n_off
 
     # ------------------------------------------------------------ prediction

@@ -157,9 +157,13 @@ def _adapter(name: str, params: dict, k: int):
                 **{p: params[p] for p in ("alpha", "beta", "D") if p in params},
                 state=state, logged=logged,
             )  # fmt: skip
-            return tr.played, tr.propensities, {"W": tr.W, "b": tr.b, "A": tr.A}
+            new = {"W": tr.W, "U": tr.U, "b": tr.b, "A": tr.A, "ns": tr.norm_state}
+            return tr.played, tr.propensities, new
 
-        return run, lambda s: {"coef_": s["W"], "b_": s["b"], "A_diag_": s["A"]}
+        return run, lambda s: {
+            "coef_": s["W"], "coef_unscaled_": s["U"], "b_": s["b"],
+            "A_diag_": s["A"], "norm_state_": s["ns"],
+        }  # fmt: skip
     if name == "Gaptron":
         gamma, eta, adagrad = ref_g.resolve(
             params["loss"], params["feedback"], k,

@@ -178,6 +178,8 @@ class PNewtronTrace(NamedTuple):
     propensities: np.ndarray
     b: np.ndarray
     A: np.ndarray
+    U: np.ndarray
+    norm_state: np.ndarray
 
 
 def softmax(s: np.ndarray, alpha: float) -> np.ndarray:
@@ -206,13 +208,18 @@ def pnewtron(
     state: dict | None = None,
     logged=None,
 ) -> PNewtronTrace:
-    """PNewtron (Hazan & Kale 2011), rescaling to ||W||_F <= D every round."""
+    """PNewtron (Hazan & Kale 2011), rescaling to ||W||_F <= D every round, with
+    the kernel's lazy scale (docs/algorithms.md): W = sigma Wu, Wu = -b/A on the
+    entries updated so far, ||Wu||^2 kept incrementally (entry by entry, row
+    then class order) and summed exactly once k d entries were updated since
+    the last exact sum; scores sigma (Wu x)."""
     X = canonical(X)
     n, d = X.shape
     if state is None:
-        W, b, A = np.zeros((k, d)), np.zeros((k, d)), np.full((k, d), 1.0 / D)
+        Wu, b, A = np.zeros((k, d)), np.zeros((k, d)), np.full((k, d), 1.0 / D)
+        ns = np.array([0.0, 1.0, 0.0])
     else:
-        W, b, A = (state[n].copy() for n in ("W", "b", "A"))
+        Wu, b, A, ns = (state[n].copy() for n in ("U", "b", "A", "ns"))
     played = np.empty(n, dtype=np.int64)
     greedy = np.empty(n, dtype=np.int64)
     rewards = np.empty(n, dtype=np.int8)
@@ -220,7 +227,7 @@ def pnewtron(
     invk = 1.0 / k
     for i in range(n):
         cols, vals = _row(X, i)
-        s = row_scores(W, cols, vals)
+        s = ns[1] * row_scores(Wu, cols, vals)
         g = greedy_label(s, U[i, 1])
         pp = pnewtron_distribution(s, gamma, alpha)
         act = sample_inverse_cdf(pp, U[i, 0])
@@ -247,8 +254,16 @@ def pnewtron(
         G = co[:, None] * vals[None, :]
         A[:, cols] += kb * (G * G)
         b[:, cols] += w * G
-        W = -b / A
-        nrm = float(np.cumsum(W.reshape(-1) * W.reshape(-1))[-1])
-        if nrm > D * D:
-            W = W * (D / math.sqrt(nrm))
-    return PNewtronTrace(W, played, greedy, rewards, props, b, A)
+        nrm, touched = float(ns[0]), float(ns[2])
+        for c in cols:  # row order, then class order
+            for r in range(k):
+                old = float(Wu[r, c])
+                Wu[r, c] = -b[r, c] / A[r, c]
+                nrm = (nrm - old * old) + float(Wu[r, c]) * float(Wu[r, c])
+            touched += k
+        if touched >= k * d:
+            nrm = float(np.cumsum(Wu.reshape(-1) * Wu.reshape(-1))[-1])
+            touched = 0.0
+        ns = np.array([nrm, D / math.sqrt(nrm) if nrm > D * D else 1.0, touched])
+    W = ns[1] * Wu
+    return PNewtronTrace(W, played, greedy, rewards, props, b, A, Wu, ns)

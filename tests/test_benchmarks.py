@@ -69,3 +69,16 @@ def test_failing_learner_gets_a_failed_row(capsys):
         out = capsys.readouterr().out
         assert out.count("FAILED RuntimeError: broken on purpose") == 2
         assert "FAILED" not in out.split("sklearn Perceptron")[1].split("\n")[0]
+
+
+def test_bench_journal_smoke_run():
+    """bench_journal.py runs every learner with and without the journal and
+    finds the same final state (no timing is asserted)."""
+    out = run_benchmark(
+        "bench_journal.py",
+        "--rounds", "300", "--full-rounds", "50", "--repeat", "1",
+        cwd=BENCHMARKS,
+    )  # fmt: skip
+    assert "DIFFERENT" not in out.stdout
+    for name in ("Banditron", "SOBA full", "PNewtron", "OnlineSelector"):
+        assert out.stdout.count(f"\n{name} ") == 2, name  # csr and dense

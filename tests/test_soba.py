@@ -357,6 +357,8 @@ def test_pnewtron_matches_reference(params, kind, container):
     assert_array_equal(fb.actions_, trace.played)
     assert_array_equal(fb.rewards_, trace.rewards)
     assert_array_equal(est.coef_, trace.W)
+    assert_array_equal(est.coef_unscaled_, trace.U)
+    assert_array_equal(est.norm_state_, trace.norm_state)
     assert_array_equal(est.b_, trace.b)
     assert_array_equal(est.A_diag_, trace.A)
     # logged propensity: p'(action), the same whatever the tied greedy label

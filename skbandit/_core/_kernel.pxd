@@ -42,6 +42,77 @@ cpdef enum KernelStatus:
     # or negative entry, or a sum off 1 by more than SKB_DISTRIBUTION_TOL); set by
     # the pass drivers, which check every distribution a kernel plays
     STATUS_INVALID_DISTRIBUTION = 2
+    # the undo journal could not grow (out of memory)
+    STATUS_JOURNAL_ERROR = 3
+
+
+# The undo journal of a call (see ``Journal`` in _kernel.pyx). Every write a
+# kernel makes to the learner's state is preceded by a record of the written
+# entry's address and old value (``jsave*`` below; the shared write helpers
+# ``LinearKernel.add_row``/``add_row_div`` do it for every kernel that uses
+# them). The pass drivers check after each row that the entries the row wrote
+# are finite; the estimator clears the journal when it commits a block and
+# replays it backwards (``Journal.undo``) to roll a failed block back. Cost:
+# O(entries written), never O(model).
+cdef struct JournalData:
+    double** addr
+    double* old
+    Py_ssize_t n
+    Py_ssize_t cap
+    long long** laddr
+    long long* lold
+    Py_ssize_t ln
+    Py_ssize_t lcap
+    # the drivers end a block at the first row boundary with n >= limit
+    Py_ssize_t limit
+    # an allocation of the journal failed: the writes since are not recorded
+    bint failed
+    # set by a kernel that deferred a write to the commit (``Journal.defer``):
+    # the drivers end the block after the current row
+    bint stop
+
+
+cdef bint journal_grow(JournalData* j, Py_ssize_t m) noexcept nogil
+cdef bint journal_grow_ll(JournalData* j) noexcept nogil
+
+
+cdef inline bint jreserve(JournalData* j, Py_ssize_t m) noexcept nogil:
+    """Room for ``m`` more entries (False, with ``failed`` set, if none)."""
+    if j.n + m <= j.cap:
+        return True
+    return journal_grow(j, m)
+
+
+cdef inline void jsave(JournalData* j, double* p) noexcept nogil:
+    """Record ``*p`` before it is written (``j`` NULL: no journal)."""
+    if j == NULL or not jreserve(j, 1):
+        return
+    j.addr[j.n] = p
+    j.old[j.n] = p[0]
+    j.n += 1
+
+
+cdef inline void jsave_range(JournalData* j, double* p, Py_ssize_t m) noexcept nogil:
+    """Record ``p[0..m-1]`` before they are written."""
+    cdef Py_ssize_t e, n
+    if j == NULL or not jreserve(j, m):
+        return
+    n = j.n
+    for e in range(m):
+        j.addr[n + e] = p + e
+        j.old[n + e] = p[e]
+    j.n = n + m
+
+
+cdef inline void jsave_ll(JournalData* j, long long* p) noexcept nogil:
+    """Record the integer ``*p`` before it is written."""
+    if j == NULL:
+        return
+    if j.ln == j.lcap and not journal_grow_ll(j):
+        return
+    j.laddr[j.ln] = p
+    j.lold[j.ln] = p[0]
+    j.ln += 1
 
 
 cdef struct Row:
@@ -50,6 +121,30 @@ cdef struct Row:
     const double* val
     const int* ind
     int nnz
+
+
+cdef inline void jsave_row(JournalData* j, double* w, Row x) noexcept nogil:
+    """Record the entries of ``w`` on the row's support before ``w += c x``."""
+    cdef int e
+    cdef Py_ssize_t n
+    if j == NULL or not jreserve(j, x.nnz):
+        return
+    n = j.n
+    if x.ind == NULL:
+        for e in range(x.nnz):
+            j.addr[n + e] = w + e
+            j.old[n + e] = w[e]
+    else:
+        for e in range(x.nnz):
+            j.addr[n + e] = w + x.ind[e]
+            j.old[n + e] = w[x.ind[e]]
+    j.n = n + x.nnz
+
+
+cdef class Journal:
+    cdef JournalData data
+    # kernels with writes deferred to the commit (see ``Journal.defer``)
+    cdef list deferred
 
 
 cdef class BaseKernel:
@@ -63,6 +158,12 @@ cdef class BaseKernel:
     # The distribution of the current round, and scratch for tie marginals.
     cdef double[::1] proba
     cdef double[::1] proba_tmp
+    # The journal of the current call (NULL: writes are not recorded), and
+    # the object that owns it.
+    cdef JournalData* jd
+    cdef readonly Journal journal
+    # rounds played by the last run_pass or run_logged on this kernel
+    cdef readonly Py_ssize_t rows_played
 
     cdef void compute_scores(self, Row x, long long t) noexcept nogil
     cdef void distribution(self, const double* s, long long t, int greedy,
@@ -75,6 +176,7 @@ cdef class BaseKernel:
                     double prob, double reward) noexcept nogil
     cdef void learn_full(self, Row x, long long t, int played, int greedy,
                          int label) noexcept nogil
+    cpdef set_journal(self, Journal journal)
 
 
 cdef class LinearKernel(BaseKernel):

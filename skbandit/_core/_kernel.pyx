@@ -2,9 +2,149 @@
 
 
 cimport cython
+from cpython.mem cimport PyMem_RawFree, PyMem_RawRealloc
 from libc.math cimport INFINITY, fabs
 
 import numpy as np
+
+
+cdef bint journal_grow(JournalData* j, Py_ssize_t m) noexcept nogil:
+    """Grow the journal to hold ``m`` more entries (at least doubling)."""
+    cdef Py_ssize_t cap = 2 * j.cap
+    cdef void* a
+    cdef void* o
+    if cap < j.n + m:
+        cap = j.n + m
+    if cap < 1024:
+        cap = 1024
+    a = PyMem_RawRealloc(j.addr, cap * sizeof(double*))
+    if a == NULL:
+        j.failed = True
+        return False
+    j.addr = <double**>a
+    o = PyMem_RawRealloc(j.old, cap * sizeof(double))
+    if o == NULL:
+        j.failed = True
+        return False
+    j.old = <double*>o
+    j.cap = cap
+    return True
+
+
+cdef bint journal_grow_ll(JournalData* j) noexcept nogil:
+    cdef Py_ssize_t cap = 2 * j.lcap if j.lcap > 0 else 64
+    cdef void* a
+    cdef void* o
+    a = PyMem_RawRealloc(j.laddr, cap * sizeof(long long*))
+    if a == NULL:
+        j.failed = True
+        return False
+    j.laddr = <long long**>a
+    o = PyMem_RawRealloc(j.lold, cap * sizeof(long long))
+    if o == NULL:
+        j.failed = True
+        return False
+    j.lold = <long long*>o
+    j.lcap = cap
+    return True
+
+
+cdef inline bint journal_finite_since(JournalData* j, Py_ssize_t mark) noexcept nogil:
+    """True when every entry recorded from ``mark`` on is finite now (the
+    values the row wrote; ``v - v`` is NaN for inf and NaN)."""
+    cdef Py_ssize_t e
+    cdef double v
+    cdef bint ok = True
+    # independent tests (no chain of floating-point additions to wait on)
+    for e in range(mark, j.n):
+        v = j.addr[e][0]
+        ok = ok & (v - v == 0.0)
+    return ok
+
+
+@cython.final
+cdef class Journal:
+    """Undo journal of the state writes of one call's current block.
+
+    The kernels record the address and old value of each state entry before
+    they write it (``jsave*`` in _kernel.pxd); an entry written twice is
+    recorded twice, so the journal holds O(entries written) values, never a
+    copy of the model. ``undo`` restores the recorded values in reverse order
+    (bit for bit the state at the last ``commit``); ``commit`` applies the
+    writes some kernels defer (``defer``) and forgets the records. The pass
+    drivers end a block early, at a row boundary, once ``limit`` entries are
+    recorded, which bounds the journal's memory (a single row may exceed it).
+    Its buffers are allocated with ``PyMem_RawRealloc`` (seen by
+    ``tracemalloc``)."""
+
+    def __init__(self, Py_ssize_t limit=1 << 20):
+        if limit < 1:
+            raise ValueError("limit must be positive")
+        self.data.limit = limit
+        self.deferred = []
+
+    def defer(self, kernel):
+        """Register a kernel that keeps some writes pending until the block is
+        committed, instead of journaling them (SOBA's full inverse: too large
+        to journal, its pending rank-one updates are what it needs to undo).
+        ``commit`` calls its ``apply_deferred()``, ``undo`` its
+        ``discard_deferred()``; the kernel sets ``stop`` in the journal when
+        its pending writes should be committed (the block then ends)."""
+        for k in self.deferred:
+            if k is kernel:
+                return
+        self.deferred.append(kernel)
+
+    def __dealloc__(self):
+        PyMem_RawFree(self.data.addr)
+        PyMem_RawFree(self.data.old)
+        PyMem_RawFree(self.data.laddr)
+        PyMem_RawFree(self.data.lold)
+
+    @property
+    def limit(self):
+        return self.data.limit
+
+    @property
+    def n_entries(self):
+        """Entries recorded since the last ``clear`` (floating-point and integer)."""
+        return self.data.n + self.data.ln
+
+    @property
+    def capacity(self):
+        """Entries the buffers hold before they grow."""
+        return self.data.cap
+
+    @property
+    def failed(self):
+        """True when an allocation failed (writes since then are not recorded)."""
+        return bool(self.data.failed)
+
+    def undo(self):
+        """Restore every recorded entry (newest first) and drop the deferred
+        writes: the state is as at the last ``commit``."""
+        cdef JournalData* j = &self.data
+        cdef Py_ssize_t e
+        with nogil:
+            for e in range(j.n - 1, -1, -1):
+                j.addr[e][0] = j.old[e]
+            for e in range(j.ln - 1, -1, -1):
+                j.laddr[e][0] = j.lold[e]
+        for kernel in self.deferred:
+            kernel.discard_deferred()
+        self._reset()
+
+    def commit(self):
+        """Apply the deferred writes and forget the records; keeps the buffers."""
+        for kernel in self.deferred:
+            kernel.apply_deferred()
+        self._reset()
+
+    def _reset(self):
+        self.data.n = 0
+        self.data.ln = 0
+        self.data.failed = False
+        self.data.stop = False
 
 
 cdef class BaseKernel:
@@ -25,6 +165,15 @@ cdef class BaseKernel:
         self.scores = np.zeros(n_classes, dtype=np.float64)
         self.proba = np.zeros(n_classes, dtype=np.float64)
         self.proba_tmp = np.zeros(n_classes, dtype=np.float64)
+        self.jd = NULL
+        self.journal = None
+        self.rows_played = 0
+
+    cpdef set_journal(self, Journal journal):
+        """Record this kernel's state writes in ``journal`` (None: do not
+        record). A kernel that plays other kernels passes it on."""
+        self.journal = journal
+        self.jd = NULL if journal is None else &journal.data
 
     cdef void compute_scores(self, Row x, long long t) noexcept nogil:
         # Overridden by every concrete kernel (instantiation is refused above).
@@ -166,9 +315,11 @@ cdef class LinearKernel(BaseKernel):
                           x.val, x.ind, x.nnz, &self.scores[0])
 
     cdef void add_row(self, int r, double a, Row x) noexcept nogil:
+        jsave_row(self.jd, &self.W[r, 0], x)
         row_axpy(a, x, &self.W[r, 0])
 
     cdef void add_row_div(self, int r, Row x, double denom) noexcept nogil:
+        jsave_row(self.jd, &self.W[r, 0], x)
         row_add_div(x, denom, &self.W[r, 0])
 
 
@@ -222,6 +373,18 @@ cdef inline bint played_ok(BaseKernel kernel, double marginal) noexcept nogil:
         return True
     kernel.status = STATUS_INVALID_DISTRIBUTION
     return False
+
+
+cdef inline void row_committable(BaseKernel kernel, JournalData* j,
+                                 Py_ssize_t mark) noexcept nogil:
+    """After a row's ``learn``: the state entries it wrote (journal records
+    from ``mark`` on) must be finite, and the journal must hold them all;
+    otherwise set the status that stops the pass (the estimator then undoes
+    the block). O(entries the row wrote)."""
+    if j.failed:
+        kernel.status = STATUS_JOURNAL_ERROR
+    elif not journal_finite_since(j, mark):
+        kernel.status = STATUS_NONFINITE
 
 
 cdef Py_ssize_t _n_rows(const double[::1] data, const int[::1] indices,
@@ -335,8 +498,14 @@ def run_pass(
     is a C-ordered ``(n, d)`` array flattened (``indices``/``indptr`` unused);
     CSR arrays must have passed ``check_csr``.
 
+    With a journal (``kernel.set_journal``), the state entries each round
+    wrote are checked to be finite (else ``STATUS_NONFINITE``), and the pass
+    ends early, with ``status`` 0, after the round at which the journal holds
+    ``limit`` entries (the caller commits those rounds as a block).
+
     Returns the number of rounds played: ``len(rows)``, or fewer when the
-    kernel set a non-zero ``status`` (the round that set it is not played).
+    kernel set a non-zero ``status`` (the round that set it is not played),
+    or when the journal reached its limit.
     """
     cdef Py_ssize_t t, n = rows.shape[0]
     cdef Py_ssize_t i
@@ -359,10 +528,14 @@ def run_pass(
     if kernel.status != STATUS_OK:
         raise RuntimeError(f"kernel status {kernel.status} was not reset")
     cdef Py_ssize_t done = n
+    cdef JournalData* j = kernel.jd
+    cdef Py_ssize_t mark = 0
     with nogil:
         for t in range(n):
             i = rows[t]
             x = X.row(i)
+            if j != NULL:
+                mark = j.n
             a = kernel.act(x, t0 + t + 1, uniforms[t, 0], uniforms[t, 1],
                            &g, &p, &marginal)
             if kernel.status != STATUS_OK or not played_ok(kernel, marginal):
@@ -378,9 +551,12 @@ def run_pass(
             greedy[t] = g
             rewards[t] = reward
             propensities[t] = marginal
-            if kernel.status != STATUS_OK:
+            if kernel.status == STATUS_OK and j != NULL:
+                row_committable(kernel, j, mark)
+            if kernel.status != STATUS_OK or (j != NULL and (j.n >= j.limit or j.stop)):
                 done = t + 1
                 break
+    kernel.rows_played = done
     return done
 
 
@@ -626,8 +802,9 @@ def run_logged(
 
     ``learn`` then runs with the logged action, ``g``, that probability and the
     logged reward. Writes ``g`` to ``greedy[t]``. Returns the number of rounds
-    played (fewer when the kernel set a non-zero ``status``; the round that
-    set it in ``act`` is not played). Full-information kernels are refused:
+    played (fewer when the kernel set a non-zero ``status``, the round that
+    set it in ``act`` not played; or when its journal reached its limit, as
+    in ``run_pass``). Full-information kernels are refused:
     they need the true label.
     """
     cdef Py_ssize_t t, n = rows.shape[0]
@@ -657,10 +834,14 @@ def run_logged(
     if kernel.status != STATUS_OK:
         raise RuntimeError(f"kernel status {kernel.status} was not reset")
     cdef Py_ssize_t done = n
+    cdef JournalData* j = kernel.jd
+    cdef Py_ssize_t mark = 0
     with nogil:
         for t in range(n):
             i = rows[t]
             x = X.row(i)
+            if j != NULL:
+                mark = j.n
             b = kernel.act(x, t0 + t + 1, uniforms[t, 0], uniforms[t, 1],
                            &g, &p, &marginal)
             if kernel.status != STATUS_OK or not played_ok(kernel, marginal):
@@ -675,7 +856,10 @@ def run_logged(
                 own[t] = 0
             kernel.learn(x, t0 + t + 1, a, g, prob, rewards[i])
             greedy[t] = g
-            if kernel.status != STATUS_OK:
+            if kernel.status == STATUS_OK and j != NULL:
+                row_committable(kernel, j, mark)
+            if kernel.status != STATUS_OK or (j != NULL and (j.n >= j.limit or j.stop)):
                 done = t + 1
                 break
+    kernel.rows_played = done
     return done

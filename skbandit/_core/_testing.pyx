@@ -14,7 +14,13 @@ the shared tests can check the kernel protocol itself.
 
 from libc.math cimport NAN
 
-from skbandit._core._kernel cimport BaseKernel, LinearKernel, Row, epsilon_greedy
+from skbandit._core._kernel cimport (
+    BaseKernel,
+    Journal,
+    LinearKernel,
+    Row,
+    epsilon_greedy,
+)
 
 
 cdef class RecordingKernel(LinearKernel):
@@ -91,6 +97,10 @@ cdef class PoisonedKernel(BaseKernel):
             self.inner.status = value
         else:
             setattr(self.inner, name, value)
+
+    cpdef set_journal(self, Journal journal):
+        BaseKernel.set_journal(self, journal)
+        self.inner.set_journal(journal)
 
     cdef void poison(self, long long t, double* p) noexcept nogil:
         cdef int r

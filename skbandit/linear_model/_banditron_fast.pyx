@@ -1,6 +1,12 @@
 """Banditron kernel (Kakade, Shalev-Shwartz and Tewari, 2008)."""
 
-from skbandit._core._kernel cimport LinearKernel, Row, epsilon_greedy, row_axpy
+from skbandit._core._kernel cimport (
+    LinearKernel,
+    Row,
+    epsilon_greedy,
+    jsave_row,
+    row_axpy,
+)
 
 
 cdef class BanditronKernel(LinearKernel):
@@ -31,7 +37,9 @@ cdef class BanditronKernel(LinearKernel):
         # Rewards are 0 or 1 (the bit 1[played == y]).
         cdef double before = <double>(t - 1)
         self.add_row(greedy, -1.0, x)
+        jsave_row(self.jd, &self.A[greedy, 0], x)
         row_axpy(-before, x, &self.A[greedy, 0])
         if reward != 0.0:
             self.add_row_div(played, x, prob)
+            jsave_row(self.jd, &self.A[played, 0], x)
             row_axpy(before / prob, x, &self.A[played, 0])

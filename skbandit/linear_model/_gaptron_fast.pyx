@@ -22,6 +22,8 @@ from skbandit._core._kernel cimport (
     LinearKernel,
     Row,
     epsilon_greedy,
+    jsave,
+    jsave_row,
     row_axpy,
     row_sq_norm,
 )
@@ -246,6 +248,7 @@ cdef class GaptronKernel(LinearKernel):
             return
         for r in range(k):
             gn = gn + g[r] * g[r]
+        jsave(self.jd, &self.grad_sq_sum[0])
         self.grad_sq_sum[0] = self.grad_sq_sum[0] + (gn * xsq) * (iw * iw)
         if self.adagrad:
             eta_t = self.eta / sqrt(2.0 * (ADAGRAD_EPS + self.grad_sq_sum[0]))
@@ -256,6 +259,7 @@ cdef class GaptronKernel(LinearKernel):
             if g[r] != 0.0:
                 a = -(scale * g[r])
                 self.add_row(r, a, x)
+                jsave_row(self.jd, &self.A[r, 0], x)
                 row_axpy(before * a, x, &self.A[r, 0])
 
     cdef void learn(self, Row x, long long t, int played, int greedy,

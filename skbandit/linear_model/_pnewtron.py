@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 from sklearn.utils._param_validation import Interval
+from sklearn.utils.extmath import safe_sparse_dot
 
 from skbandit.base import LinearBanditClassifier
 from skbandit.linear_model._pnewtron_fast import PNewtronKernel
@@ -85,7 +86,14 @@ class PNewtron(LinearBanditClassifier):
     classes_ : ndarray of shape (n_classes,)
         Class labels, sorted.
     coef_ : ndarray of shape (n_classes, n_features)
-        ``W``, with ``||W||_F <= D``.
+        ``W = sigma * coef_unscaled_``, with ``||W||_F <= D`` (computed on
+        access: a new array).
+    coef_unscaled_ : ndarray of shape (n_classes, n_features)
+        ``U = -b / A`` on the entries updated so far (zero elsewhere): ``W``
+        before the rescaling to the ball.
+    norm_state_ : ndarray of shape (3,)
+        ``(||U||_F^2, sigma, entries updated since ||U||^2 was last summed
+        exactly)`` with ``sigma = min(1, D / ||U||_F)``.
     b_ : ndarray of shape (n_classes, n_features)
         The accumulated ``b``.
     A_diag_ : ndarray of shape (n_classes, n_features)
@@ -166,7 +174,7 @@ class PNewtron(LinearBanditClassifier):
         "D": [Interval(Real, 0, None, closed="neither")],
     }
 
-    _state_attrs = ("coef_", "b_", "A_diag_")
+    _state_attrs = ("coef_unscaled_", "b_", "A_diag_", "norm_state_")
 
     def __init__(
         self,
@@ -186,15 +194,28 @@ class PNewtron(LinearBanditClassifier):
         self.D = D
 
     def _init_state(self, n_features, n_classes):
-        super()._init_state(n_features, n_classes)
+        self.coef_unscaled_ = np.zeros((n_classes, n_features), dtype=np.float64)
         self.b_ = np.zeros((n_classes, n_features), dtype=np.float64)
         self.A_diag_ = np.full((n_classes, n_features), 1.0 / float(self.D))
+        self.norm_state_ = np.array([0.0, 1.0, 0.0])
+
+    @property
+    def coef_(self) -> np.ndarray:
+        """``W = sigma U``: the weights, rescaled to ``||W||_F <= D``."""
+        return self.norm_state_[1] * self.coef_unscaled_
+
+    def _score_rows(self, X):
+        # sigma (X U^T), the kernel's order of operations
+        return self.norm_state_[1] * np.asarray(
+            safe_sparse_dot(X, self.coef_unscaled_.T, dense_output=True)
+        )
 
     def _make_kernel(self):
         return PNewtronKernel(
-            self.coef_,
+            self.coef_unscaled_,
             self.b_,
             self.A_diag_,
+            self.norm_state_,
             float(self.gamma),
             float(self.alpha),
             float(self.beta),

@@ -8,25 +8,39 @@ with the played action ``a`` (probability ``p'_a``) and ``p = softmax(α s)``:
 * wrong: ``∇̃ = (p_a/p'_a)(e_a − 1/k·1) ⊗ x``, ``κ = 1``;
 
 then ``A += κβ ∇̃²`` (elementwise; ``A`` starts at ``1/D``),
-``b += (1 − κβ⟨∇̃, W⟩) ∇̃``, ``W = −b/A``, and ``W`` is rescaled to
-``‖W‖_F = D`` when its norm is larger (every round, as the authors' code does).
+``b += (1 − κβ⟨∇̃, W⟩) ∇̃``, and ``W = −b/A`` rescaled to ``‖W‖_F = D`` when
+its norm is larger (every round, as the authors' code does).
 
-``∇̃`` touches every class on the support of ``x``: ``O(k nnz(x))``; the
-projection reads all of ``W``: ``O(kd)`` per round. Zero entries of a row are
-skipped (dense and CSR rows give bit-identical states); a CSR row must not store
-a column twice (``∇̃`` is squared; the shared validation sums duplicates).
+**Lazy scale.** ``W = σ U`` is kept as ``U = −b/A`` (``W_unscaled``, updated on
+the touched entries only) and the scale ``σ = min(1, D/‖U‖_F)``; the scores are
+``σ (U x)``. ``‖U‖²`` is kept incrementally (``ν ← (ν − u_old²) + u_new²`` for
+each touched entry, in row then class order) and recomputed exactly (a
+sequential sum over all entries) once ``kd`` entries were touched since the last
+exact sum: O(1) amortised per touched entry. The norm state
+``(ν, σ, touched)`` is a 3-array updated in place. A round is ``O(k nnz(x))``.
+Zero entries of a row are skipped (dense and CSR rows give bit-identical
+states); a CSR row must not store a column twice (``∇̃`` is squared; the shared
+validation sums duplicates).
 """
 
 from libc.math cimport exp, sqrt
 
 import numpy as np
 
-from skbandit._core._kernel cimport LinearKernel, Row, STATUS_NONFINITE
+from skbandit._core._kernel cimport (
+    STATUS_NONFINITE,
+    LinearKernel,
+    Row,
+    jsave,
+    jsave_range,
+)
 
 
 cdef class PNewtronKernel(LinearKernel):
     cdef double[:, ::1] b
     cdef double[:, ::1] A_diag
+    # (ν = ‖U‖², σ, entries touched since the last exact ν)
+    cdef double[::1] norm_state
     cdef double[::1] soft
     cdef double[::1] coefs
     cdef readonly double gamma
@@ -34,20 +48,33 @@ cdef class PNewtronKernel(LinearKernel):
     cdef readonly double beta
     cdef readonly double D
 
-    def __init__(self, double[:, ::1] W, double[:, ::1] b, double[:, ::1] A_diag,
-                 double gamma, double alpha, double beta, double D):
-        LinearKernel.__init__(self, W, False)
-        if (b.shape[0] != W.shape[0] or b.shape[1] != W.shape[1]
-                or A_diag.shape[0] != W.shape[0] or A_diag.shape[1] != W.shape[1]):
+    def __init__(self, double[:, ::1] W_unscaled, double[:, ::1] b,
+                 double[:, ::1] A_diag, double[::1] norm_state, double gamma,
+                 double alpha, double beta, double D):
+        LinearKernel.__init__(self, W_unscaled, False)
+        if (b.shape[0] != W_unscaled.shape[0] or b.shape[1] != W_unscaled.shape[1]
+                or A_diag.shape[0] != W_unscaled.shape[0]
+                or A_diag.shape[1] != W_unscaled.shape[1]):
             raise ValueError("b and A_diag must have the shape of W")
+        if norm_state.shape[0] != 3:
+            raise ValueError("norm_state must have 3 entries")
         self.b = b
         self.A_diag = A_diag
-        self.soft = np.zeros(W.shape[0], dtype=np.float64)
-        self.coefs = np.zeros(W.shape[0], dtype=np.float64)
+        self.norm_state = norm_state
+        self.soft = np.zeros(W_unscaled.shape[0], dtype=np.float64)
+        self.coefs = np.zeros(W_unscaled.shape[0], dtype=np.float64)
         self.gamma = gamma
         self.alpha = alpha
         self.beta = beta
         self.D = D
+
+    cdef void compute_scores(self, Row x, long long t) noexcept nogil:
+        # s = σ (U x)
+        cdef int r
+        cdef double sigma = self.norm_state[1]
+        LinearKernel.compute_scores(self, x, t)
+        for r in range(self.n_classes):
+            self.scores[r] = sigma * self.scores[r]
 
     cdef void softmax(self, const double* s, double* p) noexcept nogil:
         # p_r = exp(α s_r − max_i α s_i) / Σ_i exp(α s_i − max), summed in order
@@ -79,11 +106,12 @@ cdef class PNewtronKernel(LinearKernel):
         cdef const double* s = &self.scores[0]
         cdef double* P = &self.soft[0]
         cdef double* co = &self.coefs[0]
-        cdef double invk = 1.0 / k, ratio, kappa, gw = 0.0, kb, w, gr, nrm = 0.0
-        cdef double scale, check = 0.0
-        cdef double* W = &self.W[0, 0]
+        cdef double invk = 1.0 / k, ratio, kappa, gw = 0.0, kb, w, gr, u
+        cdef double check = 0.0, nrm, touched
+        cdef double* U = &self.W[0, 0]
         cdef double* A = &self.A_diag[0, 0]
         cdef double* B = &self.b[0, 0]
+        cdef double* ns = &self.norm_state[0]
         self.softmax(s, P)
         # ∇̃ = co ⊗ x, with the coefficients of each class in co
         if reward != 0.0:
@@ -101,6 +129,8 @@ cdef class PNewtronKernel(LinearKernel):
             gw = gw + co[r] * s[r]
         kb = kappa * self.beta
         w = 1.0 - kb * gw
+        jsave_range(self.jd, ns, 3)
+        nrm, touched = ns[0], ns[2]
         for j in range(x.nnz):
             if x.val[j] == 0.0:
                 continue
@@ -108,17 +138,24 @@ cdef class PNewtronKernel(LinearKernel):
             for r in range(k):
                 gr = co[r] * x.val[j]
                 i = <Py_ssize_t>r * d + c
+                jsave(self.jd, &A[i])
+                jsave(self.jd, &B[i])
+                jsave(self.jd, &U[i])
                 A[i] = A[i] + kb * (gr * gr)
                 B[i] = B[i] + w * gr
+                u = U[i]
+                U[i] = -B[i] / A[i]
+                nrm = (nrm - u * u) + U[i] * U[i]
                 check = check + (A[i] - A[i]) + (B[i] - B[i])
-        if check != 0.0:
-            self.status = STATUS_NONFINITE  # A or b overflowed
-            return
-        # W = −b/A, then rescaled to ‖W‖_F ≤ D
-        for i in range(kd):
-            W[i] = -B[i] / A[i]
-            nrm = nrm + W[i] * W[i]
-        if nrm > self.D * self.D:
-            scale = self.D / sqrt(nrm)
+            touched = touched + k
+        if touched >= <double>kd:
+            # the exact ‖U‖², sequentially over every entry
+            nrm = 0.0
             for i in range(kd):
-                W[i] = W[i] * scale
+                nrm = nrm + U[i] * U[i]
+            touched = 0.0
+        ns[0] = nrm
+        ns[1] = self.D / sqrt(nrm) if nrm > self.D * self.D else 1.0
+        ns[2] = touched
+        if check != 0.0 or not nrm - nrm == 0.0:
+            self.status = STATUS_NONFINITE  # A, b or ‖W‖ overflowed

@@ -267,7 +267,7 @@ class SOBA(LinearBanditClassifier):
                 f"(covariance={'full' if full else 'diag'!r}); call fit to start over."
             )
         adaptive = isinstance(self.gamma, str)
-        return SOBAKernel(
+        kernel = SOBAKernel(
             self.coef_,
             self.theta_,
             empty if full else self.A_diag_,
@@ -279,6 +279,14 @@ class SOBA(LinearBanditClassifier):
             float(self.exploration_sum_),
             int(self.n_updates_),
         )
+        kernel.pending_passes = self._pending_passes
+        return kernel
+
+    # covariance="full": a block ends early once reading rows of A_inv through
+    # its pending rank-one updates has cost this many passes over A_inv (the
+    # updates are then applied; docs/algorithms.md). The cost of a round stays
+    # within a small factor of an immediate update's.
+    _pending_passes = 1.0
 
     def _after_block(self, kernel):
         self.cumulative_margin_ = kernel.cumulative_margin

@@ -26,15 +26,24 @@ from libc.math cimport sqrt
 import numpy as np
 
 from skbandit._core._kernel cimport (
+    Journal,
     LinearKernel,
     Row,
     STATUS_NONFINITE,
     epsilon_greedy,
+    jsave,
+    jsave_ll,
+    jsave_range,
 )
 
 
 cdef inline bint _finite(double v) noexcept nogil:
     return v - v == 0.0
+
+
+# Pending rank-one updates of A⁻¹ (full variant, with a journal): at most
+# _MAX_PENDING.
+cdef int _MAX_PENDING = 64
 
 
 cdef class SOBAKernel(LinearKernel):
@@ -45,6 +54,17 @@ cdef class SOBAKernel(LinearKernel):
     cdef double[:, ::1] A_diag
     cdef double[:, ::1] A_inv
     cdef double[::1] v
+    # full variant with a journal: the rank-one updates w wᵀ of A⁻¹ made in
+    # the block, pending until the block is committed (rows of ``pending``),
+    # and scratch for rows of A⁻¹ with them applied
+    cdef double[:, ::1] pending
+    cdef int n_pending
+    # work spent reading rows of A⁻¹ through the pending updates since the
+    # first of them, and the bound (in passes over A⁻¹) that ends the block
+    cdef double pending_work
+    cdef public double pending_passes
+    cdef double[::1] row_a
+    cdef double[::1] row_b
     cdef readonly bint full
     cdef readonly bint adaptive
     cdef readonly double gamma
@@ -71,6 +91,12 @@ cdef class SOBAKernel(LinearKernel):
         self.A_inv = A_inv
         self.full = full
         self.v = np.zeros(kd if full else 0, dtype=np.float64)
+        self.n_pending = 0
+        self.pending_work = 0.0
+        self.pending_passes = 1.0
+        self.row_a = np.empty(kd if full else 1, dtype=np.float64)
+        self.row_b = np.empty(kd if full else 1, dtype=np.float64)
+        self.pending = np.empty((0, 0), dtype=np.float64)
         self.gamma = gamma
         self.adaptive = adaptive
         self.cumulative_margin = cumulative_margin
@@ -121,8 +147,9 @@ cdef class SOBAKernel(LinearKernel):
                 continue
             c = j if x.ind == NULL else x.ind[j]
             zj = zscale * x.val[j]
-            a_ybar = &self.A_inv[<Py_ssize_t>ybar * d + c, 0]
-            a_y = &self.A_inv[<Py_ssize_t>y * d + c, 0]
+            self.pending_work += 2.0 * kd * self.n_pending
+            a_ybar = self.inverse_row(<Py_ssize_t>ybar * d + c, &self.row_a[0])
+            a_y = self.inverse_row(<Py_ssize_t>y * d + c, &self.row_b[0])
             for i in range(kd):
                 v[i] = v[i] + zj * (a_ybar[i] - a_y[i])
         for j in range(x.nnz):
@@ -132,6 +159,64 @@ cdef class SOBAKernel(LinearKernel):
             zj = zscale * x.val[j]
             q = q + zj * (v[<Py_ssize_t>ybar * d + c] - v[<Py_ssize_t>y * d + c])
         return q
+
+    cdef const double* inverse_row(self, Py_ssize_t r, double* buf) noexcept nogil:
+        """Row ``r`` of the current A⁻¹: in place, or with the pending updates
+        applied into ``buf``, each entry ``A⁻¹[r, l] − w_1[r] w_1[l] − …``
+        subtracted in the order they were made: bit for bit the entries an
+        immediate update would have left."""
+        cdef Py_ssize_t l, kd = self.A_inv.shape[1]
+        cdef int u
+        cdef double wr
+        cdef const double* a = &self.A_inv[r, 0]
+        cdef const double* w
+        if self.n_pending == 0:
+            return a
+        for l in range(kd):
+            buf[l] = a[l]
+        for u in range(self.n_pending):
+            w = &self.pending[u, 0]
+            wr = w[r]
+            for l in range(kd):
+                buf[l] = buf[l] - wr * w[l]
+        return buf
+
+    cpdef set_journal(self, Journal journal):
+        # the full variant defers its updates of A⁻¹ to the commit
+        if self.full and journal is not None and self.pending.shape[0] == 0:
+            self.pending = np.empty((_MAX_PENDING, self.A_inv.shape[0]),
+                                    dtype=np.float64)
+        if self.full and journal is not None:
+            journal.defer(self)
+        self.apply_deferred()
+        LinearKernel.set_journal(self, journal)
+
+    def apply_deferred(self):
+        """Apply the pending updates to A⁻¹ (the block is committed): each
+        entry gets ``A⁻¹[i, l] − w_1[i] w_1[l] − …`` in order, one pass."""
+        cdef Py_ssize_t i, l, kd
+        cdef int u
+        cdef double wi
+        cdef double* Ai
+        cdef const double* w
+        if self.n_pending == 0:
+            return
+        kd = self.A_inv.shape[0]
+        with nogil:
+            for i in range(kd):
+                Ai = &self.A_inv[i, 0]
+                for u in range(self.n_pending):
+                    w = &self.pending[u, 0]
+                    wi = w[i]
+                    for l in range(kd):
+                        Ai[l] = Ai[l] - wi * w[l]
+        self.n_pending = 0
+        self.pending_work = 0.0
+
+    def discard_deferred(self):
+        """Forget the pending updates (the block is rolled back)."""
+        self.n_pending = 0
+        self.pending_work = 0.0
 
     cdef void update(self, Row x, int ybar, int y, double p, double zscale,
                      double wz, double q) noexcept nogil:
@@ -147,10 +232,16 @@ cdef class SOBAKernel(LinearKernel):
                 continue
             c = j if x.ind == NULL else x.ind[j]
             gj = x.val[j] / p
+            jsave(self.jd, &self.theta[ybar, c])
+            jsave(self.jd, &self.theta[y, c])
             self.theta[ybar, c] = self.theta[ybar, c] - gj
             self.theta[y, c] = self.theta[y, c] + gj
             if not self.full:
                 zj = zscale * x.val[j]
+                jsave(self.jd, &self.A_diag[ybar, c])
+                jsave(self.jd, &self.A_diag[y, c])
+                jsave(self.jd, &self.W[ybar, c])
+                jsave(self.jd, &self.W[y, c])
                 self.A_diag[ybar, c] = self.A_diag[ybar, c] + zj * zj
                 self.A_diag[y, c] = self.A_diag[y, c] + zj * zj
                 self.W[ybar, c] = self.theta[ybar, c] / self.A_diag[ybar, c]
@@ -160,20 +251,57 @@ cdef class SOBAKernel(LinearKernel):
         # W ← W − (⟨W,z⟩ + α) / (1 + q) · v, α = 1/sqrt(p)
         v = &self.v[0]
         step = (wz + 1.0 / sqrt(p)) / (1.0 + q)
+        jsave_range(self.jd, W, kd)
         for i in range(kd):
             W[i] = W[i] - step * v[i]
         # A⁻¹ ← A⁻¹ − w wᵀ, w = v / sqrt(1 + q)
         root = sqrt(1.0 + q)
         for i in range(kd):
             v[i] = v[i] / root
+        if self.jd != NULL:
+            self.defer_update(v, kd, x.nnz)
+            return
         for i in range(kd):
             Ai = &self.A_inv[i, 0]
             vi = v[i]
             for l in range(kd):
                 Ai[l] = Ai[l] - vi * v[l]
 
+    cdef void defer_update(self, const double* w, Py_ssize_t kd,
+                           int nnz) noexcept nogil:
+        """Keep ``w`` as a pending update of A⁻¹ (applied at the commit, so
+        that a rolled-back block never touched A⁻¹). Checked before it is kept:
+        ``w`` finite and ``|w_i w_l|`` far from overflow (mathematically
+        ``w_i² ≤ A⁻¹[i, i]``: the update keeps A⁻¹ positive definite), so the
+        commit cannot make A⁻¹ non-finite. ``learn`` ends the block (journal
+        ``stop``) when 64 updates are pending, or reading rows of A⁻¹ through
+        them has cost ``pending_passes`` passes over A⁻¹ (``pending_work``)."""
+        cdef Py_ssize_t i
+        cdef double acc = 0.0, big = 0.0, a
+        for i in range(kd):
+            a = w[i] if w[i] >= 0.0 else -w[i]
+            acc = acc + (w[i] - w[i])
+            big = a if a > big else big
+        if not (acc == 0.0 and big < 1e150):
+            self.status = STATUS_NONFINITE
+            return
+        for i in range(kd):
+            self.pending[self.n_pending, i] = w[i]
+        self.n_pending += 1
+
     cdef void learn(self, Row x, long long t, int played, int greedy,
                     double prob, double reward) noexcept nogil:
+        # the SOBA round, then whether the pending updates of A⁻¹ (full
+        # variant with a journal) should be committed: the block ends here
+        cdef double kd = <double>self.n_classes * self.n_features
+        self.round(x, played, greedy, prob, reward)
+        if self.n_pending > 0 and (
+                self.n_pending >= _MAX_PENDING
+                or self.pending_work >= self.pending_passes * kd * kd):
+            self.jd.stop = True
+
+    cdef void round(self, Row x, int played, int greedy, double prob,
+                    double reward) noexcept nogil:
         cdef int k = self.n_classes
         cdef int y = played, ybar, r
         cdef const double* s = &self.scores[0]
@@ -200,6 +328,9 @@ cdef class SOBAKernel(LinearKernel):
             self.status = STATUS_NONFINITE
             return
         if self.cumulative_margin + m >= 0.0:
+            jsave(self.jd, &self.cumulative_margin)
+            jsave(self.jd, &self.exploration_sum)
+            jsave_ll(self.jd, &self.n_updates)
             self.cumulative_margin = self.cumulative_margin + m
             self.exploration_sum = self.exploration_sum + q / (1.0 + q)
             self.n_updates += 1

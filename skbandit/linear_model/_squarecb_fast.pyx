@@ -32,7 +32,13 @@ in ``N`` (their gradient is 0), so dense and CSR rows give the same state.
 
 from libc.math cimport fabs, pow, sqrt
 
-from skbandit._core._kernel cimport STATUS_NONFINITE, LinearKernel, Row
+from skbandit._core._kernel cimport (
+    STATUS_NONFINITE,
+    LinearKernel,
+    Row,
+    jsave,
+    jsave_ll,
+)
 
 import numpy as np
 
@@ -95,7 +101,8 @@ cdef class SquareCBKernel(LinearKernel):
     cdef double[::1] gamma_cls
     # scratch: this round's gamma of each class
     cdef double[::1] gbuf
-    # scratch: the per-coordinate denominators q_i of the current step
+    # scratch: the denominators q_i of the current step, by position in the row
+    # (grown to the longest row seen: O(nnz), not O(d), per call)
     cdef double[::1] qbuf
 
     def __init__(self, double[:, ::1] W, double[::1] b, double[:, ::1] S,
@@ -126,7 +133,7 @@ cdef class SquareCBKernel(LinearKernel):
         self.importance_weighted = importance_weighted
         self.step_cap = step_cap
         self.shared_scale = shared_scale
-        self.qbuf = np.zeros(d, dtype=np.float64)
+        self.qbuf = np.zeros(64, dtype=np.float64)
         self.gamma_cls = np.empty(k, dtype=np.float64)
         self.gbuf = np.empty(k, dtype=np.float64)
         for r in range(k):
@@ -163,6 +170,7 @@ cdef class SquareCBKernel(LinearKernel):
         cdef double h = 1.0 / prob if self.importance_weighted else 1.0
         cdef double pred, rate
         cdef int a = played
+        jsave_ll(self.jd, &self.n_upd[a])
         self.n_upd[a] += 1
         self.gamma_cls[a] = self.class_gamma(a)
         if self.regressor == REG_NORMALIZED:
@@ -201,10 +209,14 @@ cdef class SquareCBKernel(LinearKernel):
                     # shared_scale was switched on mid-stream)
                     for r in range(self.n_classes):
                         if av > self.S[r, i]:
+                            jsave(self.jd, &self.W[r, i])
+                            jsave(self.jd, &self.S[r, i])
                             if self.S[r, i] > 0.0:
                                 self.W[r, i] = self.W[r, i] * (self.S[r, i] / av)
                             self.S[r, i] = av
                 else:
+                    jsave(self.jd, &w[i])
+                    jsave(self.jd, &s[i])
                     if s[i] > 0.0:
                         w[i] = w[i] * (s[i] / av)
                     s[i] = av
@@ -214,6 +226,7 @@ cdef class SquareCBKernel(LinearKernel):
         if self.fit_intercept:
             pred = pred + self.b[a]
             nrm = nrm + 1.0
+        jsave(self.jd, &self.N[a])
         self.N[a] = self.N[a] + nrm
         return pred
 
@@ -229,13 +242,17 @@ cdef class SquareCBKernel(LinearKernel):
         cdef double* w = &self.W[a, 0]
         cdef double* s = &self.S[a, 0]
         cdef double* G = &self.G[a, 0]
-        cdef double* qbuf = &self.qbuf[0]
+        cdef double* qbuf
         cdef double Q = 0.0, v, g, q, qb = 1.0, lim
         cdef int j, i
         cdef bint dense = x.ind == NULL
         cdef bint adaptive = self.regressor != REG_SGD
         if e == 0.0:
             return  # no error: nothing to learn (every g_i is 0)
+        if x.nnz > self.qbuf.shape[0]:
+            with gil:
+                self.qbuf = np.zeros(max(x.nnz, 2 * self.qbuf.shape[0]))
+        qbuf = &self.qbuf[0]
         for j in range(x.nnz):
             v = x.val[j]
             if v == 0.0:
@@ -244,17 +261,19 @@ cdef class SquareCBKernel(LinearKernel):
             q = 1.0
             if adaptive:
                 g = e * v
+                jsave(self.jd, &G[i])
                 G[i] = G[i] + g * g
                 if not G[i] > 0.0:
-                    qbuf[i] = 0.0  # a zero gradient so far: not moved
+                    qbuf[j] = 0.0  # a zero gradient so far: not moved
                     continue
                 q = sqrt(G[i])
                 if self.regressor == REG_NORMALIZED:
                     q = s[i] * q
-            qbuf[i] = q
+            qbuf[j] = q
             Q = Q + (v * v) / q
         if self.fit_intercept:
             if adaptive:
+                jsave(self.jd, &self.Gb[a])
                 self.Gb[a] = self.Gb[a] + e * e
                 qb = sqrt(self.Gb[a]) if self.Gb[a] > 0.0 else 0.0
             if qb > 0.0:
@@ -273,9 +292,11 @@ cdef class SquareCBKernel(LinearKernel):
             if v == 0.0:
                 continue
             i = j if dense else x.ind[j]
-            if qbuf[i] > 0.0:
-                w[i] = w[i] - rate * (e * v) / qbuf[i]
+            if qbuf[j] > 0.0:
+                jsave(self.jd, &w[i])
+                w[i] = w[i] - rate * (e * v) / qbuf[j]
         if self.fit_intercept and qb > 0.0:
+            jsave(self.jd, &self.b[a])
             self.b[a] = self.b[a] - rate * e / qb
 
 

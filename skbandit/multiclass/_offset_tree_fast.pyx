@@ -11,6 +11,7 @@ from skbandit._core._kernel cimport (
     Row,
     all_finite,
     epsilon_greedy,
+    jsave_row,
     row_axpy,
     row_dot,
     sample_inverse_cdf,
@@ -198,6 +199,7 @@ cdef class OffsetTreeKernel(BaseKernel):
                 if sq == 0.0:
                     return
                 tau = pa_tau(self.variant, c_eff, loss, sq)
+                jsave_row(self.jd, &self.W[n, 0], x)
                 row_axpy(tau * z, x, &self.W[n, 0])
             if side * f < 0.0:
                 return

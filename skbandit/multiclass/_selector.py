@@ -404,7 +404,7 @@ class OnlineSelector(BaseBanditClassifier):
         # the candidates' own end-of-block work, and their round counters
         for c, kc in zip(kernel.owners, kernel.kernels, strict=True):
             c._after_block(kc)
-            c.t_ += kernel.block_rows
+            c.t_ += kernel.rows_played
 
     # ----------------------------------------------------------- validation
     # ----------------------------------------------------------- prediction

@@ -46,9 +46,12 @@ from skbandit._core._kernel cimport (
     STATUS_NONFINITE,
     STATUS_OK,
     BaseKernel,
+    Journal,
     Row,
     all_finite,
     argmax_ties,
+    jsave_ll,
+    jsave_range,
     sample_inverse_cdf,
 )
 
@@ -246,6 +249,12 @@ cdef class SelectorKernel(BaseKernel):
         marginal[0] = self.proba[a]
         return a
 
+    cpdef set_journal(self, Journal journal):
+        # the candidates' writes go to the same journal
+        BaseKernel.set_journal(self, journal)
+        for kc in self.kernels:
+            (<BaseKernel>kc).set_journal(journal)
+
     cdef void learn(self, Row x, long long t, int played, int greedy,
                     double prob, double reward) noexcept nogil:
         cdef int C = self.n_cand
@@ -263,6 +272,10 @@ cdef class SelectorKernel(BaseKernel):
         cdef int c, e
         cdef double lam = self.lam
         cdef double* z = &self.z_buf[0]
+        jsave_range(self.jd, &self.S[0], C)
+        jsave_range(self.jd, &self.R[0], C)
+        jsave_range(self.jd, &self.G[0, 0], <Py_ssize_t>C * C)
+        jsave_range(self.jd, &self.w[0], 2)
         if lam < 1.0:
             for c in range(C):
                 self.S[c] = lam * self.S[c]
@@ -303,6 +316,9 @@ cdef class SelectorKernel(BaseKernel):
         cdef int l = <int>self.lead[0]
         cdef double n = self.w[0] * self.w[0] / self.w[1]
         cdef double lcb, best_lcb = 0.0, total = 0.0
+        jsave_ll(self.jd, &self.lead[0])
+        jsave_ll(self.jd, &self.lead[1])
+        jsave_range(self.jd, &self.beta[0], C)
         best = l
         for c in range(C):
             if c == l:

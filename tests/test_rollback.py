@@ -1,0 +1,345 @@
+"""Rollback by the undo journal (skbandit._core._kernel.Journal): a failed block
+is undone from the kernels' records of what they wrote, not from a copy of the
+model, for every registered learner.
+
+* a failure inside the kernel loop (a row that makes the state non-finite, in
+  the middle of a block) leaves the learner bit for bit as at the block's
+  start, on the label and the logged-feedback paths, dense and CSR;
+* blocks ended early by the journal's limit are invisible (the same state, log
+  and generator as one block), and a failure after such blocks keeps them;
+* a ``partial_fit`` call neither copies the model (``_get_state`` is not
+  called) nor allocates memory in proportion to it (``tracemalloc``).
+"""
+
+from __future__ import annotations
+
+import copy
+import tracemalloc
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from _data import make_stream
+from _helpers import assert_same_learner, assert_same_log, assert_same_state, snapshot
+from _registry import ENTRIES, entry_params
+
+import skbandit.base
+from skbandit import SOBA, BanditFeedback, Banditron, LoggedFeedback
+from skbandit.base import BaseBanditClassifier
+
+ALL = entry_params()
+
+
+@pytest.fixture(autouse=True)
+def _journal_only(monkeypatch):
+    """Every block of these tests is rolled back by the journal (never by the
+    copy a batch call on a small model would make instead)."""
+    monkeypatch.setattr(skbandit.base, "_COPY_RATIO", np.inf)
+
+
+BANDIT = entry_params([e for e in ENTRIES if e.bandit])
+K, D = 4, 8
+
+
+def _feedback(y, logged, seed=0):
+    """Plain labels, or logged feedback of uniformly drawn actions."""
+    if not logged:
+        return BanditFeedback(y)
+    actions = np.random.default_rng(seed).integers(0, K, size=len(y))
+    return LoggedFeedback(actions, (actions == y).astype(float), np.full(len(y), 1 / K))
+
+
+def _state_arrays(est):
+    """Every state array of a learner (a meta-learner's candidates' too)."""
+    for learner in (est, *getattr(est, "candidates_", ())):
+        for name in learner._state_attrs:
+            value = getattr(learner, name)
+            if isinstance(value, np.ndarray):
+                yield f"{type(learner).__name__}.{name}", value
+
+
+def _changed(est, snap) -> bool:
+    """True when some state array of ``est`` differs from the snapshot's."""
+    now = snapshot(est)
+    for key, value in snap.items():
+        if isinstance(value, np.ndarray) and not np.array_equal(
+            now[key], value, equal_nan=True
+        ):
+            return True
+        if isinstance(value, dict) and _changed_dict(now[key], value):
+            return True
+    return False
+
+
+def _changed_dict(a: dict, b: dict) -> bool:
+    return any(
+        isinstance(v, np.ndarray) and not np.array_equal(a[k], v) for k, v in b.items()
+    )
+
+
+@pytest.mark.filterwarnings("ignore::skbandit.OffPolicyWarning")
+@pytest.mark.parametrize("logged", [False, True], ids=["labels", "logged"])
+@pytest.mark.parametrize("container", ["dense", "csr"])
+@pytest.mark.parametrize("entry", ALL)
+def test_overflow_inside_a_block_undoes_the_block(
+    entry, container, logged, monkeypatch
+):
+    """Rows 20.. of a 120-row call overflow (values beyond the bound, which is
+    lifted for the test): the kernel stops inside the call's only block, after
+    20 rows that updated the state in place, and the journal undoes them all:
+    the learner is bit for bit as before the call, nothing is logged."""
+    if logged and not entry.bandit:
+        pytest.skip("full-information learners do not learn from logged feedback")
+    monkeypatch.setattr(skbandit.base, "_MAX_ABS_X", np.inf)
+    # one block per call: SOBA full's pending updates end none early
+    monkeypatch.setattr(SOBA, "_pending_passes", np.inf)
+    X, y = make_stream(n=160, d=D, k=K, n_empty=0, seed=21)
+    X[60:] *= 1e200
+    Xc = sp.csr_matrix(X) if container == "csr" else X
+    est = entry.make(random_state=21)
+    est.partial_fit(Xc[:40], _feedback(y[:40], logged, seed=1), classes=np.arange(K))
+    snap = snapshot(est)
+    # not vacuous: the 20 finite rows change the state
+    twin = copy.deepcopy(est)
+    twin.partial_fit(Xc[40:60], _feedback(y[40:60], logged, seed=2))
+    assert _changed(twin, snap)
+
+    fb = _feedback(y[40:], logged, seed=2)
+    with pytest.raises(FloatingPointError, match="non-finite"):
+        est.partial_fit(Xc[40:], fb)
+    assert_same_state(est, snap)
+    if not logged:
+        assert fb.n_rounds_ == 0
+    for name, value in _state_arrays(est):
+        assert np.isfinite(value).all(), name
+
+
+def _limit_one(monkeypatch):
+    """Every block ends after its first row that writes the state."""
+    monkeypatch.setattr(BaseBanditClassifier, "_journal_limit", lambda self: 1)
+
+
+@pytest.mark.filterwarnings("ignore::skbandit.OffPolicyWarning")
+@pytest.mark.parametrize("logged", [False, True], ids=["labels", "logged"])
+@pytest.mark.parametrize("container", ["dense", "csr"])
+@pytest.mark.parametrize("entry", ALL)
+def test_blocks_ended_by_the_journal_limit_are_invisible(
+    entry, container, logged, monkeypatch
+):
+    """With a journal limit of one entry the pass ends a block after (nearly)
+    every row; the generator is set back to the rows played, the counters, the
+    log and a meta-learner's candidates' round counters follow: the same
+    learner, log and continuation as with one block per call."""
+    if logged and not entry.bandit:
+        pytest.skip("full-information learners do not learn from logged feedback")
+    X, y = make_stream(n=90, d=D, k=K, seed=22)
+    Xc = sp.csr_matrix(X) if container == "csr" else X
+
+    def play():
+        est = entry.make(random_state=22)
+        fb = _feedback(y[:50], logged, seed=3)
+        est.partial_fit(Xc[:50], fb, classes=np.arange(K))
+        est.partial_fit(Xc[50:], _feedback(y[50:], logged, seed=4))
+        fit = entry.make(random_state=22, max_iter=2).fit(Xc, _feedback(y, logged))
+        return est, fb, fit
+
+    whole, fb_whole, fit_whole = play()
+    counted = {"blocks": 0}
+    after_block = type(whole)._after_block
+
+    def counting(self, kernel):
+        counted["blocks"] += 1
+        after_block(self, kernel)
+
+    monkeypatch.setattr(type(whole), "_after_block", counting)
+    _limit_one(monkeypatch)
+    short, fb_short, fit_short = play()
+    if entry.id != "SeparableOneVsAll-rational":
+        # the limit did cut the calls into blocks (the rational-kernel learner
+        # writes nothing in place: its support set is the kernel's own store,
+        # exported after each block)
+        assert counted["blocks"] > 30
+    assert_same_learner(short, whole)
+    if not logged:
+        assert_same_log(fb_short, fb_whole)
+    assert_same_learner(fit_short, fit_whole)
+    for a, b in zip(
+        getattr(short, "candidates_", ()),
+        getattr(whole, "candidates_", ()),
+        strict=True,
+    ):
+        assert a.t_ == b.t_ == whole.t_
+
+
+class _Fail(Exception):
+    pass
+
+
+@pytest.mark.parametrize("entry", ALL)
+def test_failure_after_blocks_ended_by_the_limit_keeps_them(entry, monkeypatch):
+    """A failure in the fifth block of a call whose blocks were ended by the
+    journal's limit: the four blocks stand (as a learner that played just
+    their rows), the fifth is undone."""
+    if entry.id == "SeparableOneVsAll-rational":
+        pytest.skip("writes nothing in place: the limit never ends its blocks")
+    _limit_one(monkeypatch)
+    X, y = make_stream(n=120, d=D, k=K, seed=23)
+    est = entry.make(random_state=23)
+    est.partial_fit(X[:30], y[:30], classes=np.arange(K))
+    clean = copy.deepcopy(est)
+    after_block = type(est)._after_block
+    count = {"n": 0}
+
+    def failing(self, kernel):
+        after_block(self, kernel)
+        count["n"] += 1
+        if count["n"] == 5:
+            raise _Fail("injected")
+
+    monkeypatch.setattr(type(est), "_after_block", failing)
+    fb = BanditFeedback(y[30:])
+    with pytest.raises(_Fail):
+        est.partial_fit(X[30:], fb)
+    monkeypatch.undo()
+    done = est.t_ - 30
+    assert 4 <= done < 90  # four blocks of at least one row each
+    ref = copy.deepcopy(clean)
+    fb_ref = BanditFeedback(y[30 : 30 + done])
+    ref.partial_fit(X[30 : 30 + done], fb_ref)
+    assert_same_learner(est, ref)
+    assert_same_log(fb, fb_ref)
+
+
+# --------------------------------------------------------------------------------------
+# no copy of the model per call
+
+
+def _large(entry):
+    """A fitted learner with a large model and one CSR row to play: d = 2**17
+    (SOBA full: d = 256, its inverse is (kd)^2)."""
+    full = entry.params.get("covariance") == "full"
+    d = 256 if full else 1 << 17
+    rng = np.random.default_rng(24)
+    rows = []
+    for _ in range(31):
+        cols = np.sort(rng.choice(d, size=20, replace=False))
+        rows.append(sp.csr_matrix((rng.normal(size=20), cols, [0, 20]), shape=(1, d)))
+    X = sp.vstack(rows, format="csr")
+    X.sort_indices()
+    y = rng.integers(0, K, size=31)
+    est = entry.make(random_state=24)
+    est.partial_fit(X[:30], y[:30], classes=np.arange(K))
+    return est, X[30:], y[30:]
+
+
+def _model_bytes(est) -> int:
+    return sum(value.nbytes for _, value in _state_arrays(est))
+
+
+@pytest.mark.filterwarnings("ignore::skbandit.OffPolicyWarning")
+@pytest.mark.parametrize("entry", ALL)
+def test_partial_fit_does_not_copy_the_model(entry, monkeypatch):
+    """``_get_state`` (the copy of the whole state) is never called by a
+    ``partial_fit`` call, with labels or logged feedback."""
+    est, x, y = _large(entry)
+
+    def refuse(self):
+        raise AssertionError("partial_fit copied the learner's state")
+
+    monkeypatch.setattr(type(est), "_get_state", refuse)
+    for learner in getattr(est, "candidates_", ()):
+        monkeypatch.setattr(type(learner), "_get_state", refuse)
+    est.partial_fit(x, y)
+    if entry.bandit:
+        est.partial_fit(x, LoggedFeedback(y, [1.0], [0.5]))
+    assert est.t_ == (32 if entry.bandit else 31)
+
+
+# The rational-kernel SeparableOneVsAll copies its support set into a new
+# kernel store and allocates a length-d work vector per call, by design (not
+# for rollback).
+_PER_CALL_MODEL_WORK = {"SeparableOneVsAll-rational"}
+
+
+@pytest.mark.parametrize("entry", ALL)
+def test_one_row_call_allocates_little_beside_the_model(entry):
+    """Peak memory traced during a one-row CSR ``partial_fit`` of a fitted
+    learner with a large model is below 1/8 of the model (a copy for rollback
+    would be the whole model)."""
+    if entry.id in _PER_CALL_MODEL_WORK:
+        pytest.skip(f"{entry.id} copies its support set per call by design")
+    est, x, y = _large(entry)
+    est.partial_fit(x, y)  # warm caches (code tables, validated parameters)
+    model = _model_bytes(est)
+    tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        est.partial_fit(x, y)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert model > 1 << 20
+    assert peak < model / 8, (peak, model)
+
+
+# --------------------------------------------------------------------------------------
+# the copy mode: a batch call on a small model copies the state per block
+
+
+@pytest.mark.parametrize("entry", ALL)
+def test_copy_mode_rolls_back_an_overflow_too(entry, monkeypatch):
+    """With every block rolled back by a copy of the state (forced here), an
+    overflow inside a block is found by the check of the whole state after
+    the block or by the scores, and the copy is restored: as before the call."""
+    monkeypatch.setattr(skbandit.base, "_COPY_RATIO", 0.0)
+    monkeypatch.setattr(skbandit.base, "_MAX_ABS_X", np.inf)
+    monkeypatch.setattr(SOBA, "_pending_passes", np.inf)
+    X, y = make_stream(n=160, d=D, k=K, n_empty=0, seed=25)
+    X[60:] *= 1e200
+    est = entry.make(random_state=25)
+    est.partial_fit(X[:40], y[:40], classes=np.arange(K))
+    snap = snapshot(est)
+    with pytest.raises(FloatingPointError, match="non-finite"):
+        est.partial_fit(X[40:], y[40:])
+    assert_same_state(est, snap)
+
+
+@pytest.mark.filterwarnings("ignore::skbandit.OffPolicyWarning")
+@pytest.mark.parametrize("logged", [False, True], ids=["labels", "logged"])
+@pytest.mark.parametrize("entry", ALL)
+def test_copy_and_journal_modes_play_the_same(entry, logged, monkeypatch):
+    """The same calls, every block rolled back by a copy or by the journal: the
+    same learner (the journal only records; SOBA full's pending updates of its
+    inverse give the bits of immediate ones)."""
+    if logged and not entry.bandit:
+        pytest.skip("full-information learners do not learn from logged feedback")
+    X, y = make_stream(n=200, d=D, k=K, seed=26)
+    learners = []
+    for ratio in (0.0, np.inf):
+        monkeypatch.setattr(skbandit.base, "_COPY_RATIO", ratio)
+        est = entry.make(random_state=26)
+        est.partial_fit(X[:120], _feedback(y[:120], logged, 5), classes=np.arange(K))
+        est.partial_fit(X[120:], _feedback(y[120:], logged, 6))
+        learners.append(est)
+    assert_same_learner(*learners)
+
+
+def test_batch_calls_on_small_models_copy_and_one_row_calls_do_not(monkeypatch):
+    """The default choice: a 2,000-row call on a 4 x 8 Banditron copies its
+    state per block (the copy is far below 1/16 of the block's input); a
+    one-row call uses the journal."""
+    monkeypatch.setattr(skbandit.base, "_COPY_RATIO", 16)
+    X, y = make_stream(n=2001, d=D, k=K, seed=27)
+    est = Banditron(random_state=0)
+    calls = {"n": 0}
+    get_state = Banditron._get_state
+
+    def counting(self):
+        calls["n"] += 1
+        return get_state(self)
+
+    monkeypatch.setattr(Banditron, "_get_state", counting)
+    est.partial_fit(X[:2000], y[:2000], classes=np.arange(K))
+    assert calls["n"] == 1
+    est.partial_fit(X[2000:], y[2000:])
+    assert calls["n"] == 1
