@@ -9,6 +9,8 @@ online error, to separate exploration from model error. Score: mean over seeds
 0..2 of the online error over Vowpal Wabbit's best (``vw_best.json``)::
 
     python docs/results/robust-defaults/small-tables/centring.py > centring.txt
+
+``--suite probe2`` (any suite) runs the same on that suite's dense streams.
 """
 
 from __future__ import annotations
@@ -49,21 +51,19 @@ def greedy_error(X, y, seed):
     return wrong / len(y), est.n_mistakes_ / est.t_
 
 
-def main():
-    print(
-        "dense TUNING streams, SquareCB() defaults, seeds 0..2: mean ratio to VW's best"
-    )
+def main(suite="tuning"):
+    print(f"dense {suite} streams, SquareCB() defaults, seeds 0..2: ratio to VW's best")
     head = f"{'stream':>14}  {'raw':>6} {'running':>8} {'first10':>8}"
     print(head + "   greedy/online error (raw)")
-    for stream in SUITES["tuning"]:
-        X0, _ = load_stream(stream.name, 0, suite="tuning")
+    for stream in SUITES[suite]:
+        X0, _ = load_stream(stream.name, 0, suite=suite)
         if sp.issparse(X0):
             continue
         r = {"raw": [], "running": [], "first10": []}
         split = []
         for seed in range(3):
-            X, y = load_stream(stream.name, seed, suite="tuning")
-            vw = vw_best(stream.name, "tuning", seed, X, y, cache=CACHE)
+            X, y = load_stream(stream.name, seed, suite=suite)
+            vw = vw_best(stream.name, suite, seed, X, y, cache=CACHE)
             for how, Z in (
                 ("raw", X),
                 ("running", running_centred(X)),
@@ -83,4 +83,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[sys.argv.index("--suite") + 1] if "--suite" in sys.argv else "tuning")
