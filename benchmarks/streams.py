@@ -1,8 +1,9 @@
 """The stream suite of the evidence protocol: TUNING and VALIDATION streams.
 
-Defaults are chosen on ``TUNING`` only and reported on ``VALIDATION`` and ``PROBE``
-(``PROBE``: fresh streams added after a validation run, report-only; disjoint
-sources: no data set, generator family setting or bundled file is in both) and on
+Defaults are chosen on ``TUNING`` only and reported on ``VALIDATION``, ``PROBE``
+and ``PROBE2`` (``PROBE``, ``PROBE2``: fresh streams added after a validation run,
+report-only; disjoint sources: no data set, generator family setting or bundled
+file is in both; ``PROBE2``'s generator families are used by no other suite) and on
 the six ``vw-cbify`` streams (``VW_CBIFY``, played in the experiment's own order).
 Every stream is built offline: the shared copies in ``../shared/data`` (USPS,
 MNIST t10k, covtype_small, mini 20 Newsgroups), scikit-learn's bundled data sets
@@ -49,7 +50,7 @@ DATA_DIR = os.environ.get(
 if not os.path.isdir(DATA_DIR):  # the main checkout: /work/main/../shared/data
     DATA_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data")
 
-ORDER_BASE = {"tuning": 100, "validation": 200, "probe": 300}
+ORDER_BASE = {"tuning": 100, "validation": 200, "probe": 300, "probe2": 400}
 
 
 @dataclass(frozen=True)
@@ -244,6 +245,100 @@ def _raw_table(n, d, k, *, informative, sep, flip_y=0.0, log_scale=2.0):
         X = (X + rng.uniform(2.0, 6.0, d)) * 10.0 ** rng.uniform(
             -log_scale, log_scale, d
         )
+        return X, y
+
+    return build
+
+
+def _blobs(n, d, k, *, std, spread, offset=0.0, log_scale=0.0, weights=None):
+    """Gaussian clusters (one per class) around centres drawn uniformly on
+    ``[-spread, spread]^d``, per-class standard deviations ``std * U(0.5, 1.5)``;
+    optionally class weights, a positive offset ``offset * U(1, 2)`` and column
+    scales ``10^U(-log_scale, log_scale)`` (small low-dimensional tables such as
+    measurements of a few species or parts)."""
+
+    def build(seed, data_dir):
+        rng = np.random.default_rng(seed)
+        centres = rng.uniform(-spread, spread, (k, d))
+        sd = std * rng.uniform(0.5, 1.5, k)
+        p = None if weights is None else np.asarray(weights) / np.sum(weights)
+        y = rng.choice(k, size=n, p=p)
+        X = centres[y] + sd[y, None] * rng.standard_normal((n, d))
+        if offset:
+            X = X + offset * rng.uniform(1.0, 2.0, d)
+        if log_scale:
+            X = X * 10.0 ** rng.uniform(-log_scale, log_scale, d)
+        return X, y
+
+    return build
+
+
+def _keyword_docs(n, *, k, vocabulary, keywords, mean_words, keyword_share):
+    """Documents as sublinear tf-idf rows (``1 + log tf``, smooth idf, unit L2):
+    each class owns ``keywords`` keywords (some shared between classes) drawn
+    uniformly; a document of ``1 + Poisson(mean_words - 1)`` words takes each
+    word from its class's keywords with probability ``keyword_share``, else from
+    a Zipfian background over the whole vocabulary."""
+
+    def build(seed, data_dir):
+        from sklearn.feature_extraction.text import TfidfTransformer
+
+        rng = np.random.default_rng(seed)
+        kw = [rng.choice(vocabulary, size=keywords, replace=False) for _ in range(k)]
+        back = 1.0 / (rng.permutation(vocabulary) + 1.0) ** 1.1
+        back = back / back.sum()
+        y = rng.integers(k, size=n)
+        rows, cols = [], []
+        for i, c in enumerate(y):
+            m = 1 + rng.poisson(mean_words - 1)
+            nk = rng.binomial(m, keyword_share)
+            w = np.concatenate(
+                [
+                    kw[c][rng.integers(keywords, size=nk)],
+                    rng.choice(vocabulary, m - nk, p=back),
+                ]
+            )
+            rows.append(np.full(w.size, i))
+            cols.append(w)
+        rows, cols = np.concatenate(rows), np.concatenate(cols)
+        counts = sp.csr_matrix(
+            (np.ones(rows.size), (rows, cols)), shape=(n, vocabulary)
+        )
+        counts.sum_duplicates()
+        return TfidfTransformer(sublinear_tf=True).fit_transform(counts).tocsr(), y
+
+    return build
+
+
+def _glyphs(n, *, k, side, strokes, noise):
+    """Digit-like images: ``k`` glyphs on a ``side x side`` grid, each the union
+    of ``strokes`` random line segments, blurred; a sample is its class's glyph
+    shifted by up to one pixel, with Gaussian intensity noise, clipped and
+    quantised to the integers 0..16 (as scikit-learn's digits)."""
+
+    def build(seed, data_dir):
+        rng = np.random.default_rng(seed)
+        glyphs = np.zeros((k, side + 2, side + 2))
+        for c in range(k):
+            for _ in range(strokes):
+                a, b = rng.uniform(1, side + 1, 2), rng.uniform(1, side + 1, 2)
+                for u in np.linspace(0.0, 1.0, 4 * side):
+                    r, q = (a + u * (b - a)).astype(int)
+                    glyphs[c, r, q] = 1.0
+            g = glyphs[c]
+            glyphs[c] = (
+                g
+                + 0.5 * (np.roll(g, 1, 0) + np.roll(g, -1, 0))
+                + 0.5 * (np.roll(g, 1, 1) + np.roll(g, -1, 1))
+            )
+            glyphs[c] = glyphs[c] / glyphs[c].max()
+        y = rng.integers(k, size=n)
+        dr, dc = rng.integers(-1, 2, n), rng.integers(-1, 2, n)
+        X = np.empty((n, side * side))
+        for i in range(n):
+            img = np.roll(np.roll(glyphs[y[i]], dr[i], 0), dc[i], 1)[1:-1, 1:-1]
+            img = 16.0 * img + noise * rng.standard_normal(img.shape)
+            X[i] = np.clip(np.rint(img), 0.0, 16.0).ravel()
         return X, y
 
     return build
@@ -526,11 +621,86 @@ PROBE: tuple[Stream, ...] = (
     ),
 )
 
+# PROBE2: fresh streams from generator families no other suite uses, committed
+# before any tuning of the step-size mechanism for small low-dimensional tables
+# (issue 18); report-only, never used to choose anything.
+PROBE2: tuple[Stream, ...] = (
+    Stream(
+        "blobs-k3-d4",
+        "probe2",
+        "3 Gaussian clusters in d=4, offset columns (150 rows)",
+        _blobs(150, 4, 3, std=0.6, spread=1.5, offset=3.0),
+        False,
+    ),
+    Stream(
+        "blobs-k5-d3",
+        "probe2",
+        "5 Gaussian clusters in d=3, offset columns scaled by 10^U(-1,1) (500 rows)",
+        _blobs(500, 3, 5, std=0.7, spread=2.0, offset=4.0, log_scale=1.0),
+        False,
+    ),
+    Stream(
+        "blobs-k2-d2",
+        "probe2",
+        "2 overlapping Gaussian clusters in d=2 (250 rows)",
+        _blobs(250, 2, 2, std=1.0, spread=1.5),
+        False,
+    ),
+    Stream(
+        "blobs-k6-d7-imb",
+        "probe2",
+        "6 Gaussian clusters in d=7, class weights 8:4:2:2:1:1, offset columns "
+        "scaled by 10^U(-2,2) (800 rows)",
+        _blobs(
+            800,
+            7,
+            6,
+            std=1.0,
+            spread=2.5,
+            offset=5.0,
+            log_scale=2.0,
+            weights=[8, 4, 2, 2, 1, 1],
+        ),
+        False,
+    ),
+    Stream(
+        "blobs-k4-d12-raw",
+        "probe2",
+        "4 Gaussian clusters in d=12, offset columns scaled by 10^U(-3,3) (2,000 rows)",
+        _blobs(2_000, 12, 4, std=1.5, spread=2.0, offset=3.0, log_scale=3.0),
+        False,
+    ),
+    Stream(
+        "keywords-k10",
+        "probe2",
+        "sublinear tf-idf documents, 10 classes of 40 keywords, 35% keyword "
+        "words, vocabulary 5,000, 20 words on average (3,000 docs)",
+        _keyword_docs(
+            3_000,
+            k=10,
+            vocabulary=5_000,
+            keywords=40,
+            mean_words=20,
+            keyword_share=0.35,
+        ),
+        False,
+    ),
+    Stream(
+        "glyphs-k10",
+        "probe2",
+        "digit-like 10x10 images (0..16) of 10 random-stroke glyphs, shifted "
+        "by up to a pixel, noisy (3,000 rows)",
+        _glyphs(3_000, k=10, side=10, strokes=3, noise=3.0),
+        False,
+    ),
+)
+
 SUITES = {
     "tuning": TUNING,
     "validation": VALIDATION,
     "vw-cbify": VW_CBIFY,
     "probe": PROBE,
+    "probe2": PROBE2,
 }
 
 

@@ -51,3 +51,49 @@ def test_drift_redraws_the_prototypes_every_segment():
         changed = rare_profile(X0, y0, c, first) != rare_profile(X1, y1, c, first)
         assert same.mean() > 0.95
         assert changed.sum() >= 5
+
+
+def _family(stream):
+    """The generator (builder factory) a stream is made by."""
+    return stream.build.__qualname__.split(".")[0]
+
+
+def test_probe2_uses_generator_families_no_other_suite_uses():
+    """PROBE2 was committed as fresh evidence: none of its generators (nor its
+    names or sources) appears in another suite."""
+    others = [s for k, v in streams.SUITES.items() if k != "probe2" for s in v]
+    probe2 = streams.SUITES["probe2"]
+    assert probe2
+    assert not {_family(s) for s in probe2} & {_family(s) for s in others}
+    assert not {s.name for s in probe2} & {s.name for s in others}
+    assert not {s.source for s in probe2} & {s.source for s in others}
+
+
+@pytest.mark.parametrize("name", ["blobs-k3-d4", "blobs-k6-d7-imb", "keywords-k10"])
+def test_a_probe2_stream_is_reproducible_and_seeds_differ(name):
+    X0, y0 = streams.load_stream(name, 0, suite="probe2")
+    X1, y1 = streams.load_stream(name, 0, suite="probe2")
+    X2, y2 = streams.load_stream(name, 1, suite="probe2")
+    assert np.array_equal(y0, y1) and not np.array_equal(y0, y2)
+    assert (X0 != X1).nnz == 0 if hasattr(X0, "nnz") else np.array_equal(X0, X1)
+    assert X0.shape[1] == X2.shape[1]
+
+
+def test_blobs_follow_their_class_weights_and_offsets():
+    X, y = streams.load_stream("blobs-k6-d7-imb", 0, suite="probe2")
+    share = np.bincount(y, minlength=6) / len(y)
+    assert np.allclose(share, np.array([8, 4, 2, 2, 1, 1]) / 18, atol=0.04)
+    assert np.all(X.mean(axis=0) > 0)  # offset columns, then positive scales
+
+
+def test_glyph_images_carry_their_class():
+    """Digit-like images: integers in 0..16, and the class means separate the
+    classes (nearest class mean, fitted on the first half, right on most of the
+    second half)."""
+    X, y = streams.load_stream("glyphs-k10", 0, suite="probe2")
+    assert X.shape == (3000, 100)
+    assert np.array_equal(X, np.rint(X)) and X.min() >= 0 and X.max() <= 16
+    half = len(y) // 2
+    means = np.stack([X[:half][y[:half] == c].mean(axis=0) for c in range(10)])
+    d = ((X[half:, None, :] - means[None]) ** 2).sum(axis=2)
+    assert np.mean(d.argmin(axis=1) == y[half:]) > 0.7  # chance: 0.1
