@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
+import shutil
 import sys
 
+import pytest
 from _helpers import BENCHMARKS, run_benchmark
 
 
@@ -82,3 +85,25 @@ def test_bench_journal_smoke_run():
     assert "DIFFERENT" not in out.stdout
     for name in ("Banditron", "SOBA full", "PNewtron", "OnlineSelector"):
         assert out.stdout.count(f"\n{name} ") == 2, name  # csr and dense
+
+
+@pytest.mark.skipif(
+    shutil.which("valgrind") is None or shutil.which("cc") is None,
+    reason="count_instructions.py needs valgrind and a C compiler",
+)
+def test_count_instructions_counts_only_the_measured_calls(tmp_path):
+    """The callgrind regions hold the calls: a 1-row call costs instructions,
+    a 40-row call more, the empty region only the helper's own calls (about
+    3,000). A helper that did not toggle collection would report zeros; one
+    that never stopped collecting would count the 40-row call in every region."""
+    out = run_benchmark(
+        "count_instructions.py", "--learners", "Banditron", "--inputs", "csr",
+        "--rounds", "40", "--warmup", "10", "--json", str(tmp_path / "r.json"),
+    )  # fmt: skip
+    assert "Banditron" in out.stdout
+    (row,) = json.loads((tmp_path / "r.json").read_text())["rows"]
+    assert row["rounds"] == 40 and row["input"] == "csr"
+    assert 0 <= row["ir_noop"] < 10_000  # the ctypes calls around the region
+    assert 0 < row["ir_1_row"] < row["ir_n_rows"]
+    assert row["marginal"] > 0
+    assert row["ir_per_round"] == row["ir_n_rows"] / 40

@@ -1,0 +1,281 @@
+"""Instructions per round of each skbandit learner's ``partial_fit``, CSR and dense.
+
+Wall-clock speed on a loaded machine drifts by tens of percent; the number of
+instructions a call executes does not (it varies by well under 1% between runs).
+This script counts them with Valgrind's callgrind, only inside the measured calls:
+
+* each learner of ``--script`` (default ``bench_core.py``: its ``LEARNERS``) plays
+  the benchmark harness' seeded SynSep-like stream (``_harness.make_stream``, d =
+  400, k = 9, ~43 non-zeros per row), as CSR and as a dense float64 array;
+* in a child process run under ``valgrind --tool=callgrind --instr-atstart=no
+  --collect-atstart=no``, a fresh learner (``factory(0)``) is warmed up by
+  ``partial_fit`` on the first ``--warmup`` rows (``classes`` given), then makes
+  two measured calls: ``partial_fit`` on the next single row ("1 row") and on the
+  next ``--rounds`` rows ("n rows"), plus an empty region ("noop", the
+  measuring's own cost, subtracted from both);
+* the measured regions are delimited by callgrind client requests from a small C
+  helper compiled on the fly (``cc``, ``valgrind/callgrind.h``): start the
+  instrumentation, zero the counters, collect, stop collecting, dump. Nothing
+  outside the regions (imports, data generation, warm-up) is counted.
+
+Printed per learner and input: ``Ir/round`` = Ir(n rows) / n; ``marginal`` =
+(Ir(n rows) - Ir(1 row)) / (n - 1), the cost of one more row in a call; ``per
+call`` = Ir(1 row) - marginal, the fixed cost of a call. ``--annotate N`` adds,
+per learner and input, the N functions with the most instructions of their own
+(``callgrind_annotate``, exclusive cost) in the n-row call, per round.
+
+The skbandit measured is the one ``--python`` imports (default: this
+interpreter), while the stream and the learner list come from this checkout, so
+another version (e.g. the environment ``compare_release.py --workdir DIR``
+leaves in ``DIR/venv``) is measured on exactly the same input:
+
+    python benchmarks/count_instructions.py
+    python benchmarks/count_instructions.py --inputs csr --annotate 15
+    python benchmarks/count_instructions.py --python /tmp/prev/venv/bin/python
+    python benchmarks/count_instructions.py --script bench_ova.py --rounds 5000
+
+Needs Linux, ``valgrind`` and a C compiler with Valgrind's headers. Each child
+runs about 30-60x slower than natively (20,000 rounds: a minute or two per
+learner and input).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ctypes
+import importlib.util
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+BENCHMARKS = Path(__file__).resolve().parent
+
+HELPER_C = r"""
+#include <valgrind/callgrind.h>
+int cg_running(void) { return RUNNING_ON_VALGRIND; }
+void cg_begin(void) {
+    CALLGRIND_START_INSTRUMENTATION;
+    CALLGRIND_ZERO_STATS;
+    CALLGRIND_TOGGLE_COLLECT;
+}
+void cg_end(const char *label) {
+    CALLGRIND_TOGGLE_COLLECT;
+    CALLGRIND_DUMP_STATS_AT(label);
+}
+"""
+REGIONS = ("noop", "1 row", "n rows")
+
+
+def build_helper(workdir: Path) -> Path:
+    """Compile the client-request helper into ``workdir``; returns the library."""
+    src, lib = workdir / "cg_helper.c", workdir / "cg_helper.so"
+    src.write_text(HELPER_C)
+    cc = os.environ.get("CC", "cc")
+    done = subprocess.run(
+        [cc, "-O1", "-shared", "-fPIC", "-o", str(lib), str(src)],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    if done.returncode != 0:
+        sys.exit(
+            "count_instructions.py: compiling the callgrind helper failed "
+            f"(needs {cc} and valgrind/callgrind.h):\n{done.stderr}"
+        )
+    return lib
+
+
+def load_learners(script: str) -> list[tuple[str, Any]]:
+    """The ``LEARNERS`` list of a benchmark script in this directory."""
+    sys.path.insert(0, str(BENCHMARKS))
+    path = BENCHMARKS / script
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return list(module.LEARNERS)
+
+
+# ------------------------------------------------------------ child (valgrind)
+def child(args: argparse.Namespace) -> int:
+    from _harness import CLASSES, make_stream
+
+    import skbandit
+
+    cg = ctypes.CDLL(os.environ["SKBANDIT_CG_HELPER"])
+    cg.cg_end.argtypes = [ctypes.c_char_p]
+    if not cg.cg_running():
+        sys.exit("count_instructions.py --child: not running under valgrind")
+    factory = dict(load_learners(args.script))[args.learner]
+    w, n = args.warmup, args.rounds
+    X, y = make_stream(w + 1 + n, 0, dense=args.input == "dense")
+    # slices made before measuring (a CSR slice is a copy)
+    parts = [(X[:w], y[:w]), (X[w : w + 1], y[w : w + 1]), (X[w + 1 :], y[w + 1 :])]
+    est = factory(0)
+    est.partial_fit(*parts[0], classes=CLASSES)
+    fit = est.partial_fit
+    Xa, ya = parts[1]
+    Xb, yb = parts[2]
+    cg.cg_begin()
+    cg.cg_end(b"noop")
+    cg.cg_begin()
+    fit(Xa, ya)
+    cg.cg_end(b"1 row")
+    cg.cg_begin()
+    fit(Xb, yb)
+    cg.cg_end(b"n rows")
+    print(json.dumps({"skbandit": skbandit.__file__, "t_": int(est.t_)}))
+    return 0
+
+
+# ------------------------------------------------------------------ parent
+def read_dumps(out: Path) -> dict[str, tuple[int, Path]]:
+    """``{region: (Ir, dump file)}`` from callgrind's dumps ``out.<n>``."""
+    found: dict[str, tuple[int, Path]] = {}
+    for path in sorted(out.parent.glob(out.name + ".*")):
+        text = path.read_text()
+        label = re.search(r"^desc: Trigger: Client Request: (.*)$", text, re.M)
+        total = re.search(r"^(?:summary|totals): (\d+)", text, re.M)
+        if label and total and label.group(1) in REGIONS:
+            found[label.group(1)] = (int(total.group(1)), path)
+    return found
+
+
+def top_functions(dump: Path, rounds: int, n: int) -> list[tuple[float, str]]:
+    """The ``n`` functions with the most exclusive instructions, per round."""
+    done = subprocess.run(
+        ["callgrind_annotate", "--inclusive=no", "--threshold=100", str(dump)],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    rows = []
+    for line in done.stdout.splitlines():
+        m = re.match(r"^\s*([\d,]+)\s+(?:\([\s\d.%]+\)\s+)?(\S.*)$", line)
+        if m and ":" in m.group(2) and "PROGRAM TOTALS" not in line:
+            rows.append((int(m.group(1).replace(",", "")) / rounds, m.group(2)))
+    return rows[:n]
+
+
+def measure(
+    python: str, learner: str, kind: str, args: argparse.Namespace, tmp: Path
+) -> dict[str, Any]:
+    out = tmp / f"cg.{learner}.{kind}"
+    env = dict(os.environ, PYTHONHASHSEED="0", OPENBLAS_NUM_THREADS="1",
+               OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")  # fmt: skip
+    cmd = [
+        "valgrind", "--tool=callgrind", "--instr-atstart=no", "--collect-atstart=no",
+        f"--callgrind-out-file={out}", python, str(Path(__file__).resolve()),
+        "--child", "--script", args.script, "--learner", learner, "--input", kind,
+        "--rounds", str(args.rounds), "--warmup", str(args.warmup),
+    ]  # fmt: skip
+    done = subprocess.run(
+        cmd, env=env, cwd=tempfile.gettempdir(), capture_output=True, text=True
+    )
+    if done.returncode != 0:
+        sys.exit(
+            f"count_instructions.py: the child for {learner} ({kind}) failed:\n"
+            + done.stdout[-2000:]
+            + done.stderr[-4000:]
+        )
+    info = json.loads(done.stdout.strip().splitlines()[-1])
+    dumps = read_dumps(out)
+    missing = set(REGIONS) - set(dumps)
+    if missing:
+        sys.exit(f"count_instructions.py: no callgrind dump for {sorted(missing)}")
+    noop = dumps["noop"][0]
+    one, many = dumps["1 row"][0] - noop, dumps["n rows"][0] - noop
+    n = args.rounds
+    marginal = (many - one) / (n - 1)
+    row = {
+        "learner": learner, "input": kind, "rounds": n,
+        "ir_n_rows": many, "ir_1_row": one, "ir_noop": noop,
+        "ir_per_round": many / n, "marginal": marginal, "per_call": one - marginal,
+        "skbandit": info["skbandit"],
+    }  # fmt: skip
+    if args.annotate:
+        row["top"] = top_functions(dumps["n rows"][1], n, args.annotate)
+    return row
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add = p.add_argument
+    add("--script", default="bench_core.py", help="benchmark script with LEARNERS")
+    add("--learners", nargs="+", help="only these learners (names in LEARNERS)")
+    add("--inputs", nargs="+", choices=("csr", "dense"), default=["csr", "dense"])
+    add("--rounds", type=int, default=20_000, help="rows of the measured call")
+    add("--warmup", type=int, default=1_000, help="rows of the warm-up call")
+    add("--python", default=sys.executable, help="interpreter whose skbandit to count")
+    add("--annotate", type=int, default=0, metavar="N",
+        help="also list the N most expensive functions (own instructions)")  # fmt: skip
+    add("--keep", type=Path, help="keep callgrind's dumps in this directory")
+    add("--json", metavar="PATH", help="also write the results")
+    add("--child", action="store_true", help=argparse.SUPPRESS)
+    add("--learner", help=argparse.SUPPRESS)
+    add("--input", help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+    if args.rounds < 2 or args.warmup < 1:
+        p.error("--rounds must be at least 2 and --warmup at least 1")
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    if args.child:
+        return child(args)
+    if shutil.which("valgrind") is None:
+        sys.exit("count_instructions.py: valgrind is not installed")
+    names = [name for name, _ in load_learners(args.script)]
+    for name in args.learners or []:
+        if name not in names:
+            sys.exit(
+                f"count_instructions.py: {name!r} is not in {args.script}: {names}"
+            )
+    names = [n for n in names if not args.learners or n in args.learners]
+    tmp = Path(tempfile.mkdtemp(prefix="skbandit-cg-"))
+    if args.keep:
+        args.keep.mkdir(parents=True, exist_ok=True)
+        tmp = args.keep.resolve()
+    os.environ["SKBANDIT_CG_HELPER"] = str(build_helper(tmp))
+    rows = []
+    try:
+        width = max(len(n) for n in names)
+        print(
+            f"{args.script}: partial_fit of {args.rounds} rows after a "
+            f"{args.warmup}-row warm-up, python {args.python}"
+        )
+        print(
+            f"{'learner':{width}}  input  {'Ir/round':>9}  {'marginal':>9}  "
+            f"{'per call':>10}"
+        )
+        for name in names:
+            for kind in args.inputs:
+                r = measure(args.python, name, kind, args, tmp)
+                rows.append(r)
+                print(
+                    f"{name:{width}}  {kind:<5}  {r['ir_per_round']:9,.0f}  "
+                    f"{r['marginal']:9,.0f}  {r['per_call']:10,.0f}",
+                    flush=True,
+                )
+                for ir, fn in r.get("top", []):
+                    print(f"{'':{width}}    {ir:10,.1f}  {fn}")
+        print(f"skbandit imported from {rows[0]['skbandit']}")
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump({"script": args.script, "python": args.python,
+                           "rows": rows}, f, indent=2)  # fmt: skip
+            print(f"wrote {args.json}")
+    finally:
+        if not args.keep:
+            shutil.rmtree(tmp, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
