@@ -25,6 +25,7 @@ from _registry import ENTRIES, entry_params
 
 import skbandit.base
 from skbandit import SOBA, BanditFeedback, Banditron, LoggedFeedback
+from skbandit._core._kernel import Journal
 from skbandit.base import BaseBanditClassifier
 
 ALL = entry_params()
@@ -208,6 +209,122 @@ def test_failure_after_blocks_ended_by_the_limit_keeps_them(entry, monkeypatch):
     ref.partial_fit(X[30 : 30 + done], fb_ref)
     assert_same_learner(est, ref)
     assert_same_log(fb, fb_ref)
+
+
+# --------------------------------------------------------------------------------------
+# a journal that cannot grow
+
+
+def _journals(monkeypatch, max_capacity=0):
+    """Every journal made by the estimators from now on, with the test cap
+    ``max_capacity`` on its buffers (0: none): a growth past it fails as an
+    allocation that returns NULL would."""
+    made = []
+
+    def make(limit):
+        journal = Journal(limit)
+        journal.max_capacity = max_capacity
+        made.append(journal)
+        return journal
+
+    monkeypatch.setattr(skbandit.base, "Journal", make)
+    return made
+
+
+@pytest.mark.filterwarnings("ignore::skbandit.OffPolicyWarning")
+@pytest.mark.parametrize("where", ["early", "mid-call"])
+@pytest.mark.parametrize("logged", [False, True], ids=["labels", "logged"])
+@pytest.mark.parametrize("container", ["dense", "csr"])
+@pytest.mark.parametrize("entry", ALL)
+def test_journal_that_cannot_grow_undoes_the_block(
+    entry, container, logged, where, monkeypatch
+):
+    """The journal's buffers are capped at what one row may record
+    (``early``) or at half of what a 120-row call grows them to
+    (``mid-call``): a growth fails after some rows of the call were played.
+    The pass stops before the row that needed it (each row's entries are
+    reserved before it writes anything), so every write of the block was
+    recorded: a ``MemoryError``, the learner bit for bit as before the call
+    (its only block), nothing logged, and its next calls play as if it never
+    failed. Before, a row's writes after the failed growth were made
+    unrecorded and survived the undo."""
+    if logged and not entry.bandit:
+        pytest.skip("full-information learners do not learn from logged feedback")
+    if entry.id == "SeparableOneVsAll-rational":
+        pytest.skip("writes nothing in place: its journal never grows")
+    monkeypatch.setattr(SOBA, "_pending_passes", np.inf)
+    # sparse rows in a wide space: the rows after the failed growth write
+    # entries no earlier row of the block wrote (whose first record would
+    # have restored them anyway)
+    d = D if entry.params.get("covariance") == "full" else 1024
+    X, y = make_stream(n=220, d=d, k=K, density=6 / d, n_empty=0, seed=28)
+    Xc = sp.csr_matrix(X) if container == "csr" else X
+    est = entry.make(random_state=28)
+    est.partial_fit(Xc[:40], _feedback(y[:40], logged, seed=1), classes=np.arange(K))
+    snap = snapshot(est)
+    twin = copy.deepcopy(est)
+    full = _journals(monkeypatch)
+    twin.partial_fit(Xc[40:160], _feedback(y[40:160], logged, seed=2))
+    assert not full[-1].overrun
+    assert full[-1].capacity > 0  # the call records entries
+    if where == "early":
+        # (the pass drivers read a dense row's non-zeros only)
+        nnz = int(np.count_nonzero(X[40:160], axis=1).max())
+        cap = max(est._make_kernel().py_journal_bound(nnz))
+    else:
+        cap = full[-1].capacity // 2
+
+    capped = _journals(monkeypatch, cap)
+    fb = _feedback(y[40:160], logged, seed=2)
+    with pytest.raises(MemoryError, match="undo journal"):
+        est.partial_fit(Xc[40:160], fb)
+    assert capped[-1].capacity > 0  # rows before the failure were played
+    assert_same_state(est, snap)
+    if not logged:
+        assert fb.n_rounds_ == 0
+    # the learner goes on as if the failed call had not happened
+    _journals(monkeypatch)
+    ref = copy.deepcopy(twin)
+    est.partial_fit(Xc[40:160], _feedback(y[40:160], logged, seed=2))
+    assert_same_learner(est, ref)
+
+
+@pytest.mark.filterwarnings("ignore::skbandit.OffPolicyWarning")
+@pytest.mark.parametrize("container", ["dense", "csr"])
+@pytest.mark.parametrize("entry", ALL)
+def test_no_row_records_more_than_its_kernel_bound(entry, container, monkeypatch):
+    """Every row records at most its kernel's ``journal_bound`` (the entries
+    reserved before it): a bound too small would let a row grow the journal,
+    and a failed growth make a write unrecorded. Labels, logged feedback,
+    blocks of one row and a full call, dense and CSR."""
+    monkeypatch.setattr(SOBA, "_pending_passes", np.inf)
+    journals = _journals(monkeypatch)
+    X, y = make_stream(n=200, d=D, k=K, seed=29)
+    Xc = sp.csr_matrix(X) if container == "csr" else X
+    est = entry.make(random_state=29)
+    est.partial_fit(Xc[:100], y[:100], classes=np.arange(K))
+    for i in range(100, 120):
+        est.partial_fit(Xc[i : i + 1], y[i : i + 1])
+    if entry.bandit:
+        est.partial_fit(Xc[120:], _feedback(y[120:], True, seed=3))
+    assert journals
+    assert not any(j.overrun for j in journals)
+
+
+@pytest.mark.parametrize("entry", ALL)
+def test_kernel_journal_bound_grows_with_the_row(entry):
+    """``journal_bound`` of a writing kernel grows with the row's stored
+    entries (the drivers reserve it per row) and is not negative."""
+    X, y = make_stream(n=40, d=D, k=K, seed=30)
+    est = entry.make(random_state=30).partial_fit(X, y, classes=np.arange(K))
+    kernel = est._make_kernel()
+    b0, l0 = kernel.py_journal_bound(0)
+    b8, l8 = kernel.py_journal_bound(8)
+    assert 0 <= b0 <= b8 and l0 == l8 >= 0
+    if entry.id != "SeparableOneVsAll-rational":
+        assert b8 >= b0 + 8
+    with pytest.raises(ValueError, match="nnz"):
+        kernel.py_journal_bound(-1)
 
 
 # --------------------------------------------------------------------------------------

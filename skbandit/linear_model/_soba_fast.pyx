@@ -289,6 +289,16 @@ cdef class SOBAKernel(LinearKernel):
             self.pending[self.n_pending, i] = w[i]
         self.n_pending += 1
 
+    cdef Py_ssize_t journal_bound(self, Row x) noexcept nogil:
+        # cumulative_margin, exploration_sum; per stored entry theta (2), and
+        # A_diag, W (2 each) when diagonal; all of W (kd) when full
+        if self.full:
+            return 2 + 2 * <Py_ssize_t>x.nnz + <Py_ssize_t>self.n_classes * self.n_features
+        return 2 + 6 * <Py_ssize_t>x.nnz
+
+    cdef Py_ssize_t journal_bound_ll(self) noexcept nogil:
+        return 1  # n_updates
+
     cdef void learn(self, Row x, long long t, int played, int greedy,
                     double prob, double reward) noexcept nogil:
         # the SOBA round, then whether the pending updates of A⁻¹ (full

@@ -172,6 +172,10 @@ cdef class OffsetTreeKernel(BaseKernel):
             marginal[0] = total / m
         return a
 
+    cdef Py_ssize_t journal_bound(self, Row x) noexcept nogil:
+        # at most one PA step per node on the played leaf's path
+        return <Py_ssize_t>self.W.shape[0] * x.nnz
+
     cdef void learn(self, Row x, long long t, int played, int greedy,
                     double prob, double reward) noexcept nogil:
         # Walk up from the played leaf. At node n, with a's side s = +1 (right)

@@ -47,6 +47,10 @@ cdef class SeparableLinearKernel(LinearKernel):
                            double* p) noexcept nogil:
         separable_distribution(s, self.n_classes, greedy, p)
 
+    cdef Py_ssize_t journal_bound(self, Row x) noexcept nogil:
+        # at most one Perceptron step per class row of W
+        return <Py_ssize_t>self.n_classes * x.nnz
+
     cdef void learn(self, Row x, long long t, int played, int greedy,
                     double prob, double reward) noexcept nogil:
         cdef int r
