@@ -48,8 +48,8 @@ cdef class SeparableLinearKernel(LinearKernel):
         separable_distribution(s, self.n_classes, greedy, p)
 
     cdef Py_ssize_t journal_bound(self, Row x) noexcept nogil:
-        # at most one Perceptron step per class row of W
-        return <Py_ssize_t>self.n_classes * x.nnz
+        # a step on the played row of W; with ``full``, on every class row
+        return <Py_ssize_t>(self.n_classes if self.full else 1) * x.nnz
 
     cdef void learn(self, Row x, long long t, int played, int greedy,
                     double prob, double reward) noexcept nogil:
