@@ -448,13 +448,14 @@ cdef inline bint played_ok(BaseKernel kernel, double marginal) noexcept nogil:
 
 
 cdef inline bint row_reserved(BaseKernel kernel, JournalData* j, Row x,
-                              Py_ssize_t* mark, Py_ssize_t* lmark) noexcept nogil:
+                              Py_ssize_t m_ll, Py_ssize_t* mark,
+                              Py_ssize_t* lmark) noexcept nogil:
     """Before a row: reserve the journal entries its round may record
-    (``journal_bound``) and note where its records start. False, with
-    ``STATUS_JOURNAL_ERROR``, when the journal cannot grow: the row is then
-    not played, so every write of the block is recorded and can be undone."""
+    (``journal_bound``; ``m_ll`` is ``journal_bound_ll``, read once per pass)
+    and note where its records start. False, with ``STATUS_JOURNAL_ERROR``,
+    when the journal cannot grow: the row is then not played, so every write
+    of the block is recorded and can be undone."""
     cdef Py_ssize_t m = kernel.journal_bound(x)
-    cdef Py_ssize_t m_ll = kernel.journal_bound_ll()
     mark[0] = j.n
     lmark[0] = j.ln
     if not jreserve_row(j, m, m_ll):
@@ -626,11 +627,12 @@ def run_pass(
     cdef JournalData* j = kernel.jd
     cdef Py_ssize_t mark[2]
     cdef Py_ssize_t lmark[2]
+    cdef Py_ssize_t bound_ll = kernel.journal_bound_ll()
     with nogil:
         for t in range(n):
             i = rows[t]
             x = X.row(i)
-            if j != NULL and not row_reserved(kernel, j, x, mark, lmark):
+            if j != NULL and not row_reserved(kernel, j, x, bound_ll, mark, lmark):
                 done = t
                 break
             a = kernel.act(x, t0 + t + 1, uniforms[t, 0], uniforms[t, 1],
@@ -934,11 +936,12 @@ def run_logged(
     cdef JournalData* j = kernel.jd
     cdef Py_ssize_t mark[2]
     cdef Py_ssize_t lmark[2]
+    cdef Py_ssize_t bound_ll = kernel.journal_bound_ll()
     with nogil:
         for t in range(n):
             i = rows[t]
             x = X.row(i)
-            if j != NULL and not row_reserved(kernel, j, x, mark, lmark):
+            if j != NULL and not row_reserved(kernel, j, x, bound_ll, mark, lmark):
                 done = t
                 break
             b = kernel.act(x, t0 + t + 1, uniforms[t, 0], uniforms[t, 1],
