@@ -14,6 +14,7 @@ model, for every registered learner.
 from __future__ import annotations
 
 import copy
+import pickle
 import tracemalloc
 
 import numpy as np
@@ -397,6 +398,41 @@ def test_one_row_call_allocates_little_beside_the_model(entry):
         tracemalloc.stop()
     assert model > 1 << 20
     assert peak < model / 8, (peak, model)
+
+
+def test_rational_separable_keeps_its_work_vector_between_calls():
+    """The rational ``SeparableOneVsAll`` scatters each row into a length-d
+    work vector: allocated once and kept between training calls (not per
+    call, not pickled). A one-row call at d = 2**17 traces less than half of
+    that vector (1 MiB), and a learner that reuses it plays 20 one-row calls
+    exactly as one given a fresh vector before each (its pickled copies): the
+    vector is back to zeros after every round."""
+    (entry,) = [e for e in ENTRIES if e.id == "SeparableOneVsAll-rational"]
+    est, x, y = _large(entry)
+    d = x.shape[1]
+    est.partial_fit(x, y)
+    assert [v.shape for v in est._work_lender.vectors] == [(d,)]
+    tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        est.partial_fit(x, y)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < d * 8 / 2, peak
+    copied = pickle.loads(pickle.dumps(est))
+    assert "_work_lender" not in copied.__dict__
+    assert "_work_lender" not in copy.deepcopy(est).__dict__
+    rng = np.random.default_rng(31)
+    for _ in range(20):
+        cols = np.sort(rng.choice(d, size=20, replace=False))
+        row = sp.csr_matrix((rng.normal(size=20) / 5, cols, [0, 20]), shape=(1, d))
+        label = rng.integers(0, K, size=1)
+        est.partial_fit(row, label)
+        copied = pickle.loads(pickle.dumps(copied))
+        copied.partial_fit(row, label)
+        assert not est._work_lender.vectors[0].any()
+    assert_same_learner(est, copied)
 
 
 # --------------------------------------------------------------------------------------
