@@ -374,8 +374,8 @@ def test_partial_fit_does_not_copy_the_model(entry, monkeypatch):
 
 
 # The rational-kernel SeparableOneVsAll copies its support set into a new
-# kernel store and allocates a length-d work vector per call, by design (not
-# for rollback).
+# kernel store per call, by design (not for rollback; its length-d work vector
+# is kept between calls: test_rational_separable_keeps_its_work_vector...).
 _PER_CALL_MODEL_WORK = {"SeparableOneVsAll-rational"}
 
 
