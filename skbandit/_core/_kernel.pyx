@@ -102,8 +102,11 @@ cdef class Journal:
     writes some kernels defer (``defer``) and forgets the records. The pass
     drivers end a block early, at a row boundary, once ``limit`` entries are
     recorded, which bounds the journal's memory (a single row may exceed it).
-    Its buffers are allocated with ``PyMem_RawRealloc`` (seen by
-    ``tracemalloc``)."""
+    Before each row the drivers reserve the entries the row may record (its
+    kernel's ``journal_bound``), so a failed growth stops the pass before the
+    row: no write is ever made without its record. The buffers start at the
+    first reservation and double, up to ``limit`` plus one row's bound. They
+    are allocated with ``PyMem_RawRealloc`` (seen by ``tracemalloc``)."""
 
     def __init__(self, Py_ssize_t limit=1 << 20):
         if limit < 1:
