@@ -55,6 +55,13 @@ The failure guarantee
   to after the rows played). Blocks are thus at most ``_BLOCK_ROWS`` rows, and
   fewer on a long call whose rows write much; where they end changes nothing
   but the point a failure rolls back to.
+* Before each row the pass driver reserves in the journal the entries the
+  row may record (the kernel's ``journal_bound``: an upper bound from the
+  row's stored entries). A journal that cannot grow (out of memory) thus
+  stops the pass before the row writes anything, and the ``MemoryError`` it
+  raises comes with the same rollback: no write is ever made unrecorded. The
+  buffers grow from that first reservation, doubling, up to the limit plus
+  one row: a call's journal is proportional to what it writes.
 * After each row the state entries it wrote are checked to be finite (O(what
   the row wrote); the kernel also stops at the first row whose scores are not
   finite), so an overflow raises a ``FloatingPointError`` that suggests scaling

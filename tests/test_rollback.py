@@ -14,6 +14,7 @@ model, for every registered learner.
 from __future__ import annotations
 
 import copy
+import pickle
 import tracemalloc
 
 import numpy as np
@@ -25,6 +26,7 @@ from _registry import ENTRIES, entry_params
 
 import skbandit.base
 from skbandit import SOBA, BanditFeedback, Banditron, LoggedFeedback
+from skbandit._core._kernel import Journal
 from skbandit.base import BaseBanditClassifier
 
 ALL = entry_params()
@@ -211,6 +213,122 @@ def test_failure_after_blocks_ended_by_the_limit_keeps_them(entry, monkeypatch):
 
 
 # --------------------------------------------------------------------------------------
+# a journal that cannot grow
+
+
+def _journals(monkeypatch, max_capacity=0):
+    """Every journal made by the estimators from now on, with the test cap
+    ``max_capacity`` on its buffers (0: none): a growth past it fails as an
+    allocation that returns NULL would."""
+    made = []
+
+    def make(limit):
+        journal = Journal(limit)
+        journal.max_capacity = max_capacity
+        made.append(journal)
+        return journal
+
+    monkeypatch.setattr(skbandit.base, "Journal", make)
+    return made
+
+
+@pytest.mark.filterwarnings("ignore::skbandit.OffPolicyWarning")
+@pytest.mark.parametrize("where", ["early", "mid-call"])
+@pytest.mark.parametrize("logged", [False, True], ids=["labels", "logged"])
+@pytest.mark.parametrize("container", ["dense", "csr"])
+@pytest.mark.parametrize("entry", ALL)
+def test_journal_that_cannot_grow_undoes_the_block(
+    entry, container, logged, where, monkeypatch
+):
+    """The journal's buffers are capped at what one row may record
+    (``early``) or at half of what a 120-row call grows them to
+    (``mid-call``): a growth fails after some rows of the call were played.
+    The pass stops before the row that needed it (each row's entries are
+    reserved before it writes anything), so every write of the block was
+    recorded: a ``MemoryError``, the learner bit for bit as before the call
+    (its only block), nothing logged, and its next calls play as if it never
+    failed. Before, a row's writes after the failed growth were made
+    unrecorded and survived the undo."""
+    if logged and not entry.bandit:
+        pytest.skip("full-information learners do not learn from logged feedback")
+    if entry.id == "SeparableOneVsAll-rational":
+        pytest.skip("writes nothing in place: its journal never grows")
+    monkeypatch.setattr(SOBA, "_pending_passes", np.inf)
+    # sparse rows in a wide space: the rows after the failed growth write
+    # entries no earlier row of the block wrote (whose first record would
+    # have restored them anyway)
+    d = D if entry.params.get("covariance") == "full" else 1024
+    X, y = make_stream(n=220, d=d, k=K, density=6 / d, n_empty=0, seed=28)
+    Xc = sp.csr_matrix(X) if container == "csr" else X
+    est = entry.make(random_state=28)
+    est.partial_fit(Xc[:40], _feedback(y[:40], logged, seed=1), classes=np.arange(K))
+    snap = snapshot(est)
+    twin = copy.deepcopy(est)
+    full = _journals(monkeypatch)
+    twin.partial_fit(Xc[40:160], _feedback(y[40:160], logged, seed=2))
+    assert not full[-1].overrun
+    assert full[-1].capacity > 0  # the call records entries
+    if where == "early":
+        # (the pass drivers read a dense row's non-zeros only)
+        nnz = int(np.count_nonzero(X[40:160], axis=1).max())
+        cap = max(est._make_kernel().py_journal_bound(nnz))
+    else:
+        cap = full[-1].capacity // 2
+
+    capped = _journals(monkeypatch, cap)
+    fb = _feedback(y[40:160], logged, seed=2)
+    with pytest.raises(MemoryError, match="undo journal"):
+        est.partial_fit(Xc[40:160], fb)
+    assert capped[-1].capacity > 0  # rows before the failure were played
+    assert_same_state(est, snap)
+    if not logged:
+        assert fb.n_rounds_ == 0
+    # the learner goes on as if the failed call had not happened
+    _journals(monkeypatch)
+    ref = copy.deepcopy(twin)
+    est.partial_fit(Xc[40:160], _feedback(y[40:160], logged, seed=2))
+    assert_same_learner(est, ref)
+
+
+@pytest.mark.filterwarnings("ignore::skbandit.OffPolicyWarning")
+@pytest.mark.parametrize("container", ["dense", "csr"])
+@pytest.mark.parametrize("entry", ALL)
+def test_no_row_records_more_than_its_kernel_bound(entry, container, monkeypatch):
+    """Every row records at most its kernel's ``journal_bound`` (the entries
+    reserved before it): a bound too small would let a row grow the journal,
+    and a failed growth make a write unrecorded. Labels, logged feedback,
+    blocks of one row and a full call, dense and CSR."""
+    monkeypatch.setattr(SOBA, "_pending_passes", np.inf)
+    journals = _journals(monkeypatch)
+    X, y = make_stream(n=200, d=D, k=K, seed=29)
+    Xc = sp.csr_matrix(X) if container == "csr" else X
+    est = entry.make(random_state=29)
+    est.partial_fit(Xc[:100], y[:100], classes=np.arange(K))
+    for i in range(100, 120):
+        est.partial_fit(Xc[i : i + 1], y[i : i + 1])
+    if entry.bandit:
+        est.partial_fit(Xc[120:], _feedback(y[120:], True, seed=3))
+    assert journals
+    assert not any(j.overrun for j in journals)
+
+
+@pytest.mark.parametrize("entry", ALL)
+def test_kernel_journal_bound_grows_with_the_row(entry):
+    """``journal_bound`` of a writing kernel grows with the row's stored
+    entries (the drivers reserve it per row) and is not negative."""
+    X, y = make_stream(n=40, d=D, k=K, seed=30)
+    est = entry.make(random_state=30).partial_fit(X, y, classes=np.arange(K))
+    kernel = est._make_kernel()
+    b0, l0 = kernel.py_journal_bound(0)
+    b8, l8 = kernel.py_journal_bound(8)
+    assert 0 <= b0 <= b8 and l0 == l8 >= 0
+    if entry.id != "SeparableOneVsAll-rational":
+        assert b8 >= b0 + 8
+    with pytest.raises(ValueError, match="nnz"):
+        kernel.py_journal_bound(-1)
+
+
+# --------------------------------------------------------------------------------------
 # no copy of the model per call
 
 
@@ -256,8 +374,8 @@ def test_partial_fit_does_not_copy_the_model(entry, monkeypatch):
 
 
 # The rational-kernel SeparableOneVsAll copies its support set into a new
-# kernel store and allocates a length-d work vector per call, by design (not
-# for rollback).
+# kernel store per call, by design (not for rollback; its length-d work vector
+# is kept between calls: test_rational_separable_keeps_its_work_vector...).
 _PER_CALL_MODEL_WORK = {"SeparableOneVsAll-rational"}
 
 
@@ -280,6 +398,41 @@ def test_one_row_call_allocates_little_beside_the_model(entry):
         tracemalloc.stop()
     assert model > 1 << 20
     assert peak < model / 8, (peak, model)
+
+
+def test_rational_separable_keeps_its_work_vector_between_calls():
+    """The rational ``SeparableOneVsAll`` scatters each row into a length-d
+    work vector: allocated once and kept between training calls (not per
+    call, not pickled). A one-row call at d = 2**17 traces less than half of
+    that vector (1 MiB), and a learner that reuses it plays 20 one-row calls
+    exactly as one given a fresh vector before each (its pickled copies): the
+    vector is back to zeros after every round."""
+    (entry,) = [e for e in ENTRIES if e.id == "SeparableOneVsAll-rational"]
+    est, x, y = _large(entry)
+    d = x.shape[1]
+    est.partial_fit(x, y)
+    assert [v.shape for v in est._work_lender.vectors] == [(d,)]
+    tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        est.partial_fit(x, y)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < d * 8 / 2, peak
+    copied = pickle.loads(pickle.dumps(est))
+    assert "_work_lender" not in copied.__dict__
+    assert "_work_lender" not in copy.deepcopy(est).__dict__
+    rng = np.random.default_rng(31)
+    for _ in range(20):
+        cols = np.sort(rng.choice(d, size=20, replace=False))
+        row = sp.csr_matrix((rng.normal(size=20) / 5, cols, [0, 20]), shape=(1, d))
+        label = rng.integers(0, K, size=1)
+        est.partial_fit(row, label)
+        copied = pickle.loads(pickle.dumps(copied))
+        copied.partial_fit(row, label)
+        assert not est._work_lender.vectors[0].any()
+    assert_same_learner(est, copied)
 
 
 # --------------------------------------------------------------------------------------

@@ -65,15 +65,21 @@ cdef struct JournalData:
     Py_ssize_t lcap
     # the drivers end a block at the first row boundary with n >= limit
     Py_ssize_t limit
-    # an allocation of the journal failed: the writes since are not recorded
+    # an allocation of the journal failed (the drivers reserve each row's
+    # entries before the row, so no write is then made unrecorded)
     bint failed
+    # a row recorded more entries than its kernel's ``journal_bound``: a bug
+    # of that bound (the writes were recorded, the journal grew mid-row)
+    bint overrun
+    # test hook: the buffers never hold more than this many entries (0: no cap)
+    Py_ssize_t max_capacity
     # set by a kernel that deferred a write to the commit (``Journal.defer``):
     # the drivers end the block after the current row
     bint stop
 
 
 cdef bint journal_grow(JournalData* j, Py_ssize_t m) noexcept nogil
-cdef bint journal_grow_ll(JournalData* j) noexcept nogil
+cdef bint journal_grow_ll(JournalData* j, Py_ssize_t m) noexcept nogil
 
 
 cdef inline bint jreserve(JournalData* j, Py_ssize_t m) noexcept nogil:
@@ -108,7 +114,7 @@ cdef inline void jsave_ll(JournalData* j, long long* p) noexcept nogil:
     """Record the integer ``*p`` before it is written."""
     if j == NULL:
         return
-    if j.ln == j.lcap and not journal_grow_ll(j):
+    if j.ln == j.lcap and not journal_grow_ll(j, 1):
         return
     j.laddr[j.ln] = p
     j.lold[j.ln] = p[0]
@@ -139,6 +145,19 @@ cdef inline void jsave_row(JournalData* j, double* w, Row x) noexcept nogil:
             j.addr[n + e] = w + x.ind[e]
             j.old[n + e] = w[x.ind[e]]
     j.n = n + x.nnz
+
+
+cdef inline bint jreserve_row(JournalData* j, Py_ssize_t m,
+                              Py_ssize_t m_ll) noexcept nogil:
+    """Before a row: room for the ``m`` floating-point and ``m_ll`` integer
+    entries its kernel may record (``journal_bound``). False, with ``failed``
+    set, when the journal cannot grow: the driver then stops before the row,
+    so that no write is ever made without its record."""
+    if j.n + m > j.cap and not journal_grow(j, m):
+        return False
+    if j.ln + m_ll > j.lcap and not journal_grow_ll(j, m_ll):
+        return False
+    return True
 
 
 cdef class Journal:
@@ -176,6 +195,8 @@ cdef class BaseKernel:
                     double prob, double reward) noexcept nogil
     cdef void learn_full(self, Row x, long long t, int played, int greedy,
                          int label) noexcept nogil
+    cdef Py_ssize_t journal_bound(self, Row x) noexcept nogil
+    cdef Py_ssize_t journal_bound_ll(self) noexcept nogil
     cpdef set_journal(self, Journal journal)
 
 

@@ -8,15 +8,37 @@ from libc.math cimport INFINITY, fabs
 import numpy as np
 
 
+cdef inline Py_ssize_t _grown(Py_ssize_t cap, Py_ssize_t need, Py_ssize_t limit,
+                              Py_ssize_t max_capacity) noexcept nogil:
+    """The capacity after a growth that must hold ``need`` entries: twice the
+    old one (amortised O(1) per entry), but no more than ``limit`` (a block
+    ends at the first row boundary past it, after reserving that row's bound)
+    unless ``need`` is more; -1 past the test cap ``max_capacity``."""
+    cdef Py_ssize_t c = 2 * cap
+    if c > limit:
+        c = limit
+    if c < need:
+        c = need
+    if max_capacity > 0:
+        if need > max_capacity:
+            return -1
+        if c > max_capacity:
+            c = max_capacity
+    return c
+
+
 cdef bint journal_grow(JournalData* j, Py_ssize_t m) noexcept nogil:
-    """Grow the journal to hold ``m`` more entries (at least doubling)."""
-    cdef Py_ssize_t cap = 2 * j.cap
+    """Grow the journal to hold ``m`` more entries (see ``_grown``): the
+    first growth allocates what the first row may write, so a call's journal
+    is proportional to what it writes, not a fixed minimum."""
+    cdef Py_ssize_t cap = _grown(j.cap, j.n + m, j.limit, j.max_capacity)
     cdef void* a
     cdef void* o
-    if cap < j.n + m:
-        cap = j.n + m
-    if cap < 1024:
-        cap = 1024
+    if cap < 0:
+        j.failed = True
+        return False
+    if cap == 0:
+        return True
     a = PyMem_RawRealloc(j.addr, cap * sizeof(double*))
     if a == NULL:
         j.failed = True
@@ -31,10 +53,16 @@ cdef bint journal_grow(JournalData* j, Py_ssize_t m) noexcept nogil:
     return True
 
 
-cdef bint journal_grow_ll(JournalData* j) noexcept nogil:
-    cdef Py_ssize_t cap = 2 * j.lcap if j.lcap > 0 else 64
+cdef bint journal_grow_ll(JournalData* j, Py_ssize_t m) noexcept nogil:
+    """Grow the integer records to hold ``m`` more entries."""
+    cdef Py_ssize_t cap = _grown(j.lcap, j.ln + m, j.limit, j.max_capacity)
     cdef void* a
     cdef void* o
+    if cap < 0:
+        j.failed = True
+        return False
+    if cap == 0:
+        return True
     a = PyMem_RawRealloc(j.laddr, cap * sizeof(long long*))
     if a == NULL:
         j.failed = True
@@ -74,8 +102,11 @@ cdef class Journal:
     writes some kernels defer (``defer``) and forgets the records. The pass
     drivers end a block early, at a row boundary, once ``limit`` entries are
     recorded, which bounds the journal's memory (a single row may exceed it).
-    Its buffers are allocated with ``PyMem_RawRealloc`` (seen by
-    ``tracemalloc``)."""
+    Before each row the drivers reserve the entries the row may record (its
+    kernel's ``journal_bound``), so a failed growth stops the pass before the
+    row: no write is ever made without its record. The buffers start at the
+    first reservation and double, up to ``limit`` plus one row's bound. They
+    are allocated with ``PyMem_RawRealloc`` (seen by ``tracemalloc``)."""
 
     def __init__(self, Py_ssize_t limit=1 << 20):
         if limit < 1:
@@ -117,8 +148,27 @@ cdef class Journal:
 
     @property
     def failed(self):
-        """True when an allocation failed (writes since then are not recorded)."""
+        """True when an allocation failed (the row it was for was not played)."""
         return bool(self.data.failed)
+
+    @property
+    def overrun(self):
+        """True when some row recorded more entries than its kernel's
+        ``journal_bound`` since this journal was made (a bug of the bound:
+        that row's reservation did not cover it)."""
+        return bool(self.data.overrun)
+
+    @property
+    def max_capacity(self):
+        """Test hook: the most entries the buffers may hold (0: no cap); a
+        growth past it fails as an allocation would."""
+        return self.data.max_capacity
+
+    @max_capacity.setter
+    def max_capacity(self, Py_ssize_t value):
+        if value < 0:
+            raise ValueError("max_capacity must be >= 0")
+        self.data.max_capacity = value
 
     def undo(self):
         """Restore every recorded entry (newest first) and drop the deferred
@@ -168,6 +218,31 @@ cdef class BaseKernel:
         self.jd = NULL
         self.journal = None
         self.rows_played = 0
+
+    cdef Py_ssize_t journal_bound(self, Row x) noexcept nogil:
+        """An upper bound on the floating-point entries one round on ``x``
+        (``act`` then ``learn``) records in the journal. The drivers reserve
+        it before the row, so a journal that cannot grow stops the pass
+        before the row writes anything; a round that records more sets the
+        journal's ``overrun`` (tests check it never happens). Every kernel
+        that writes its state overrides it; the base kernel writes none."""
+        return 0
+
+    cdef Py_ssize_t journal_bound_ll(self) noexcept nogil:
+        """The same bound for the integer entries (``jsave_ll``)."""
+        return 0
+
+    def py_journal_bound(self, int nnz):
+        """``journal_bound`` and ``journal_bound_ll`` for a row of ``nnz``
+        stored entries (the bounds depend on the row only through it)."""
+        cdef Row x
+        cdef int zero = 0
+        if nnz < 0:
+            raise ValueError("nnz must be >= 0")
+        x.val = NULL
+        x.ind = &zero
+        x.nnz = nnz
+        return self.journal_bound(x), self.journal_bound_ll()
 
     cpdef set_journal(self, Journal journal):
         """Record this kernel's state writes in ``journal`` (None: do not
@@ -375,15 +450,39 @@ cdef inline bint played_ok(BaseKernel kernel, double marginal) noexcept nogil:
     return False
 
 
+cdef inline bint row_reserved(BaseKernel kernel, JournalData* j, Row x,
+                              Py_ssize_t m_ll, Py_ssize_t* mark,
+                              Py_ssize_t* lmark) noexcept nogil:
+    """Before a row: reserve the journal entries its round may record
+    (``journal_bound``; ``m_ll`` is ``journal_bound_ll``, read once per pass)
+    and note where its records start. False, with ``STATUS_JOURNAL_ERROR``,
+    when the journal cannot grow: the row is then not played, so every write
+    of the block is recorded and can be undone."""
+    cdef Py_ssize_t m = kernel.journal_bound(x)
+    mark[0] = j.n
+    lmark[0] = j.ln
+    if not jreserve_row(j, m, m_ll):
+        kernel.status = STATUS_JOURNAL_ERROR
+        return False
+    # what the row may still record without growing (checked after it)
+    mark[1] = m
+    lmark[1] = m_ll
+    return True
+
+
 cdef inline void row_committable(BaseKernel kernel, JournalData* j,
-                                 Py_ssize_t mark) noexcept nogil:
+                                 const Py_ssize_t* mark,
+                                 const Py_ssize_t* lmark) noexcept nogil:
     """After a row's ``learn``: the state entries it wrote (journal records
-    from ``mark`` on) must be finite, and the journal must hold them all;
+    from ``mark[0]`` on) must be finite, and the journal must hold them all;
     otherwise set the status that stops the pass (the estimator then undoes
-    the block). O(entries the row wrote)."""
+    the block). A row that recorded more than its reserved bound sets
+    ``overrun``. O(entries the row wrote)."""
+    if j.n - mark[0] > mark[1] or j.ln - lmark[0] > lmark[1]:
+        j.overrun = True
     if j.failed:
         kernel.status = STATUS_JOURNAL_ERROR
-    elif not journal_finite_since(j, mark):
+    elif not journal_finite_since(j, mark[0]):
         kernel.status = STATUS_NONFINITE
 
 
@@ -529,13 +628,16 @@ def run_pass(
         raise RuntimeError(f"kernel status {kernel.status} was not reset")
     cdef Py_ssize_t done = n
     cdef JournalData* j = kernel.jd
-    cdef Py_ssize_t mark = 0
+    cdef Py_ssize_t mark[2]
+    cdef Py_ssize_t lmark[2]
+    cdef Py_ssize_t bound_ll = kernel.journal_bound_ll()
     with nogil:
         for t in range(n):
             i = rows[t]
             x = X.row(i)
-            if j != NULL:
-                mark = j.n
+            if j != NULL and not row_reserved(kernel, j, x, bound_ll, mark, lmark):
+                done = t
+                break
             a = kernel.act(x, t0 + t + 1, uniforms[t, 0], uniforms[t, 1],
                            &g, &p, &marginal)
             if kernel.status != STATUS_OK or not played_ok(kernel, marginal):
@@ -552,7 +654,7 @@ def run_pass(
             rewards[t] = reward
             propensities[t] = marginal
             if kernel.status == STATUS_OK and j != NULL:
-                row_committable(kernel, j, mark)
+                row_committable(kernel, j, mark, lmark)
             if kernel.status != STATUS_OK or (j != NULL and (j.n >= j.limit or j.stop)):
                 done = t + 1
                 break
@@ -835,13 +937,16 @@ def run_logged(
         raise RuntimeError(f"kernel status {kernel.status} was not reset")
     cdef Py_ssize_t done = n
     cdef JournalData* j = kernel.jd
-    cdef Py_ssize_t mark = 0
+    cdef Py_ssize_t mark[2]
+    cdef Py_ssize_t lmark[2]
+    cdef Py_ssize_t bound_ll = kernel.journal_bound_ll()
     with nogil:
         for t in range(n):
             i = rows[t]
             x = X.row(i)
-            if j != NULL:
-                mark = j.n
+            if j != NULL and not row_reserved(kernel, j, x, bound_ll, mark, lmark):
+                done = t
+                break
             b = kernel.act(x, t0 + t + 1, uniforms[t, 0], uniforms[t, 1],
                            &g, &p, &marginal)
             if kernel.status != STATUS_OK or not played_ok(kernel, marginal):
@@ -857,7 +962,7 @@ def run_logged(
             kernel.learn(x, t0 + t + 1, a, g, prob, rewards[i])
             greedy[t] = g
             if kernel.status == STATUS_OK and j != NULL:
-                row_committable(kernel, j, mark)
+                row_committable(kernel, j, mark, lmark)
             if kernel.status != STATUS_OK or (j != NULL and (j.n >= j.limit or j.stop)):
                 done = t + 1
                 break

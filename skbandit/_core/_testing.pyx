@@ -102,6 +102,12 @@ cdef class PoisonedKernel(BaseKernel):
         BaseKernel.set_journal(self, journal)
         self.inner.set_journal(journal)
 
+    cdef Py_ssize_t journal_bound(self, Row x) noexcept nogil:
+        return self.inner.journal_bound(x)
+
+    cdef Py_ssize_t journal_bound_ll(self) noexcept nogil:
+        return self.inner.journal_bound_ll()
+
     cdef void poison(self, long long t, double* p) noexcept nogil:
         cdef int r
         if t < self.poison_from:

@@ -32,6 +32,10 @@ cdef class BanditronKernel(LinearKernel):
                            double* p) noexcept nogil:
         epsilon_greedy(greedy, self.n_classes, self.gamma, p)
 
+    cdef Py_ssize_t journal_bound(self, Row x) noexcept nogil:
+        # rows greedy and played of W and of A
+        return 4 * <Py_ssize_t>x.nnz
+
     cdef void learn(self, Row x, long long t, int played, int greedy,
                     double prob, double reward) noexcept nogil:
         # Rewards are 0 or 1 (the bit 1[played == y]).

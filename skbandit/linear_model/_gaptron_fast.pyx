@@ -262,6 +262,10 @@ cdef class GaptronKernel(LinearKernel):
                 jsave_row(self.jd, &self.A[r, 0], x)
                 row_axpy(before * a, x, &self.A[r, 0])
 
+    cdef Py_ssize_t journal_bound(self, Row x) noexcept nogil:
+        # one step: grad_sq_sum, then rows r of W and of A for each class
+        return 1 + 2 * <Py_ssize_t>self.n_classes * x.nnz
+
     cdef void learn(self, Row x, long long t, int played, int greedy,
                     double prob, double reward) noexcept nogil:
         # Bandit feedback: the gradient is known only when the played action

@@ -10,6 +10,10 @@ cdef class PerceptronKernel(LinearKernel):
     def __init__(self, double[:, ::1] W):
         LinearKernel.__init__(self, W, True)
 
+    cdef Py_ssize_t journal_bound(self, Row x) noexcept nogil:
+        # rows label and greedy of W
+        return 2 * <Py_ssize_t>x.nnz
+
     cdef void learn_full(self, Row x, long long t, int played, int greedy,
                          int label) noexcept nogil:
         if greedy != label:

@@ -98,6 +98,10 @@ cdef class PNewtronKernel(LinearKernel):
         for r in range(k):
             p[r] = (1.0 - self.gamma) * p[r] + base
 
+    cdef Py_ssize_t journal_bound(self, Row x) noexcept nogil:
+        # norm_state (3), and A, b, U of every class per stored entry
+        return 3 + 3 * <Py_ssize_t>self.n_classes * x.nnz
+
     cdef void learn(self, Row x, long long t, int played, int greedy,
                     double prob, double reward) noexcept nogil:
         cdef int k = self.n_classes, d = self.n_features

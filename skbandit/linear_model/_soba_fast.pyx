@@ -29,6 +29,7 @@ from skbandit._core._kernel cimport (
     Journal,
     LinearKernel,
     Row,
+    STATUS_JOURNAL_ERROR,
     STATUS_NONFINITE,
     epsilon_greedy,
     jsave,
@@ -42,7 +43,8 @@ cdef inline bint _finite(double v) noexcept nogil:
 
 
 # Pending rank-one updates of A⁻¹ (full variant, with a journal): at most
-# _MAX_PENDING.
+# _MAX_PENDING. Their buffer starts with one row and doubles when full, so a
+# call that plays few rows holds few (a one-row call: kd doubles).
 cdef int _MAX_PENDING = 64
 
 
@@ -184,8 +186,7 @@ cdef class SOBAKernel(LinearKernel):
     cpdef set_journal(self, Journal journal):
         # the full variant defers its updates of A⁻¹ to the commit
         if self.full and journal is not None and self.pending.shape[0] == 0:
-            self.pending = np.empty((_MAX_PENDING, self.A_inv.shape[0]),
-                                    dtype=np.float64)
+            self.pending = np.empty((1, self.A_inv.shape[0]), dtype=np.float64)
         if self.full and journal is not None:
             journal.defer(self)
         self.apply_deferred()
@@ -285,9 +286,37 @@ cdef class SOBAKernel(LinearKernel):
         if not (acc == 0.0 and big < 1e150):
             self.status = STATUS_NONFINITE
             return
+        if self.n_pending == self.pending.shape[0] and not self.grow_pending():
+            self.status = STATUS_JOURNAL_ERROR
+            return
         for i in range(kd):
             self.pending[self.n_pending, i] = w[i]
         self.n_pending += 1
+
+    cdef bint grow_pending(self) noexcept nogil:
+        """Double the rows of ``pending`` (at most ``_MAX_PENDING``), keeping
+        the pending updates; False when the allocation fails (the block is
+        then rolled back, as for a journal that cannot grow)."""
+        cdef Py_ssize_t rows = self.pending.shape[0]
+        with gil:
+            try:
+                grown = np.empty((min(2 * rows, _MAX_PENDING), self.pending.shape[1]),
+                                 dtype=np.float64)
+                grown[:rows] = self.pending
+                self.pending = grown
+            except MemoryError:
+                return False
+        return True
+
+    cdef Py_ssize_t journal_bound(self, Row x) noexcept nogil:
+        # cumulative_margin, exploration_sum; per stored entry theta (2), and
+        # A_diag, W (2 each) when diagonal; all of W (kd) when full
+        if self.full:
+            return 2 + 2 * <Py_ssize_t>x.nnz + <Py_ssize_t>self.n_classes * self.n_features
+        return 2 + 6 * <Py_ssize_t>x.nnz
+
+    cdef Py_ssize_t journal_bound_ll(self) noexcept nogil:
+        return 1  # n_updates
 
     cdef void learn(self, Row x, long long t, int played, int greedy,
                     double prob, double reward) noexcept nogil:

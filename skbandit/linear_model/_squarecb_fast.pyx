@@ -165,6 +165,16 @@ cdef class SquareCBKernel(LinearKernel):
             self.gbuf[a] = gt if gt < self.gamma_cls[a] else self.gamma_cls[a]
         igw(s, self.n_classes, greedy, &self.gbuf[0], p)
 
+    cdef Py_ssize_t journal_bound(self, Row x) noexcept nogil:
+        # NAG's rescale: W and S of the played regressor (of every regressor
+        # with shared scales) per entry, and N; the step: G and W per entry,
+        # Gb and b
+        cdef Py_ssize_t rescaled = self.n_classes if self.shared_scale else 1
+        return (2 * rescaled + 2) * <Py_ssize_t>x.nnz + 3
+
+    cdef Py_ssize_t journal_bound_ll(self) noexcept nogil:
+        return 1  # n_upd of the played class
+
     cdef void learn(self, Row x, long long t, int played, int greedy,
                     double prob, double reward) noexcept nogil:
         cdef double h = 1.0 / prob if self.importance_weighted else 1.0

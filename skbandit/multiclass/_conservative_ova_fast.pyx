@@ -53,6 +53,10 @@ cdef class ConservativeOVAKernel(LinearKernel):
         self.add_row(r, tau * z, x)
         return True
 
+    cdef Py_ssize_t journal_bound(self, Row x) noexcept nogil:
+        # at most one PA step per class row of W
+        return <Py_ssize_t>self.n_classes * x.nnz
+
     cdef void learn(self, Row x, long long t, int played, int greedy,
                     double prob, double reward) noexcept nogil:
         cdef int r

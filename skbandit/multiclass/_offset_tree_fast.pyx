@@ -19,6 +19,24 @@ from skbandit._core._kernel cimport (
 from skbandit.multiclass._pa cimport pa_tau, row_sq_norm
 
 
+cdef int _tree_depth(const int[::1] parent, const int[::1] leaf_parent,
+                     int k) except -1:
+    """The most internal nodes on a leaf's path to the root (``k - 1`` at
+    most; a walk longer than that is a cycle and raises)."""
+    cdef int leaf, n, steps, depth = 0
+    for leaf in range(k):
+        n = leaf_parent[leaf]
+        steps = 0
+        while n >= 0:
+            if n >= k - 1 or steps >= k - 1:
+                raise ValueError("tree arrays do not form a tree")
+            steps += 1
+            n = parent[n]
+        if steps > depth:
+            depth = steps
+    return depth
+
+
 cdef class OffsetTreeKernel(BaseKernel):
     """A binary tree over the ``k`` classes with one linear PA classifier per
     internal node (``W[n]``, margin ``f_n = W[n] . x``). Node ``n`` covers the
@@ -53,6 +71,8 @@ cdef class OffsetTreeKernel(BaseKernel):
     cdef int[::1] ties
     cdef int n_ties
     cdef int[::1] stack
+    # the most nodes on a leaf's path to the root (the PA steps of a round)
+    cdef int depth
 
     def __init__(self, double[:, ::1] W, const int[::1] mid, const int[::1] left,
                  const int[::1] right, const int[::1] parent,
@@ -68,6 +88,7 @@ cdef class OffsetTreeKernel(BaseKernel):
         self.right = right
         self.parent = parent
         self.leaf_parent = leaf_parent
+        self.depth = _tree_depth(parent, leaf_parent, k)
         self.variant = variant
         self.C = C
         self.gamma = gamma
@@ -171,6 +192,10 @@ cdef class OffsetTreeKernel(BaseKernel):
                 total = total + self.proba_tmp[a]
             marginal[0] = total / m
         return a
+
+    cdef Py_ssize_t journal_bound(self, Row x) noexcept nogil:
+        # at most one PA step per node on the played leaf's path
+        return <Py_ssize_t>self.depth * x.nnz
 
     cdef void learn(self, Row x, long long t, int played, int greedy,
                     double prob, double reward) noexcept nogil:

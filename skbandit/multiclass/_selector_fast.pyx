@@ -255,6 +255,21 @@ cdef class SelectorKernel(BaseKernel):
         for kc in self.kernels:
             (<BaseKernel>kc).set_journal(journal)
 
+    cdef Py_ssize_t journal_bound(self, Row x) noexcept nogil:
+        # the candidates' rounds, then S, R, G, w and beta
+        cdef Py_ssize_t C = self.n_cand, m = 2 * C + C * C + 2 + C
+        cdef int c
+        for c in range(self.n_cand):
+            m += (<BaseKernel>self.ptrs[c]).journal_bound(x)
+        return m
+
+    cdef Py_ssize_t journal_bound_ll(self) noexcept nogil:
+        cdef Py_ssize_t m = 2  # lead
+        cdef int c
+        for c in range(self.n_cand):
+            m += (<BaseKernel>self.ptrs[c]).journal_bound_ll()
+        return m
+
     cdef void learn(self, Row x, long long t, int played, int greedy,
                     double prob, double reward) noexcept nogil:
         cdef int C = self.n_cand

@@ -27,6 +27,31 @@ __all__ = ["SeparableOneVsAll"]
 _NORM_SLACK = 1e-9
 
 
+class _WorkLender:
+    """Lends the rational kernel's length-``d`` work vector (all zeros between
+    rounds: each round clears the entries it scattered) from one training call
+    to the next, so that a call does not allocate one. Only kernels made
+    during a training call (``training`` > 0) borrow it, one at a time
+    (``list.pop`` under the GIL); a prediction's kernel allocates its own and
+    changes nothing here. Compares by identity; not pickled."""
+
+    __slots__ = ("training", "vectors")
+
+    def __init__(self) -> None:
+        self.training = 0
+        self.vectors: list[np.ndarray] = []
+
+    def take(self, d: int) -> np.ndarray | None:
+        try:
+            vector = self.vectors.pop()
+        except IndexError:
+            return None
+        return vector if vector.shape[0] == d else None
+
+    def give(self, vector: np.ndarray) -> None:
+        self.vectors[:] = [vector]
+
+
 class SeparableOneVsAll(BaseBanditClassifier):
     r"""One-vs-all Perceptrons for linearly separable bandit streams.
 
@@ -66,8 +91,9 @@ class SeparableOneVsAll(BaseBanditClassifier):
     that grows with the support set by doubling), so memory is
     ``O(nnz of the support set + n_support · k + d)`` whatever the number of
     columns (30,000 one-hot rows of ``d = 120,000`` columns: under 1 MiB of
-    state). A round scatters ``x`` into a reusable ``d``-length work vector
-    once, then computes each ``<v_j, x>`` over ``v_j``'s own entries:
+    state). A round scatters ``x`` into a ``d``-length work vector once (zeroed
+    again after the round; allocated once and kept between training calls, not
+    pickled), then computes each ``<v_j, x>`` over ``v_j``'s own entries:
     ``O(nnz(x) + sum_j nnz(v_j))``. The store is a ring: with a ``budget``,
     evicting the oldest vector is ``O(1)`` and adding one ``O(nnz(x) + k)``;
     nothing is shifted.
@@ -241,7 +267,13 @@ class SeparableOneVsAll(BaseBanditClassifier):
         full = self.update == "full"
         if self.kernel is None:
             return SeparableLinearKernel(self.coef_, full)
-        # Copies the committed support set into the kernel's store.
+        # Copies the committed support set into the kernel's store. During a
+        # training call the length-d work vector is the one the last training
+        # block handed back (``_WorkLender``); otherwise the kernel allocates.
+        lender = self.__dict__.get("_work_lender")
+        work = None
+        if lender is not None and lender.training:
+            work = lender.take(max(self.n_features_in_, 1))
         return SeparableRationalKernel(
             self._sv_data,
             self._sv_indices,
@@ -251,6 +283,7 @@ class SeparableOneVsAll(BaseBanditClassifier):
             full,
             self.large_norm == "project",
             0 if self.budget is None else self.budget,
+            work,
         )
 
     def _before_block(self, kernel, n_rows):
@@ -271,6 +304,28 @@ class SeparableOneVsAll(BaseBanditClassifier):
         (self._sv_data, self._sv_indices, self._sv_indptr, self.dual_coef_) = (
             kernel.support_arrays()
         )
+        # zeros again after every round: the next block's kernel reuses it
+        lender = self.__dict__.get("_work_lender")
+        if lender is not None:
+            lender.give(kernel.work_buffer())
+
+    def _play_blocks(self, *args, **kwargs):
+        if self.kernel is None:
+            return super()._play_blocks(*args, **kwargs)
+        lender = self.__dict__.get("_work_lender")
+        if lender is None:
+            lender = self._work_lender = _WorkLender()
+        lender.training += 1
+        try:
+            return super()._play_blocks(*args, **kwargs)
+        finally:
+            lender.training -= 1
+
+    def __getstate__(self):
+        # the work vector is scratch (zeros), not state: not pickled or copied
+        state = super().__getstate__()
+        state.pop("_work_lender", None)
+        return state
 
     def _raise_kernel_status(self, kernel, X, status=None, **where):
         error = getattr(kernel, "error", None)

@@ -47,6 +47,10 @@ cdef class SeparableLinearKernel(LinearKernel):
                            double* p) noexcept nogil:
         separable_distribution(s, self.n_classes, greedy, p)
 
+    cdef Py_ssize_t journal_bound(self, Row x) noexcept nogil:
+        # a step on the played row of W; with ``full``, on every class row
+        return <Py_ssize_t>(self.n_classes if self.full else 1) * x.nnz
+
     cdef void learn(self, Row x, long long t, int played, int greedy,
                     double prob, double reward) noexcept nogil:
         cdef int r
@@ -102,7 +106,9 @@ cdef class SeparableRationalKernel(BaseKernel):
 
     The constructor copies the support set given in CSR form (``data``,
     ``indices``, ``indptr`` int64, ``dual_coef`` ``(n_sv, k)``), checking it;
-    ``support_arrays`` returns it in the same form, oldest first.
+    ``support_arrays`` returns it in the same form, oldest first. ``work``
+    (optional) is a zeroed float64 vector of length ``d`` to use as the work
+    vector instead of allocating one (``work_buffer`` returns it).
     """
 
     # entry pool: values and column indices, ring of capacity ``pool_capacity``
@@ -136,6 +142,7 @@ cdef class SeparableRationalKernel(BaseKernel):
     cdef double[::1] coef
     # zeros, except while a row is scattered into it
     cdef double[::1] work
+    cdef object work_obj
     # the exception of a failed reallocation (``status`` is then
     # STATUS_STORE_ERROR); set by the estimator's hooks: whether the kernel
     # still holds exactly the committed state
@@ -145,7 +152,7 @@ cdef class SeparableRationalKernel(BaseKernel):
     def __init__(self, const double[::1] data, const int[::1] indices,
                  const long long[::1] indptr, const double[:, ::1] dual_coef,
                  int n_features, bint full, bint project=False,
-                 Py_ssize_t budget=0):
+                 Py_ssize_t budget=0, work=None):
         cdef Py_ssize_t n_sv = indptr.shape[0] - 1
         cdef Py_ssize_t nnz = data.shape[0]
         cdef Py_ssize_t j, e
@@ -158,7 +165,15 @@ cdef class SeparableRationalKernel(BaseKernel):
         self.budget = budget
         self.xscale = 1.0
         self.coef = np.zeros(self.n_classes, dtype=np.float64)
-        self.work = np.zeros(max(n_features, 1), dtype=np.float64)
+        if work is None:
+            work = np.zeros(max(n_features, 1), dtype=np.float64)
+        elif not (isinstance(work, np.ndarray) and work.dtype == np.float64
+                  and work.ndim == 1 and work.shape[0] == max(n_features, 1)):
+            # a buffer kept by the estimator between calls (all zeros: every
+            # round clears the entries it scattered)
+            raise ValueError("work must be a float64 vector of length d")
+        self.work = work
+        self.work_obj = work
         self.error = None
         self.fresh = True
         self.n_reallocations = 0
@@ -185,6 +200,11 @@ cdef class SeparableRationalKernel(BaseKernel):
         self.n_entries = nnz
         self.hi = nnz
         self.wrapped = False
+
+    def work_buffer(self):
+        """The length-``d`` work vector (all zeros between rounds), for the
+        estimator to hand to its next kernel instead of allocating one."""
+        return self.work_obj
 
     cdef inline Py_ssize_t next_slot(self, Py_ssize_t i) noexcept nogil:
         """The slot after ``i`` in the ring (the next newer vector)."""
