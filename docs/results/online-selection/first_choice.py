@@ -1,0 +1,72 @@
+"""Which learner the docs recommend first: ``OnlineSelector()`` or ``SquareCB()``.
+
+The rule (the one that chose both learners' defaults, applied to the choice
+between them): on the TUNING streams, the learner with the smallest worst-stream
+mean ratio of its online error to Vowpal Wabbit's best ``--cbify`` configuration
+on the same stream and seed, ties broken by the mean over streams. The
+validation and ``vw-cbify`` rows are printed for the report only.
+
+Reads the JSON files written by ``benchmarks/eval_selector.py`` in this folder
+(per ``stream/seed``: each learner's online error and ``"VW best"``)::
+
+    cd docs/results/online-selection && python first_choice.py > first_choice.txt
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import defaultdict
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+LEARNERS = {
+    # the tuning grid names the selector by its parameters (the defaults)
+    "OnlineSelector()": (
+        "OnlineSelector(exploration=0.5, exploration_decay=0.3333333333333333, "
+        "min_exploration=0.02, window=1000, confidence=0.95, eliminated_share=0.05)"
+    ),
+    "SquareCB()": "SquareCB()",
+}
+
+
+def ratios(suite: str) -> dict[str, dict[str, list[float]]]:
+    """``{stream: {learner: [ratio per seed]}}`` for one suite."""
+    with open(os.path.join(HERE, f"{suite}.json")) as f:
+        runs = json.load(f)
+    out: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for key, errors in runs.items():
+        stream = key.rsplit("/", 1)[0]
+        for name, stored in LEARNERS.items():
+            error = errors.get(stored, errors.get(name))
+            if error is not None and "VW best" in errors:
+                out[stream][name].append(error / errors["VW best"])
+    return out
+
+
+def main() -> None:
+    for suite in ("tuning", "validation", "vw-cbify"):
+        table = ratios(suite)
+        print(f"== {suite}: ratio of online error to VW's best (mean [max] over seeds)")
+        print(f"{'stream':>22}  " + "  ".join(f"{n:>22}" for n in LEARNERS))
+        for stream, row in table.items():
+            cells = [
+                f"{np.mean(row[n]):.3f} [{max(row[n]):.3f}] n={len(row[n])}"
+                for n in LEARNERS
+            ]
+            print(f"{stream:>22}  " + "  ".join(f"{c:>22}" for c in cells))
+        worst = {n: max(np.mean(r[n]) for r in table.values()) for n in LEARNERS}
+        mean = {n: np.mean([np.mean(r[n]) for r in table.values()]) for n in LEARNERS}
+        print(
+            f"{'worst / mean':>22}  "
+            + "  ".join(f"{f'{worst[n]:.3f} / {mean[n]:.3f}':>22}" for n in LEARNERS)
+        )
+        if suite == "tuning":
+            pick = min(LEARNERS, key=lambda n: (worst[n], mean[n]))
+            print(f"rule (smallest worst, then mean, on TUNING): {pick}")
+        print()
+
+
+if __name__ == "__main__":
+    main()
