@@ -227,20 +227,12 @@ def _raw_table(n, d, k, *, informative, sep, flip_y=0.0, log_scale=2.0):
     ``[-log_scale, log_scale]`` (non-centred columns of very different scales,
     like physical or chemical measurements)."""
 
-    def build(seed, data_dir):
-        from sklearn.datasets import make_classification
+    classification = _classification(
+        n, d, k, informative=informative, flip_y=flip_y, sep=sep
+    )
 
-        X, y = make_classification(
-            n_samples=n,
-            n_features=d,
-            n_informative=informative,
-            n_redundant=0,
-            n_classes=k,
-            n_clusters_per_class=1,
-            flip_y=flip_y,
-            class_sep=sep,
-            random_state=seed,
-        )
+    def build(seed, data_dir):
+        X, y = classification(seed, data_dir)
         rng = np.random.default_rng(seed + 11)
         X = (X + rng.uniform(2.0, 6.0, d)) * 10.0 ** rng.uniform(
             -log_scale, log_scale, d
