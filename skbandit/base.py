@@ -273,6 +273,8 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
 
     def _set_state(self, state: dict) -> None:
         """Restore a ``_get_state`` copy (arrays in place where shapes allow)."""
+        # a cached kernel may hold values derived from the arrays (``_kernel``)
+        self.__dict__.pop("_kernel_cache", None)
         for name, value in state.items():
             if name == "_rng":
                 self._rng.bit_generator.state = value
@@ -590,15 +592,13 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         this costs O(entries written + k); in the copy mode (module docstring)
         O(model), at most 1/_COPY_RATIO of the block's input.
         """
-        self._own_state_arrays()
-        kernel = self._make_kernel()
+        kernel, model_bytes = self._kernel()
         if logged and kernel.full_information:
             raise TypeError(
                 f"{type(self).__name__} is a full-information learner: it learns "
                 "from the true labels and cannot learn from LoggedFeedback."
             )
-        model_bytes = self._model_bytes()
-        journal = Journal(self._journal_limit())
+        journal = Journal(self._journal_limit(model_bytes))
         # a block is rolled back by a copy of the state instead of the journal
         # when the copy is at most 1/_COPY_RATIO of the input the block reads
         # (batch calls on small models: the copy is then cheaper than journaling)
@@ -633,6 +633,8 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
                 journal.commit()
             except BaseException:
                 kernel.status = 0
+                # the kernel (or one a hook made) may hold what the block did
+                self.__dict__.pop("_kernel_cache", None)
                 journal.undo()
                 self._restore_point(point)
                 if saved is not None:
@@ -644,11 +646,65 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
             self._blocks_done += 1
         kernel.set_journal(None)
 
-    def _journal_limit(self) -> int:
+    def _journal_limit(self, model_bytes: int) -> int:
         """Entries the undo journal holds before a block ends early: 1/32 of
-        the model's entries (the journal stores 16 bytes per entry: about 6 %
-        of the model's memory), at least 2**16 (1 MiB)."""
-        return max(1 << 16, self._model_bytes() // (8 * 32))
+        the model's entries (``model_bytes`` of state arrays; the journal
+        stores 16 bytes per entry: about 6 % of the model's memory), at least
+        2**16 (1 MiB)."""
+        return max(1 << 16, model_bytes // (8 * 32))
+
+    def _kernel(self):
+        """``(kernel, model_bytes)``: the kernel wrapping the current state
+        arrays (made writeable and C-contiguous) and the bytes of those arrays.
+
+        Cached across calls (``_kernel_cache``), which a one-row call would
+        otherwise spend much of its time rebuilding. A kernel is built from the
+        parameters and the state attributes alone (the objects ``_cache_key``
+        lists, a meta-learner's candidates' included) and updates the arrays in
+        place, so it stays valid while every one of those objects is the same
+        (compared by identity, O(number of attributes)): ``set_params``, a
+        hook or a restore that replaces an array or a scalar, a new ``fit``,
+        all make a new kernel. A kernel may keep values derived from the arrays
+        it wraps and update them with its own writes (SquareCB's per-class
+        exploration from ``n_updates_``), so only the learner's kernel may
+        write the arrays while it is cached: ``_set_state``, which writes them
+        in place, drops the cache, and so does a call that fails after taking
+        the kernel (its derived values may hold what the journal undid), and
+        pickling and copying (``__getstate__``). ``exploration_distribution``,
+        not on the live loop, builds its own kernel.
+        """
+        key = self._cache_key()
+        cache = self.__dict__.get("_kernel_cache")
+        if (
+            cache is not None
+            and len(cache[0]) == len(key)
+            and all(map(operator.is_, cache[0], key))
+        ):
+            return cache[1], cache[2]
+        self._own_state_arrays()
+        kernel = self._make_kernel()
+        key = self._cache_key()  # the arrays _own_state_arrays may have replaced
+        model_bytes = self._model_bytes()
+        self._kernel_cache = (key, kernel, model_bytes)
+        return kernel, model_bytes
+
+    def _cache_key(self) -> tuple:
+        """The objects a kernel is built from (``_kernel``): the factory
+        ``_make_kernel`` itself (a test may replace it), the parameters' values
+        and the state attributes; a meta-learner adds its candidates'."""
+        get = self.__dict__.get
+        return (
+            type(self)._make_kernel,
+            *map(get, self._parameter_constraints),
+            *map(get, self._state_attrs),
+        )
+
+    def __getstate__(self):
+        # the cached kernel (a compiled object wrapping the state arrays) is
+        # not part of the learner: a copy or an unpickled learner builds its own
+        state = super().__getstate__()
+        state.pop("_kernel_cache", None)
+        return state
 
     def _model_bytes(self) -> int:
         """Bytes of the state arrays (a meta-learner's candidates' included)."""
@@ -807,8 +863,7 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         n = X.shape[0]
         pending = self.__dict__.get("_n_pending", 0)
         uniforms = self._peek_uniforms(pending, n)
-        self._own_state_arrays()
-        kernel = self._make_kernel()
+        kernel = self._kernel()[0]
         played = np.empty(n, dtype=np.int32)
         propensities = np.empty(n, dtype=np.float64)
         data, indices, indptr, dense = _kernel_arrays(X)
@@ -817,6 +872,7 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
             played, propensities,
         )  # fmt: skip
         if done != n:
+            self.__dict__.pop("_kernel_cache", None)  # it keeps its status
             self._raise_kernel_status(kernel, X, row=done)
         self._n_pending = pending + n
         return self.classes_[played], propensities

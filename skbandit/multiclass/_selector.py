@@ -357,6 +357,15 @@ class OnlineSelector(BaseBanditClassifier):
         for c in self.candidates_:
             c._own_state_arrays()
 
+    def _cache_key(self) -> tuple:
+        # the candidates' kernels are part of the selector's
+        candidates = self.candidates_
+        return (
+            *super()._cache_key(),
+            candidates,
+            *(part for c in candidates for part in c._cache_key()),
+        )
+
     def _make_kernel(self):
         kernels = [c._make_kernel() for c in self.candidates_]
         return self._selector_kernel(kernels)
