@@ -521,6 +521,9 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
             if self._blocks_done == 0:
                 self.__dict__.clear()
                 self.__dict__.update(saved)
+            # the cached kernel may hold values derived from writes the journal
+            # undid (``_kernel``): the next call builds a new one
+            self.__dict__.pop("_kernel_cache", None)
             raise
         finally:
             self.__dict__.pop("_blocks_done", None)
@@ -633,8 +636,6 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
                 journal.commit()
             except BaseException:
                 kernel.status = 0
-                # the kernel (or one a hook made) may hold what the block did
-                self.__dict__.pop("_kernel_cache", None)
                 journal.undo()
                 self._restore_point(point)
                 if saved is not None:
@@ -668,9 +669,9 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         it wraps and update them with its own writes (SquareCB's per-class
         exploration from ``n_updates_``), so only the learner's kernel may
         write the arrays while it is cached: ``_set_state``, which writes them
-        in place, drops the cache, and so does a call that fails after taking
-        the kernel (its derived values may hold what the journal undid), and
-        pickling and copying (``__getstate__``). ``exploration_distribution``,
+        in place, drops the cache, and so does a call that fails (``_transaction``;
+        its derived values may hold what the journal undid), and pickling and
+        copying (``__getstate__``). ``exploration_distribution``,
         not on the live loop, builds its own kernel.
         """
         key = self._cache_key()
