@@ -876,7 +876,7 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
             self.__dict__.pop("_kernel_cache", None)  # it keeps its status
             self._raise_kernel_status(kernel, X, row=done)
         self._n_pending = pending + n
-        return self.classes_[played], propensities
+        return self.classes_.take(played), propensities
 
     def _peek_uniforms(self, skip: int, n: int) -> np.ndarray:
         """The uniform pairs of the rounds ``skip + 1 .. skip + n`` ahead, read
@@ -945,8 +945,8 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         """Codes of the logged actions and the rewards, checked for this learner."""
         actions = logged.actions
         if actions.shape[0] == 1:
-            code = self._scalar_code(actions[0], classes)
-            r = float(logged.rewards[0])
+            code = self._scalar_code(actions.item(0), classes)
+            r = logged.rewards.item(0)
             if code is not None and (
                 r == 0.0
                 or r == 1.0
@@ -1012,7 +1012,8 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         if first_call:
             self._reset(new_classes, X.shape[1])
         self.n_iter_ = 0
-        rows = np.arange(X.shape[0], dtype=np.int32)
+        n = X.shape[0]
+        rows = _ONE_ROW if n == 1 else np.arange(n, dtype=np.int32)
         self._warn_off_policy(self._play_logged(X, codes, logged, rows))
         self.n_iter_ = 1
         return self
@@ -1078,11 +1079,12 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
             # played and not rewarded, or (0/1 rewards) another action was
             # rewarded. Without labels the others are unknown.
             if n == 1:  # the single-row path: Python scalars
-                right = rewards[block[0]] == 1.0
-                same = codes[block[0]] == greedy[0]
+                i = block.item(0)
+                right = rewards.item(i) == 1.0
+                same = codes.item(i) == greedy.item(0)
                 n_wrong = 0 if right else 1
                 n_revealed = int(same != right if binary else same and not right)
-                n_own = int(own[0])
+                n_own = own.item(0)
             else:
                 right = rewards[block] == 1.0
                 same = codes[block] == greedy
