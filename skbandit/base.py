@@ -77,7 +77,9 @@ after O(1) checks and compiled O(nnz) scans (structure, canonical order,
 finiteness and magnitude in one pass over the values), without scikit-learn's
 ``validate_data``; with ``_validate_params_cached`` and a dictionary look-up of
 the label or logged action, one round of ``sample_actions`` and
-``partial_fit`` costs no per-call validation beyond that.
+``partial_fit`` costs no per-call validation beyond that, and the compiled
+kernel of the previous call is reused while the parameters and state
+attributes it was built from are the same objects (``_kernel``).
 """
 
 from __future__ import annotations
