@@ -531,6 +531,8 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
             self.__dict__.pop("_blocks_done", None)
 
     def _reset(self, classes: np.ndarray, n_features: int) -> None:
+        # a new state: the old kernel (and the arrays it holds) is let go now
+        self.__dict__.pop("_kernel_cache", None)
         self.classes_ = classes
         self._rng = _make_rng(self.random_state)
         self.t_ = 0

@@ -180,3 +180,35 @@ def test_refused_calls_then_good_ones(entry):
         est.partial_fit(rows[10], LoggedFeedback([K + 5], [1.0], [0.5]))
     assert _live(est, rows, y, 10, 30) == _live(ref, rows, y, 10, 30)
     assert_same_learner(est, ref)
+
+
+@pytest.mark.filterwarnings("ignore::skbandit.OffPolicyWarning")
+@pytest.mark.parametrize("make", [Banditron, SquareCB], ids=["Banditron", "SquareCB"])
+def test_a_replaced_state_array_builds_a_new_kernel(make, monkeypatch):
+    """A state attribute replaced by another array (the same values, or zeros)
+    is the one the next call plays with and writes to."""
+    rows, y = _rows()
+    est, ref = _twins(lambda: make(random_state=0), rows, y, 10)
+    for learner in (est, ref):
+        learner.coef_ = np.zeros_like(learner.coef_)
+    played = _live(est, rows, y, 10, 30)
+    with monkeypatch.context() as m:
+        _Uncached(m)
+        assert _live(ref, rows, y, 10, 30) == played
+    assert_same_learner(est, ref)
+    assert np.any(est.coef_ != 0.0)
+
+
+@pytest.mark.filterwarnings("ignore::skbandit.OffPolicyWarning")
+@pytest.mark.parametrize("entry", BANDIT, ids=lambda e: e.id)
+def test_fit_after_live_calls_starts_afresh(entry):
+    """``fit`` after live rounds is the fit of a new learner, and so are the
+    live rounds after it."""
+    rows, y = _rows()
+    X = np.vstack(rows)
+    est = entry.make(random_state=0)
+    _live(est, rows, y, 0, 10)
+    est.fit(X[:20], y[:20])
+    ref = entry.make(random_state=0).fit(X[:20], y[:20])
+    assert_same_learner(est, ref)
+    assert _live(est, rows, y, 20, 30) == _live(ref, rows, y, 20, 30)
