@@ -729,14 +729,20 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
             if isinstance(value := getattr(learner, name), np.ndarray)
         )
 
-    def _rollback_point(self):
+    def _rollback_point(self, rng: bool = True):
         """What a rollback restores besides the journal: the state attributes
         as objects (arrays by reference: a hook may replace an array, its
-        contents are the journal's business), counters, generator, and the
-        same for a meta-learner's ``candidates_``. O(number of attributes)."""
+        contents are the journal's business), counters, generator (unless
+        ``rng`` is false), and the same for a meta-learner's ``candidates_``
+        but their generators, which are never drawn from (the meta-learner's
+        uniforms drive them: ``OnlineSelector._init_state``). O(number of
+        attributes)."""
         state = {name: getattr(self, name) for name in (*self._state_attrs, *_COUNTERS)}
-        state["_rng"] = self._rng.bit_generator.state
-        subs = [c._rollback_point() for c in self.__dict__.get("candidates_", ())]
+        if rng:
+            state["_rng"] = self._rng.bit_generator.state
+        subs = [
+            c._rollback_point(rng=False) for c in self.__dict__.get("candidates_", ())
+        ]
         return state, subs
 
     def _restore_point(self, point) -> None:

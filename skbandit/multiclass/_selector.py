@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from itertools import chain
 from numbers import Integral, Real
 from typing import TYPE_CHECKING
 
@@ -363,7 +364,7 @@ class OnlineSelector(BaseBanditClassifier):
         return (
             *super()._cache_key(),
             candidates,
-            *(part for c in candidates for part in c._cache_key()),
+            *chain.from_iterable([c._cache_key() for c in candidates]),
         )
 
     def _make_kernel(self):
