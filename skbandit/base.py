@@ -707,7 +707,8 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
     def __getstate__(self):
         # the cached kernel (a compiled object wrapping the state arrays) is
         # not part of the learner: a copy or an unpickled learner builds its own
-        state = super().__getstate__()
+        # (scikit-learn's __getstate__ may return the instance's own __dict__)
+        state = dict(super().__getstate__())
         state.pop("_kernel_cache", None)
         return state
 

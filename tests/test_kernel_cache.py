@@ -116,6 +116,8 @@ def test_pickled_mid_stream_plays_on_as_the_original(entry):
     twin = copy.deepcopy(est)
     assert "_kernel_cache" not in clone.__dict__
     assert "_kernel_cache" not in twin.__dict__
+    # the original keeps its own (pickling does not modify it)
+    assert "_kernel_cache" in est.__dict__
     played = _live(est, rows, y, 12, 30)
     assert _live(clone, rows, y, 12, 30) == played
     assert _live(twin, rows, y, 12, 30) == played
