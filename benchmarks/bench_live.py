@@ -10,6 +10,8 @@ script times that loop one row at a time on the seeded SynSep-like stream of
   float64 row (the fast single-row path) and on a CSR row (full validation);
   and, for reference, the simulator's one-row ``partial_fit(row, [label])``
   (scikit-learn's full validation on every call);
+* the live loop of ``SquareCB`` and ``OnlineSelector`` (at their defaults) on
+  a dense and a CSR row;
 * river (per-row learning on dict features, when installed):
   ``SoftmaxRegression.predict_one`` then ``learn_one`` with the true label
   (full information, river has no bandit classifier), dicts built beforehand;
@@ -70,6 +72,7 @@ from skbandit import (
     LoggedFeedback,
     MulticlassPerceptron,
     OffsetTree,
+    OnlineSelector,
     PNewtron,
     SeparableOneVsAll,
     SquareCB,
@@ -371,6 +374,15 @@ def main(argv=None) -> int:
             Xd,
         ),
     ]
+    # the live loop of the learners whose kernels cost most to build (SquareCB's
+    # per-class schedule, the selector's four candidates), at their defaults
+    for name, cls in (("SquareCB", SquareCB), ("OnlineSelector", OnlineSelector)):
+
+        def live(X, y, seed, cls=cls):
+            return skbandit_logged(X, y, seed, lambda s: cls(random_state=s))
+
+        for form, X in (("dense", Xd), ("CSR", Xs)):
+            cases.append((f"skbandit {name} live loop, {form} row", live, X))
     try:
         import river
 

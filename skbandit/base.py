@@ -84,7 +84,9 @@ after O(1) checks and compiled O(nnz) scans (structure, canonical order,
 finiteness and magnitude in one pass over the values), without scikit-learn's
 ``validate_data``; with ``_validate_params_cached`` and a dictionary look-up of
 the label or logged action, one round of ``sample_actions`` and
-``partial_fit`` costs no per-call validation beyond that.
+``partial_fit`` costs no per-call validation beyond that, and the compiled
+kernel of the previous call is reused while the parameters and state
+attributes it was built from are the same objects (``_kernel``).
 """
 
 from __future__ import annotations
@@ -280,6 +282,8 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
 
     def _set_state(self, state: dict) -> None:
         """Restore a ``_get_state`` copy (arrays in place where shapes allow)."""
+        # a cached kernel may hold values derived from the arrays (``_kernel``)
+        self.__dict__.pop("_kernel_cache", None)
         for name, value in state.items():
             if name == "_rng":
                 self._rng.bit_generator.state = value
@@ -526,11 +530,16 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
             if self._blocks_done == 0:
                 self.__dict__.clear()
                 self.__dict__.update(saved)
+            # the cached kernel may hold values derived from writes the journal
+            # undid (``_kernel``): the next call builds a new one
+            self.__dict__.pop("_kernel_cache", None)
             raise
         finally:
             self.__dict__.pop("_blocks_done", None)
 
     def _reset(self, classes: np.ndarray, n_features: int) -> None:
+        # a new state: the old kernel (and the arrays it holds) is let go now
+        self.__dict__.pop("_kernel_cache", None)
         self.classes_ = classes
         self._rng = _make_rng(self.random_state)
         self.t_ = 0
@@ -597,15 +606,13 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         this costs O(entries written + k); in the copy mode (module docstring)
         O(model), at most 1/_COPY_RATIO of the block's input.
         """
-        self._own_state_arrays()
-        kernel = self._make_kernel()
+        kernel, model_bytes = self._kernel()
         if logged and kernel.full_information:
             raise TypeError(
                 f"{type(self).__name__} is a full-information learner: it learns "
                 "from the true labels and cannot learn from LoggedFeedback."
             )
-        model_bytes = self._model_bytes()
-        journal = Journal(self._journal_limit())
+        journal = Journal(self._journal_limit(model_bytes))
         # a block is rolled back by a copy of the state instead of the journal
         # when the copy is at most 1/_COPY_RATIO of the input the block reads
         # (batch calls on small models: the copy is then cheaper than journaling)
@@ -651,11 +658,66 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
             self._blocks_done += 1
         kernel.set_journal(None)
 
-    def _journal_limit(self) -> int:
+    def _journal_limit(self, model_bytes: int) -> int:
         """Entries the undo journal holds before a block ends early: 1/32 of
-        the model's entries (the journal stores 16 bytes per entry: about 6 %
-        of the model's memory), at least 2**16 (1 MiB)."""
-        return max(1 << 16, self._model_bytes() // (8 * 32))
+        the model's entries (``model_bytes`` of state arrays; the journal
+        stores 16 bytes per entry: about 6 % of the model's memory), at least
+        2**16 (1 MiB)."""
+        return max(1 << 16, model_bytes // (8 * 32))
+
+    def _kernel(self):
+        """``(kernel, model_bytes)``: the kernel wrapping the current state
+        arrays (made writeable and C-contiguous) and the bytes of those arrays.
+
+        Cached across calls (``_kernel_cache``), which a one-row call would
+        otherwise spend much of its time rebuilding. A kernel is built from the
+        parameters and the state attributes alone (the objects ``_cache_key``
+        lists, a meta-learner's candidates' included) and updates the arrays in
+        place, so it stays valid while every one of those objects is the same
+        (compared by identity, O(number of attributes)): ``set_params``, a
+        hook or a restore that replaces an array or a scalar, a new ``fit``,
+        all make a new kernel. A kernel may keep values derived from the arrays
+        it wraps and update them with its own writes (SquareCB's per-class
+        exploration from ``n_updates_``), so only the learner's kernel may
+        write the arrays while it is cached: ``_set_state``, which writes them
+        in place, drops the cache, and so does a call that fails (``_transaction``;
+        its derived values may hold what the journal undid), and pickling and
+        copying (``__getstate__``). ``exploration_distribution``,
+        not on the live loop, builds its own kernel.
+        """
+        key = self._cache_key()
+        cache = self.__dict__.get("_kernel_cache")
+        if (
+            cache is not None
+            and len(cache[0]) == len(key)
+            and all(map(operator.is_, cache[0], key))
+        ):
+            return cache[1], cache[2]
+        self._own_state_arrays()
+        kernel = self._make_kernel()
+        key = self._cache_key()  # the arrays _own_state_arrays may have replaced
+        model_bytes = self._model_bytes()
+        self._kernel_cache = (key, kernel, model_bytes)
+        return kernel, model_bytes
+
+    def _cache_key(self) -> tuple:
+        """The objects a kernel is built from (``_kernel``): the factory
+        ``_make_kernel`` itself (a test may replace it), the parameters' values
+        and the state attributes; a meta-learner adds its candidates'."""
+        get = self.__dict__.get
+        return (
+            type(self)._make_kernel,
+            *map(get, self._parameter_constraints),
+            *map(get, self._state_attrs),
+        )
+
+    def __getstate__(self):
+        # the cached kernel (a compiled object wrapping the state arrays) is
+        # not part of the learner: a copy or an unpickled learner builds its own
+        # (scikit-learn's __getstate__ may return the instance's own __dict__)
+        state = dict(super().__getstate__())
+        state.pop("_kernel_cache", None)
+        return state
 
     def _model_bytes(self) -> int:
         """Bytes of the state arrays (a meta-learner's candidates' included)."""
@@ -675,14 +737,20 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
             if isinstance(value := getattr(learner, name), np.ndarray)
         )
 
-    def _rollback_point(self):
+    def _rollback_point(self, rng: bool = True):
         """What a rollback restores besides the journal: the state attributes
         as objects (arrays by reference: a hook may replace an array, its
-        contents are the journal's business), counters, generator, and the
-        same for a meta-learner's ``candidates_``. O(number of attributes)."""
+        contents are the journal's business), counters, generator (unless
+        ``rng`` is false), and the same for a meta-learner's ``candidates_``
+        but their generators, which are never drawn from (the meta-learner's
+        uniforms drive them: ``OnlineSelector._init_state``). O(number of
+        attributes)."""
         state = {name: getattr(self, name) for name in (*self._state_attrs, *_COUNTERS)}
-        state["_rng"] = self._rng.bit_generator.state
-        subs = [c._rollback_point() for c in self.__dict__.get("candidates_", ())]
+        if rng:
+            state["_rng"] = self._rng.bit_generator.state
+        subs = [
+            c._rollback_point(rng=False) for c in self.__dict__.get("candidates_", ())
+        ]
         return state, subs
 
     def _restore_point(self, point) -> None:
@@ -814,8 +882,7 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         n = X.shape[0]
         pending = self.__dict__.get("_n_pending", 0)
         uniforms = self._peek_uniforms(pending, n)
-        self._own_state_arrays()
-        kernel = self._make_kernel()
+        kernel = self._kernel()[0]
         played = np.empty(n, dtype=np.int32)
         propensities = np.empty(n, dtype=np.float64)
         data, indices, indptr, dense = _kernel_arrays(X)
@@ -824,9 +891,10 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
             played, propensities,
         )  # fmt: skip
         if done != n:
+            self.__dict__.pop("_kernel_cache", None)  # it keeps its status
             self._raise_kernel_status(kernel, X, row=done)
         self._n_pending = pending + n
-        return self.classes_[played], propensities
+        return self.classes_.take(played), propensities
 
     def _peek_uniforms(self, skip: int, n: int) -> np.ndarray:
         """The uniform pairs of the rounds ``skip + 1 .. skip + n`` ahead, read
@@ -895,8 +963,8 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         """Codes of the logged actions and the rewards, checked for this learner."""
         actions = logged.actions
         if actions.shape[0] == 1:
-            code = self._scalar_code(actions[0], classes)
-            r = float(logged.rewards[0])
+            code = self._scalar_code(actions.item(0), classes)
+            r = logged.rewards.item(0)
             if code is not None and (
                 r == 0.0
                 or r == 1.0
@@ -962,7 +1030,8 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         if first_call:
             self._reset(new_classes, X.shape[1])
         self.n_iter_ = 0
-        rows = np.arange(X.shape[0], dtype=np.int32)
+        n = X.shape[0]
+        rows = _ONE_ROW if n == 1 else np.arange(n, dtype=np.int32)
         self._warn_off_policy(self._play_logged(X, codes, logged, rows))
         self.n_iter_ = 1
         return self
@@ -1028,11 +1097,12 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
             # played and not rewarded, or (0/1 rewards) another action was
             # rewarded. Without labels the others are unknown.
             if n == 1:  # the single-row path: Python scalars
-                right = rewards[block[0]] == 1.0
-                same = codes[block[0]] == greedy[0]
+                i = block.item(0)
+                right = rewards.item(i) == 1.0
+                same = codes.item(i) == greedy.item(0)
                 n_wrong = 0 if right else 1
                 n_revealed = int(same != right if binary else same and not right)
-                n_own = int(own[0])
+                n_own = own.item(0)
             else:
                 right = rewards[block] == 1.0
                 same = codes[block] == greedy

@@ -12,8 +12,11 @@ def test_bench_live_smoke_run():
         "--hashed-bits", "10", "--hashed-rounds", "60",
         cwd=BENCHMARKS,
     )  # fmt: skip
-    rows = [ln for ln in out.stdout.splitlines() if ln.startswith("skbandit")]
+    rows = [ln for ln in out.stdout.splitlines() if ln.startswith("skbandit Banditron")]
     assert len(rows) == 3
+    for name in ("SquareCB", "OnlineSelector"):
+        for form in ("dense", "CSR"):
+            assert f"skbandit {name} live loop, {form} row" in out.stdout
     # the live loop plays the simulator's actions: the same online error
     errors = {ln.split()[-2] for ln in rows}  # the column before "x VW"
     assert len(errors) == 1, rows

@@ -118,7 +118,9 @@ def test_overflow_inside_a_block_undoes_the_block(
 
 def _limit_one(monkeypatch):
     """Every block ends after its first row that writes the state."""
-    monkeypatch.setattr(BaseBanditClassifier, "_journal_limit", lambda self: 1)
+    monkeypatch.setattr(
+        BaseBanditClassifier, "_journal_limit", lambda self, model_bytes: 1
+    )
 
 
 @pytest.mark.filterwarnings("ignore::skbandit.OffPolicyWarning")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from itertools import chain
 from numbers import Integral, Real
 from typing import TYPE_CHECKING
 
@@ -356,6 +357,15 @@ class OnlineSelector(BaseBanditClassifier):
         super()._own_state_arrays()
         for c in self.candidates_:
             c._own_state_arrays()
+
+    def _cache_key(self) -> tuple:
+        # the candidates' kernels are part of the selector's
+        candidates = self.candidates_
+        return (
+            *super()._cache_key(),
+            candidates,
+            *chain.from_iterable([c._cache_key() for c in candidates]),
+        )
 
     def _make_kernel(self):
         kernels = [c._make_kernel() for c in self.candidates_]

@@ -1,0 +1,216 @@
+"""The kernel cached across calls (``BaseBanditClassifier._kernel``) is never
+stale: after ``set_params``, pickling, a restore of the state in place, a call
+that failed and a call refused by validation, the live loop plays and learns
+exactly what a learner that builds a new kernel for every call does."""
+
+from __future__ import annotations
+
+import copy
+import pickle
+
+import numpy as np
+import pytest
+from _helpers import assert_same_learner
+from _registry import ENTRIES
+
+import skbandit.base as base
+from skbandit import Banditron, LoggedFeedback, OnlineSelector, SquareCB
+
+K = 3
+BANDIT = [e for e in ENTRIES if e.bandit]
+
+
+def _rows(n=40, d=5, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d)) / 4.0  # norms below 1 (the rational kernel)
+    y = rng.integers(0, K, size=n)
+    return [np.ascontiguousarray(X[i : i + 1]) for i in range(n)], y
+
+
+def _live(est, rows, y, lo, hi):
+    """Rounds lo..hi-1 of the live loop; the actions and propensities served."""
+    out = []
+    for i in range(lo, hi):
+        a, p = est.sample_actions(rows[i], classes=np.arange(K) if i == 0 else None)
+        est.partial_fit(rows[i], LoggedFeedback(a, [float(a[0] == y[i])], p))
+        out.append((a[0], p[0]))
+    return out
+
+
+class _Uncached:
+    """Make a learner (and its candidates) build a new kernel on every call."""
+
+    def __init__(self, monkeypatch):
+        real = base.BaseBanditClassifier._kernel
+
+        def fresh(est):
+            est.__dict__.pop("_kernel_cache", None)
+            return real(est)
+
+        monkeypatch.setattr(base.BaseBanditClassifier, "_kernel", fresh)
+
+
+def _twins(make, rows, y, n):
+    a, b = make(), make()
+    _live(a, rows, y, 0, n)
+    _live(b, rows, y, 0, n)
+    return a, b
+
+
+@pytest.mark.filterwarnings("ignore::skbandit.OffPolicyWarning")
+@pytest.mark.parametrize(
+    "make,change",
+    [
+        (lambda: Banditron(gamma=0.3, random_state=0), {"gamma": 0.05}),
+        (lambda: SquareCB(random_state=0), {"learning_rate": 2.0}),
+        (lambda: SquareCB(random_state=0), {"gamma_scale": 3.0}),
+        (lambda: OnlineSelector(random_state=0), {"exploration": 0.9}),
+    ],
+    ids=["Banditron-gamma", "SquareCB-lr", "SquareCB-gamma", "selector"],
+)
+def test_set_params_between_calls_builds_a_new_kernel(make, change, monkeypatch):
+    """A parameter replaced mid-stream is played from the next call on."""
+    rows, y = _rows()
+    est, ref = _twins(make, rows, y, 10)
+    est.set_params(**change)
+    ref.set_params(**change)
+    played = _live(est, rows, y, 10, 40)
+    with monkeypatch.context() as m:
+        _Uncached(m)
+        played_ref = _live(ref, rows, y, 10, 40)
+    assert played == played_ref
+    assert_same_learner(est, ref)
+    # not vacuous: the change alters the play
+    other, _ = _twins(make, rows, y, 10)
+    assert _live(other, rows, y, 10, 40) != played
+
+
+@pytest.mark.filterwarnings("ignore::skbandit.OffPolicyWarning")
+def test_candidate_params_are_part_of_the_selectors_kernel(monkeypatch):
+    """A selector's kernel holds its candidates' kernels: replacing a
+    candidate's parameter makes a new one."""
+    rows, y = _rows()
+    make = lambda: OnlineSelector(  # noqa: E731
+        [Banditron(gamma=0.5), Banditron(gamma=0.2)], exploration=1.0, random_state=0
+    )
+    est, ref = _twins(make, rows, y, 10)
+    for learner in (est, ref):
+        learner.candidates_[0].set_params(gamma=0.01)
+    played = _live(est, rows, y, 10, 40)
+    with monkeypatch.context() as m:
+        _Uncached(m)
+        assert _live(ref, rows, y, 10, 40) == played
+    assert_same_learner(est, ref)
+
+
+@pytest.mark.filterwarnings("ignore::skbandit.OffPolicyWarning")
+@pytest.mark.parametrize("entry", BANDIT, ids=lambda e: e.id)
+def test_pickled_mid_stream_plays_on_as_the_original(entry):
+    """The cache is not pickled (nor deep-copied); the copy builds its own
+    kernel and plays on exactly as the original."""
+    rows, y = _rows()
+    est = entry.make(random_state=0)
+    _live(est, rows, y, 0, 12)
+    assert "_kernel_cache" in est.__dict__
+    clone = pickle.loads(pickle.dumps(est))
+    twin = copy.deepcopy(est)
+    assert "_kernel_cache" not in clone.__dict__
+    assert "_kernel_cache" not in twin.__dict__
+    # the original keeps its own (pickling does not modify it)
+    assert "_kernel_cache" in est.__dict__
+    played = _live(est, rows, y, 12, 30)
+    assert _live(clone, rows, y, 12, 30) == played
+    assert _live(twin, rows, y, 12, 30) == played
+    assert_same_learner(clone, est)
+
+
+@pytest.mark.filterwarnings("ignore::skbandit.OffPolicyWarning")
+@pytest.mark.parametrize("entry", BANDIT, ids=lambda e: e.id)
+def test_state_restored_in_place_is_played_from(entry):
+    """``_set_state`` writes the arrays in place: a kernel that keeps values
+    derived from them (SquareCB's per-class exploration from ``n_updates_``)
+    must not be reused, and replaying the same rounds gives the same play."""
+    rows, y = _rows()
+    est = entry.make(random_state=0)
+    _live(est, rows, y, 0, 5)
+    saved = est._get_state()
+    first = _live(est, rows, y, 5, 30)
+    est._set_state(saved)
+    assert _live(est, rows, y, 5, 30) == first
+
+
+@pytest.mark.filterwarnings("ignore::skbandit.OffPolicyWarning")
+@pytest.mark.parametrize("entry", BANDIT, ids=lambda e: e.id)
+def test_a_failed_call_then_a_good_one(entry, monkeypatch):
+    """A call whose second row overflows (the bound on feature values lifted)
+    fails after its first row updated the state in place; the journal undoes
+    the arrays, and the next calls play as if the failed call never happened
+    (a kernel holding values derived from the undone writes is dropped)."""
+    monkeypatch.setattr(base, "_MAX_ABS_X", np.inf)
+    rows, y = _rows()
+    est = entry.make(random_state=0)
+    _live(est, rows, y, 0, 10)
+    ref = copy.deepcopy(est)
+    bad = np.vstack([rows[10], *(r * 1e200 for r in rows[11:19])])
+    a, p = est.sample_actions(rows[10])
+    # learn the served row and overflowing ones in one call (one block)
+    n = bad.shape[0]
+    logged = LoggedFeedback(
+        np.repeat(a, n), [float(a[0] == y[10])] + [1.0, 0.0] * 4, np.repeat(p, n)
+    )
+    with pytest.raises(FloatingPointError, match="non-finite"):
+        est.partial_fit(bad, logged)
+    est._n_pending = 0  # the served row was not learned: serve it again
+    assert _live(est, rows, y, 10, 30) == _live(ref, rows, y, 10, 30)
+    assert_same_learner(est, ref)
+
+
+@pytest.mark.filterwarnings("ignore::skbandit.OffPolicyWarning")
+@pytest.mark.parametrize("entry", BANDIT, ids=lambda e: e.id)
+def test_refused_calls_then_good_ones(entry):
+    """Calls refused by validation (other classes, a wrong width, an unknown
+    logged action) change nothing, the cached kernel included."""
+    rows, y = _rows()
+    est = entry.make(random_state=0)
+    _live(est, rows, y, 0, 10)
+    ref = copy.deepcopy(est)
+    with pytest.raises(ValueError, match="not the same"):
+        est.sample_actions(rows[10], classes=np.arange(K + 1))
+    with pytest.raises(ValueError, match="features"):
+        est.sample_actions(np.zeros((1, 6)))
+    with pytest.raises(ValueError, match="not in classes_"):
+        est.partial_fit(rows[10], LoggedFeedback([K + 5], [1.0], [0.5]))
+    assert _live(est, rows, y, 10, 30) == _live(ref, rows, y, 10, 30)
+    assert_same_learner(est, ref)
+
+
+@pytest.mark.filterwarnings("ignore::skbandit.OffPolicyWarning")
+@pytest.mark.parametrize("make", [Banditron, SquareCB], ids=["Banditron", "SquareCB"])
+def test_a_replaced_state_array_builds_a_new_kernel(make, monkeypatch):
+    """A state attribute replaced by another array (the same values, or zeros)
+    is the one the next call plays with and writes to."""
+    rows, y = _rows()
+    est, ref = _twins(lambda: make(random_state=0), rows, y, 10)
+    for learner in (est, ref):
+        learner.coef_ = np.zeros_like(learner.coef_)
+    played = _live(est, rows, y, 10, 30)
+    with monkeypatch.context() as m:
+        _Uncached(m)
+        assert _live(ref, rows, y, 10, 30) == played
+    assert_same_learner(est, ref)
+    assert np.any(est.coef_ != 0.0)
+
+
+@pytest.mark.filterwarnings("ignore::skbandit.OffPolicyWarning")
+@pytest.mark.parametrize("entry", BANDIT, ids=lambda e: e.id)
+def test_fit_after_live_calls_starts_afresh(entry):
+    """``fit`` after live rounds is the fit of a new learner, and so are the
+    live rounds after it."""
+    rows, y = _rows()
+    X = np.vstack(rows)
+    est = entry.make(random_state=0)
+    _live(est, rows, y, 0, 10)
+    est.fit(X[:20], y[:20])
+    ref = entry.make(random_state=0).fit(X[:20], y[:20])
+    assert_same_learner(est, ref)
+    assert _live(est, rows, y, 20, 30) == _live(ref, rows, y, 20, 30)
