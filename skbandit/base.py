@@ -107,11 +107,11 @@ from skbandit._core._kernel import (
     KernelStatus,
     check_csr,
     csr_is_canonical,
-    max_abs,
     run_act,
     run_distribution,
     run_logged,
     run_pass,
+    within_bound,
 )
 from skbandit.feedback import BanditFeedback, LoggedFeedback, OffPolicyWarning
 
@@ -1169,7 +1169,7 @@ def _lean_rows_ok(X, n_features: int) -> bool:
             and X.shape[0] > 0
             and X.shape[1] == n_features
             and X.flags.c_contiguous
-            and max_abs(X.reshape(-1)) <= _MAX_ABS_X
+            and within_bound(X.reshape(-1), _MAX_ABS_X)
         )
     if kind not in _CSR_TYPES:
         return False
@@ -1190,7 +1190,7 @@ def _lean_rows_ok(X, n_features: int) -> bool:
         and indptr.flags.c_contiguous
         and not check_csr(indptr, indices, data.shape[0], n_rows, n_cols)
         and csr_is_canonical(indptr, indices)
-        and max_abs(data) <= _MAX_ABS_X
+        and within_bound(data, _MAX_ABS_X)
     )
 
 
@@ -1273,7 +1273,7 @@ def _check_magnitude(est, X) -> None:
     """Refuse a value with ``|x_ij| > _MAX_ABS_X`` (ValueError naming the first
     one), in one compiled pass without a copy."""
     data = X.data if sp.issparse(X) else X.reshape(-1)
-    if max_abs(np.ascontiguousarray(data)) <= _MAX_ABS_X:
+    if within_bound(np.ascontiguousarray(data), _MAX_ABS_X):
         return
     first = int(np.flatnonzero(np.abs(data) > _MAX_ABS_X)[0])
     if sp.issparse(X):

@@ -147,6 +147,43 @@ def test_check_csr_names_each_problem():
     assert "non-decreasing" in check_csr(np.array([0, 3, 1, 3], np.int32), ind, 3, 3, 3)
 
 
+def test_within_bound_is_max_abs_within_the_bound():
+    """The integer scan ``within_bound(v, b)`` decides ``max_abs(v) <= b``:
+    at the bound, one ulp either side, signed zeros, subnormals, infinities
+    and NaNs of either sign (the sign bit of a NaN set too)."""
+    from skbandit._core._kernel import max_abs, within_bound
+
+    bound = skbandit.base._MAX_ABS_X
+    neg_nan = np.copysign(np.nan, -1.0)
+    special = np.array(
+        [
+            0.0,
+            -0.0,
+            5e-324,
+            -5e-324,
+            1.0,
+            bound,
+            -bound,
+            np.nextafter(bound, np.inf),
+            -np.nextafter(bound, np.inf),
+            np.nextafter(bound, 0.0),
+            np.finfo(np.float64).max,
+            np.inf,
+            -np.inf,
+            np.nan,
+            neg_nan,
+        ]
+    )
+    rng = np.random.default_rng(1)
+    for b in (0.0, 1.0, bound, np.finfo(np.float64).max):
+        assert within_bound(np.zeros(0), b)
+        for _ in range(400):
+            v = rng.choice(special, size=int(rng.integers(1, 9)))
+            with np.errstate(over="ignore"):
+                v = v * rng.choice([1.0, 0.5, 2.0], size=v.shape)
+            assert within_bound(v, b) == (max_abs(v) <= b), (v, b)
+
+
 @pytest.mark.parametrize("entry", ALL)
 def test_int64_indices_copy_only_the_index_arrays(entry):
     X, y = make_stream(n=120, d=D, k=K, seed=5)

@@ -28,6 +28,7 @@ cdef extern from "_scores.h":
                            const double* val, const int* ind, Py_ssize_t nnz,
                            double* out) noexcept nogil
     int skb_nonzeros(const double* x, int d, int* ind, double* val) noexcept nogil
+    int skb_within_bound(const double* v, Py_ssize_t n, double bound) noexcept nogil
     # |sum(p) - 1| allowed in a played distribution (see valid_distribution)
     const double SKB_DISTRIBUTION_TOL
 

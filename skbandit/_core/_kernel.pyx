@@ -691,6 +691,17 @@ def csr_is_canonical(const index_t[::1] indptr, const index_t[::1] indices):
     return ok
 
 
+def within_bound(const double[::1] values, double bound):
+    """True when every ``|v| <= bound`` (False for NaN and infinite values),
+    i.e. ``max_abs(values) <= bound`` for a finite ``bound >= 0``, in one
+    branch-free integer scan (``skb_within_bound``)."""
+    cdef int ok = 1
+    if values.shape[0] > 0:
+        with nogil:
+            ok = skb_within_bound(&values[0], values.shape[0], bound)
+    return ok != 0
+
+
 def max_abs(const double[::1] values):
     """``max |v|`` over ``values`` (0.0 when empty), or ``inf`` when a value is
     NaN or infinite. One pass, no copy."""

@@ -122,4 +122,25 @@ static inline int skb_nonzeros(const double *x, int d, int *ind, double *val)
     return n;
 }
 
+#include <stdint.h>
+#include <string.h>
+
+/* 1 when every |v[j]| <= bound (bound finite and >= 0), 0 when one is larger,
+ * NaN or infinite: max_abs(v) <= bound. For non-negative doubles the order of
+ * the bit patterns is the order of the values, and NaN's patterns lie above
+ * infinity's, so |v| <= bound <=> bits(|v|) - (bits(bound) + 1) wraps around
+ * (top bit set). Integer operations only, branch-free (vectorised). */
+static inline int skb_within_bound(const double *v, ptrdiff_t n, double bound)
+{
+    uint64_t lim, acc = ~(uint64_t)0, u;
+    ptrdiff_t j;
+    memcpy(&lim, &bound, sizeof lim);
+    lim += 1;
+    for (j = 0; j < n; j++) {
+        memcpy(&u, v + j, sizeof u);
+        acc &= (u & 0x7fffffffffffffffULL) - lim;
+    }
+    return (int)(acc >> 63);
+}
+
 #endif
