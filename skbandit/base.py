@@ -96,6 +96,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import (
+    check_array,
     check_consistent_length,
     check_is_fitted,
     validate_data,
@@ -316,13 +317,15 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
             accept_large_sparse=True,
             dtype=np.float64,
             order="C",
-            ensure_all_finite=True,
+            # NaN and infinities: refused by _check_magnitude's bound (with
+            # scikit-learn's messages), one scan of the values instead of two
+            ensure_all_finite=False,
         )
         if sp.issparse(X):
             if X.indices is not checked:
                 # A conversion from another format produced new CSR arrays.
                 _check_sparse_structure(X)
-            X = _canonical_csr(X, original)
+            X = _canonical_csr(self, X, original)
         _check_magnitude(self, X)
         self._check_rows(X)
         return X
@@ -1237,14 +1240,16 @@ def _check_sparse_structure(X) -> None:
             raise ValueError(f"Malformed sparse BSR matrix: {exc}") from None
 
 
-def _canonical_csr(X, original):
+def _canonical_csr(est, X, original):
     """The validated CSR matrix ``X`` with canonical rows: each column stored at
     most once (duplicates summed, as SciPy reads them) and indices sorted.
 
     Canonicity is computed from the arrays (``csr_is_canonical``, O(nnz)), not
-    read from SciPy's cached flag. A canonical ``X`` is returned as it is; else
-    a copy is made when ``X`` shares an array with the caller's ``original``
-    (the caller's matrix is never modified) and summed in place.
+    read from SciPy's cached flag. A canonical ``X`` is returned
+    as it is; else its values are checked finite (a sum of duplicates could
+    turn an infinity into a NaN and change the message), a copy is made when
+    ``X`` shares an array with the caller's ``original`` (the caller's matrix
+    is never modified) and summed in place.
     """
     indptr, indices = X.indptr, X.indices
     if indptr.dtype != indices.dtype:
@@ -1252,6 +1257,7 @@ def _canonical_csr(X, original):
     indptr, indices = np.ascontiguousarray(indptr), np.ascontiguousarray(indices)
     if csr_is_canonical(indptr, indices):
         return X
+    _check_finite(est, X)
     if sp.issparse(original) and any(
         np.may_share_memory(mine, getattr(original, name, None))
         for name, mine in (
@@ -1275,6 +1281,7 @@ def _check_magnitude(est, X) -> None:
     data = X.data if sp.issparse(X) else X.reshape(-1)
     if within_bound(np.ascontiguousarray(data), _MAX_ABS_X):
         return
+    _check_finite(est, X)
     first = int(np.flatnonzero(np.abs(data) > _MAX_ABS_X)[0])
     if sp.issparse(X):
         row = int(np.searchsorted(X.indptr, first, side="right")) - 1
@@ -1287,6 +1294,23 @@ def _check_magnitude(est, X) -> None:
         f"{_MAX_ABS_X:.3g}): beyond it the learners' arithmetic (squared norms, "
         "scores, updates) can overflow. Scale the features, e.g. with "
         "sklearn.preprocessing.MaxAbsScaler or StandardScaler."
+    )
+
+
+def _check_finite(est, X) -> None:
+    """Refuse NaN and infinite values with scikit-learn's own error (the
+    message ``validate_data(..., ensure_all_finite=True)`` gives)."""
+    check_array(
+        X,
+        accept_sparse=True,
+        accept_large_sparse=True,
+        dtype=None,
+        ensure_all_finite=True,
+        ensure_2d=False,
+        ensure_min_samples=0,
+        ensure_min_features=0,
+        estimator=est,
+        input_name="X",
     )
 
 
