@@ -106,7 +106,7 @@ from skbandit._core._kernel import (
     DISTRIBUTION_TOL,
     Journal,
     KernelStatus,
-    check_csr,
+    check_csr_canonical,
     csr_is_canonical,
     run_act,
     run_distribution,
@@ -305,9 +305,9 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         """Validated rows: float64, C-ordered or canonical CSR, finite, within
         the magnitude bound (module docstring, Input). A learner adding checks
         overrides this and calls it first."""
-        original, checked = X, None
+        original, checked, canonical = X, None, None
         if sp.issparse(X):
-            _check_sparse_structure(X)
+            canonical = _check_sparse_structure(X)
             checked = getattr(X, "indices", None)
         X = validate_data(
             self,
@@ -324,8 +324,8 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         if sp.issparse(X):
             if X.indices is not checked:
                 # A conversion from another format produced new CSR arrays.
-                _check_sparse_structure(X)
-            X = _canonical_csr(self, X, original)
+                canonical = _check_sparse_structure(X)
+            X = _canonical_csr(self, X, original, canonical)
         _check_magnitude(self, X)
         self._check_rows(X)
         return X
@@ -1191,16 +1191,19 @@ def _lean_rows_ok(X, n_features: int) -> bool:
         and indptr.ndim == 1
         and indices.flags.c_contiguous
         and indptr.flags.c_contiguous
-        and not check_csr(indptr, indices, data.shape[0], n_rows, n_cols)
-        and csr_is_canonical(indptr, indices)
+        and check_csr_canonical(indptr, indices, data.shape[0], n_rows, n_cols)
+        == ("", True)
         and within_bound(data, _MAX_ABS_X)
     )
 
 
-def _check_sparse_structure(X) -> None:
+def _check_sparse_structure(X) -> bool | None:
     """Refuse a malformed sparse matrix (O(nnz), no copy): compressed index
     arrays out of range or out of order, or COO coordinates outside the shape.
-    Nothing a user passes may make a kernel (or SciPy) index out of bounds."""
+    Nothing a user passes may make a kernel (or SciPy) index out of bounds.
+    Returns, for CSR, whether its rows are canonical (``csr_is_canonical``,
+    from the same scan of the indices); None for the other formats."""
+    canonical = None
     fmt = X.format
     n_rows, n_cols = X.shape
     if fmt in ("csr", "csc"):
@@ -1216,7 +1219,11 @@ def _check_sparse_structure(X) -> None:
         if indptr.ndim != 1 or indices.ndim != 1:
             problem = "indptr and indices must be 1-D"
         else:
-            problem = check_csr(indptr, indices, X.data.shape[0], major, minor)
+            problem, canonical = check_csr_canonical(
+                indptr, indices, X.data.shape[0], major, minor
+            )
+            if fmt != "csr":
+                canonical = None
         if problem:
             name = "column" if fmt == "csr" else "row"
             raise ValueError(
@@ -1238,24 +1245,31 @@ def _check_sparse_structure(X) -> None:
             X.check_format(full_check=True)
         except ValueError as exc:
             raise ValueError(f"Malformed sparse BSR matrix: {exc}") from None
+    return canonical
 
 
-def _canonical_csr(est, X, original):
+def _canonical_csr(est, X, original, canonical: bool | None = None):
     """The validated CSR matrix ``X`` with canonical rows: each column stored at
     most once (duplicates summed, as SciPy reads them) and indices sorted.
 
-    Canonicity is computed from the arrays (``csr_is_canonical``, O(nnz)), not
-    read from SciPy's cached flag. A canonical ``X`` is returned
+    Canonicity is computed from the arrays (``csr_is_canonical``, O(nnz), or
+    ``canonical`` when ``_check_sparse_structure`` computed it on these
+    arrays), not read from SciPy's cached flag. A canonical ``X`` is returned
     as it is; else its values are checked finite (a sum of duplicates could
     turn an infinity into a NaN and change the message), a copy is made when
     ``X`` shares an array with the caller's ``original`` (the caller's matrix
     is never modified) and summed in place.
     """
-    indptr, indices = X.indptr, X.indices
-    if indptr.dtype != indices.dtype:
-        indptr, indices = indptr.astype(np.int64), indices.astype(np.int64)
-    indptr, indices = np.ascontiguousarray(indptr), np.ascontiguousarray(indices)
-    if csr_is_canonical(indptr, indices):
+    if canonical is None:
+        indptr, indices = X.indptr, X.indices
+        if indptr.dtype != indices.dtype:
+            indptr, indices = indptr.astype(np.int64), indices.astype(np.int64)
+        indptr, indices = (
+            np.ascontiguousarray(indptr),
+            np.ascontiguousarray(indices),
+        )
+        canonical = csr_is_canonical(indptr, indices)
+    if canonical:
         return X
     _check_finite(est, X)
     if sp.issparse(original) and any(

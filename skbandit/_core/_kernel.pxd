@@ -29,6 +29,10 @@ cdef extern from "_scores.h":
                            double* out) noexcept nogil
     int skb_nonzeros(const double* x, int d, int* ind, double* val) noexcept nogil
     int skb_within_bound(const double* v, Py_ssize_t n, double bound) noexcept nogil
+    Py_ssize_t skb_scan_indices_i32(const int* ind, Py_ssize_t nnz, int n_cols,
+                                    int* out_of_range) noexcept nogil
+    Py_ssize_t skb_scan_indices_i64(const long long* ind, Py_ssize_t nnz,
+                                    long long n_cols, int* out_of_range) noexcept nogil
     # |sum(p) - 1| allowed in a played distribution (see valid_distribution)
     const double SKB_DISTRIBUTION_TOL
 

@@ -143,4 +143,26 @@ static inline int skb_within_bound(const double *v, ptrdiff_t n, double bound)
     return (int)(acc >> 63);
 }
 
+/* One branch-free scan of CSR column indices ind[0..nnz): sets *out_of_range
+ * when one may be outside [0, n_cols) (compared unsigned, so a negative index
+ * counts) and returns the number of positions j >= 1 with ind[j] <= ind[j - 1]
+ * (the rows are canonical when every such position starts a row). */
+#define SKB_SCAN_INDICES(NAME, T, U)                                          \
+static inline ptrdiff_t NAME(const T *ind, ptrdiff_t nnz, T n_cols,           \
+                             int *out_of_range)                               \
+{                                                                             \
+    ptrdiff_t j, desc = 0;                                                    \
+    U bad = 0;                                                                \
+    if (nnz > 0) bad |= (U)ind[0] >= (U)n_cols;                               \
+    for (j = 1; j < nnz; j++) {                                               \
+        bad |= (U)ind[j] >= (U)n_cols;                                        \
+        desc += ind[j] <= ind[j - 1];                                         \
+    }                                                                         \
+    *out_of_range = bad != 0;                                                 \
+    return desc;                                                              \
+}
+SKB_SCAN_INDICES(skb_scan_indices_i32, int, unsigned int)
+SKB_SCAN_INDICES(skb_scan_indices_i64, long long, unsigned long long)
+#undef SKB_SCAN_INDICES
+
 #endif
