@@ -277,29 +277,14 @@ cdef inline void row_axpy(double a, Row x, double* w) noexcept nogil:
 cdef inline void add_row_pair(JournalData* j, double* w, double a, double* acc,
                               double b, Row x, bint divide) noexcept nogil:
     """``w += a * x`` (``w += x / a`` when ``divide``) and ``acc += b * x`` in
-    one sweep of the row, journaled first (the records of ``jsave_row`` on
-    ``w``, then on ``acc``): each entry gets exactly the operations of
+    one sweep of the row, journaled first (``jsave_row`` on ``w``, then on
+    ``acc``): each entry gets exactly the operations of
     ``row_axpy``/``row_add_div`` on ``w`` and ``row_axpy`` on ``acc``. ``w``
     and ``acc`` are distinct arrays (a learner's state and its accumulator)."""
     cdef int e, c
-    cdef Py_ssize_t n
     cdef double v
-    if j != NULL and jreserve(j, 2 * <Py_ssize_t>x.nnz):
-        n = j.n
-        if x.ind == NULL:
-            for e in range(x.nnz):
-                j.addr[n + e] = w + e
-                j.old[n + e] = w[e]
-                j.addr[n + x.nnz + e] = acc + e
-                j.old[n + x.nnz + e] = acc[e]
-        else:
-            for e in range(x.nnz):
-                c = x.ind[e]
-                j.addr[n + e] = w + c
-                j.old[n + e] = w[c]
-                j.addr[n + x.nnz + e] = acc + c
-                j.old[n + x.nnz + e] = acc[c]
-        j.n = n + 2 * x.nnz
+    jsave_row(j, w, x)
+    jsave_row(j, acc, x)
     if x.ind == NULL:
         if divide:
             for e in range(x.nnz):
