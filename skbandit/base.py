@@ -105,6 +105,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import (
+    check_array,
     check_consistent_length,
     check_is_fitted,
     validate_data,
@@ -114,13 +115,13 @@ from skbandit._core._kernel import (
     DISTRIBUTION_TOL,
     Journal,
     KernelStatus,
-    check_csr,
+    check_csr_canonical,
     csr_is_canonical,
-    max_abs,
     run_act,
     run_distribution,
     run_logged,
     run_pass,
+    within_bound,
 )
 from skbandit.feedback import BanditFeedback, LoggedFeedback, OffPolicyWarning
 
@@ -315,9 +316,9 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         """Validated rows: float64, C-ordered or canonical CSR, finite, within
         the magnitude bound (module docstring, Input). A learner adding checks
         overrides this and calls it first."""
-        original, checked = X, None
+        original, checked, canonical = X, None, None
         if sp.issparse(X):
-            _check_sparse_structure(X)
+            canonical = _check_sparse_structure(X)
             checked = getattr(X, "indices", None)
         X = validate_data(
             self,
@@ -327,13 +328,15 @@ class BaseBanditClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
             accept_large_sparse=True,
             dtype=np.float64,
             order="C",
-            ensure_all_finite=True,
+            # NaN and infinities: refused by _check_magnitude's bound (with
+            # scikit-learn's messages), one scan of the values instead of two
+            ensure_all_finite=False,
         )
         if sp.issparse(X):
             if X.indices is not checked:
                 # A conversion from another format produced new CSR arrays.
-                _check_sparse_structure(X)
-            X = _canonical_csr(X, original)
+                canonical = _check_sparse_structure(X)
+            X = _canonical_csr(self, X, original, canonical)
         _check_magnitude(self, X)
         self._check_rows(X)
         return X
@@ -1246,7 +1249,7 @@ def _lean_rows_ok(X, n_features: int) -> bool:
             and X.shape[0] > 0
             and X.shape[1] == n_features
             and X.flags.c_contiguous
-            and max_abs(X.reshape(-1)) <= _MAX_ABS_X
+            and within_bound(X.reshape(-1), _MAX_ABS_X)
         )
     if kind not in _CSR_TYPES:
         return False
@@ -1265,16 +1268,19 @@ def _lean_rows_ok(X, n_features: int) -> bool:
         and indptr.ndim == 1
         and indices.flags.c_contiguous
         and indptr.flags.c_contiguous
-        and not check_csr(indptr, indices, data.shape[0], n_rows, n_cols)
-        and csr_is_canonical(indptr, indices)
-        and max_abs(data) <= _MAX_ABS_X
+        and check_csr_canonical(indptr, indices, data.shape[0], n_rows, n_cols)
+        == ("", True)
+        and within_bound(data, _MAX_ABS_X)
     )
 
 
-def _check_sparse_structure(X) -> None:
+def _check_sparse_structure(X) -> bool | None:
     """Refuse a malformed sparse matrix (O(nnz), no copy): compressed index
     arrays out of range or out of order, or COO coordinates outside the shape.
-    Nothing a user passes may make a kernel (or SciPy) index out of bounds."""
+    Nothing a user passes may make a kernel (or SciPy) index out of bounds.
+    Returns, for CSR, whether its rows are canonical (``csr_is_canonical``,
+    from the same scan of the indices); None for the other formats."""
+    canonical = None
     fmt = X.format
     n_rows, n_cols = X.shape
     if fmt in ("csr", "csc"):
@@ -1290,7 +1296,11 @@ def _check_sparse_structure(X) -> None:
         if indptr.ndim != 1 or indices.ndim != 1:
             problem = "indptr and indices must be 1-D"
         else:
-            problem = check_csr(indptr, indices, X.data.shape[0], major, minor)
+            problem, canonical = check_csr_canonical(
+                indptr, indices, X.data.shape[0], major, minor
+            )
+            if fmt != "csr":
+                canonical = None
         if problem:
             name = "column" if fmt == "csr" else "row"
             raise ValueError(
@@ -1312,23 +1322,33 @@ def _check_sparse_structure(X) -> None:
             X.check_format(full_check=True)
         except ValueError as exc:
             raise ValueError(f"Malformed sparse BSR matrix: {exc}") from None
+    return canonical
 
 
-def _canonical_csr(X, original):
+def _canonical_csr(est, X, original, canonical: bool | None = None):
     """The validated CSR matrix ``X`` with canonical rows: each column stored at
     most once (duplicates summed, as SciPy reads them) and indices sorted.
 
-    Canonicity is computed from the arrays (``csr_is_canonical``, O(nnz)), not
-    read from SciPy's cached flag. A canonical ``X`` is returned as it is; else
-    a copy is made when ``X`` shares an array with the caller's ``original``
-    (the caller's matrix is never modified) and summed in place.
+    Canonicity is computed from the arrays (``csr_is_canonical``, O(nnz), or
+    ``canonical`` when ``_check_sparse_structure`` computed it on these
+    arrays), not read from SciPy's cached flag. A canonical ``X`` is returned
+    as it is; else its values are checked finite (a sum of duplicates could
+    turn an infinity into a NaN and change the message), a copy is made when
+    ``X`` shares an array with the caller's ``original`` (the caller's matrix
+    is never modified) and summed in place.
     """
-    indptr, indices = X.indptr, X.indices
-    if indptr.dtype != indices.dtype:
-        indptr, indices = indptr.astype(np.int64), indices.astype(np.int64)
-    indptr, indices = np.ascontiguousarray(indptr), np.ascontiguousarray(indices)
-    if csr_is_canonical(indptr, indices):
+    if canonical is None:
+        indptr, indices = X.indptr, X.indices
+        if indptr.dtype != indices.dtype:
+            indptr, indices = indptr.astype(np.int64), indices.astype(np.int64)
+        indptr, indices = (
+            np.ascontiguousarray(indptr),
+            np.ascontiguousarray(indices),
+        )
+        canonical = csr_is_canonical(indptr, indices)
+    if canonical:
         return X
+    _check_finite(est, X)
     if sp.issparse(original) and any(
         np.may_share_memory(mine, getattr(original, name, None))
         for name, mine in (
@@ -1350,8 +1370,9 @@ def _check_magnitude(est, X) -> None:
     """Refuse a value with ``|x_ij| > _MAX_ABS_X`` (ValueError naming the first
     one), in one compiled pass without a copy."""
     data = X.data if sp.issparse(X) else X.reshape(-1)
-    if max_abs(np.ascontiguousarray(data)) <= _MAX_ABS_X:
+    if within_bound(np.ascontiguousarray(data), _MAX_ABS_X):
         return
+    _check_finite(est, X)
     first = int(np.flatnonzero(np.abs(data) > _MAX_ABS_X)[0])
     if sp.issparse(X):
         row = int(np.searchsorted(X.indptr, first, side="right")) - 1
@@ -1364,6 +1385,23 @@ def _check_magnitude(est, X) -> None:
         f"{_MAX_ABS_X:.3g}): beyond it the learners' arithmetic (squared norms, "
         "scores, updates) can overflow. Scale the features, e.g. with "
         "sklearn.preprocessing.MaxAbsScaler or StandardScaler."
+    )
+
+
+def _check_finite(est, X) -> None:
+    """Refuse NaN and infinite values with scikit-learn's own error (the
+    message ``validate_data(..., ensure_all_finite=True)`` gives)."""
+    check_array(
+        X,
+        accept_sparse=True,
+        accept_large_sparse=True,
+        dtype=None,
+        ensure_all_finite=True,
+        ensure_2d=False,
+        ensure_min_samples=0,
+        ensure_min_features=0,
+        estimator=est,
+        input_name="X",
     )
 
 

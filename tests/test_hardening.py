@@ -147,6 +147,107 @@ def test_check_csr_names_each_problem():
     assert "non-decreasing" in check_csr(np.array([0, 3, 1, 3], np.int32), ind, 3, 3, 3)
 
 
+def test_check_csr_flags_an_index_at_the_int32_limit_exactly():
+    from skbandit._core._kernel import check_csr
+
+    # int32 indices, n_cols beyond int32: the compiled range scan clamps the
+    # bound and the flag is confirmed exactly (2**31 - 1 is a valid column)
+    ptr = np.array([0, 1], dtype=np.int32)
+    ind = np.array([2**31 - 1], dtype=np.int32)
+    assert check_csr(ptr, ind, 1, 1, 2**31) == ""
+    assert "out of range" in check_csr(ptr, ind, 1, 1, 2**31 - 1)
+    assert "column index -1" in check_csr(ptr, np.array([-1], np.int32), 1, 1, 5)
+
+
+def _canonical_by_rows(indptr, indices):
+    """SciPy's canonical format by definition: every row strictly increasing."""
+    return all(
+        bool(np.all(np.diff(indices[indptr[i] : indptr[i + 1]]) > 0))
+        for i in range(len(indptr) - 1)
+    )
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+def test_csr_canonical_scan_is_the_row_by_row_definition(dtype):
+    """``csr_is_canonical`` and ``check_csr_canonical`` (one flat scan of the
+    indices counting non-increases, compared with the count at the starts of
+    non-empty rows) against the row-by-row definition, on random structures
+    with empty rows, duplicates and descents at and off row starts."""
+    from skbandit._core._kernel import check_csr, check_csr_canonical, csr_is_canonical
+
+    rng = np.random.default_rng(0)
+    n_cols = 6
+    seen = {True: 0, False: 0}
+    for _ in range(3000):
+        n_rows = int(rng.integers(0, 6))
+        lengths = rng.integers(0, 4, size=n_rows) * (rng.random(n_rows) < 0.7)
+        indptr = np.concatenate([[0], np.cumsum(lengths)]).astype(dtype)
+        rows = []
+        for m in lengths:
+            row = np.sort(rng.choice(n_cols, size=m, replace=False))
+            if m > 1 and rng.random() < 0.2:  # a duplicate or a descent
+                a, b = rng.choice(m, size=2, replace=False)
+                row[a] = row[b] if rng.random() < 0.5 else row[a]
+                row[[a, b]] = row[[b, a]]
+            rows.append(row)
+        indices = np.concatenate([np.zeros(0, dtype), *rows]).astype(dtype)
+        expected = _canonical_by_rows(indptr, indices)
+        seen[expected] += 1
+        assert csr_is_canonical(indptr, indices) == expected
+        nnz = len(indices)
+        assert check_csr_canonical(indptr, indices, nnz, n_rows, n_cols) == (
+            "",
+            expected,
+        )
+        if nnz:  # a structural problem: the message of check_csr, not canonical
+            bad = indices.copy()
+            bad[-1] = n_cols
+            problem = check_csr(indptr, bad, nnz, n_rows, n_cols)
+            assert problem
+            assert check_csr_canonical(indptr, bad, nnz, n_rows, n_cols) == (
+                problem,
+                False,
+            )
+    assert min(seen.values()) > 300  # both verdicts were exercised
+
+
+def test_within_bound_is_max_abs_within_the_bound():
+    """The integer scan ``within_bound(v, b)`` decides ``max_abs(v) <= b``:
+    at the bound, one ulp either side, signed zeros, subnormals, infinities
+    and NaNs of either sign (the sign bit of a NaN set too)."""
+    from skbandit._core._kernel import max_abs, within_bound
+
+    bound = skbandit.base._MAX_ABS_X
+    neg_nan = np.copysign(np.nan, -1.0)
+    special = np.array(
+        [
+            0.0,
+            -0.0,
+            5e-324,
+            -5e-324,
+            1.0,
+            bound,
+            -bound,
+            np.nextafter(bound, np.inf),
+            -np.nextafter(bound, np.inf),
+            np.nextafter(bound, 0.0),
+            np.finfo(np.float64).max,
+            np.inf,
+            -np.inf,
+            np.nan,
+            neg_nan,
+        ]
+    )
+    rng = np.random.default_rng(1)
+    for b in (0.0, 1.0, bound, np.finfo(np.float64).max):
+        assert within_bound(np.zeros(0), b)
+        for _ in range(400):
+            v = rng.choice(special, size=int(rng.integers(1, 9)))
+            with np.errstate(over="ignore"):
+                v = v * rng.choice([1.0, 0.5, 2.0], size=v.shape)
+            assert within_bound(v, b) == (max_abs(v) <= b), (v, b)
+
+
 @pytest.mark.parametrize("entry", ALL)
 def test_int64_indices_copy_only_the_index_arrays(entry):
     X, y = make_stream(n=120, d=D, k=K, seed=5)

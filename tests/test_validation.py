@@ -337,6 +337,36 @@ def test_nonfinite_X_is_rejected(entry, point, value, match, container, where):
         _continue_and_compare(est, twin, X_cont, y_cont)
 
 
+@pytest.mark.parametrize("case", ["dense-nan", "csr-inf", "csr-duplicates-inf"])
+def test_nonfinite_message_is_scikit_learns_on_the_values_as_passed(case):
+    """Finiteness is checked by the magnitude scan (one pass over the values,
+    not two); the error is still scikit-learn's own for X as passed: stored
+    duplicates ``inf`` and ``-inf`` are reported as an infinity, not as the NaN
+    their sum would be."""
+    from sklearn.utils import check_array
+
+    from skbandit import Banditron
+
+    X = np.ones((3, 4))
+    if case == "dense-nan":
+        X[1, 2] = np.nan
+    elif case == "csr-inf":
+        X[2, 3] = np.inf
+        X = sp.csr_matrix(X)
+    else:
+        X = sp.csr_matrix(
+            (np.array([1.0, np.inf, -np.inf]), np.array([0, 1, 1]), [0, 1, 3, 3]),
+            shape=(3, 4),
+        )
+    est = Banditron(random_state=0)
+    with pytest.raises(ValueError) as expected:
+        check_array(X, accept_sparse="csr", estimator=est, input_name="X")
+    with pytest.raises(ValueError) as got:
+        est.partial_fit(X, [0, 1, 0], classes=[0, 1])
+    assert str(got.value) == str(expected.value)
+    assert not hasattr(est, "classes_")
+
+
 # --------------------------------------------------------------------------------------
 # parameters
 

@@ -28,6 +28,11 @@ cdef extern from "_scores.h":
                            const double* val, const int* ind, Py_ssize_t nnz,
                            double* out) noexcept nogil
     int skb_nonzeros(const double* x, int d, int* ind, double* val) noexcept nogil
+    int skb_within_bound(const double* v, Py_ssize_t n, double bound) noexcept nogil
+    Py_ssize_t skb_scan_indices_i32(const int* ind, Py_ssize_t nnz, int n_cols,
+                                    int* out_of_range) noexcept nogil
+    Py_ssize_t skb_scan_indices_i64(const long long* ind, Py_ssize_t nnz,
+                                    long long n_cols, int* out_of_range) noexcept nogil
     # |sum(p) - 1| allowed in a played distribution (see valid_distribution)
     const double SKB_DISTRIBUTION_TOL
 
@@ -267,6 +272,43 @@ cdef inline void row_axpy(double a, Row x, double* w) noexcept nogil:
     else:
         for j in range(x.nnz):
             w[x.ind[j]] += a * x.val[j]
+
+
+cdef inline void add_row_pair(JournalData* j, double* w, double a, double* acc,
+                              double b, Row x, bint divide) noexcept nogil:
+    """``w += a * x`` (``w += x / a`` when ``divide``) and ``acc += b * x`` in
+    one sweep of the row, journaled first (``jsave_row`` on ``w``, then on
+    ``acc``): each entry gets exactly the operations of
+    ``row_axpy``/``row_add_div`` on ``w`` and ``row_axpy`` on ``acc``. ``w``
+    and ``acc`` are distinct arrays (a learner's state and its accumulator)."""
+    cdef int e, c
+    cdef double v
+    jsave_row(j, w, x)
+    jsave_row(j, acc, x)
+    if x.ind == NULL:
+        if divide:
+            for e in range(x.nnz):
+                v = x.val[e]
+                w[e] += v / a
+                acc[e] += b * v
+        else:
+            for e in range(x.nnz):
+                v = x.val[e]
+                w[e] += a * v
+                acc[e] += b * v
+    else:
+        if divide:
+            for e in range(x.nnz):
+                c = x.ind[e]
+                v = x.val[e]
+                w[c] += v / a
+                acc[c] += b * v
+        else:
+            for e in range(x.nnz):
+                c = x.ind[e]
+                v = x.val[e]
+                w[c] += a * v
+                acc[c] += b * v
 
 
 cdef inline void row_add_div(Row x, double denom, double* w) noexcept nogil:

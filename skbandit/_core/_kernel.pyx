@@ -3,6 +3,7 @@
 
 cimport cython
 from cpython.mem cimport PyMem_RawFree, PyMem_RawRealloc
+from cpython.pyport cimport PY_SSIZE_T_MAX
 from libc.math cimport INFINITY, fabs
 
 import numpy as np
@@ -733,15 +734,51 @@ ctypedef fused index_t:
     long long
 
 
-def check_csr(const index_t[::1] indptr, const index_t[::1] indices,
-              Py_ssize_t n_data, Py_ssize_t n_rows, Py_ssize_t n_cols):
-    """Validate the structure of CSR arrays in O(nnz), without copying.
+cdef Py_ssize_t _scan_indices(const index_t[::1] indices, Py_ssize_t nnz,
+                              Py_ssize_t n_cols, bint* out_of_range) noexcept nogil:
+    """One compiled scan of ``indices[:nnz]`` (``skb_scan_indices_*``): flags a
+    column index that may be outside ``[0, n_cols)`` (a bound above the index
+    type's range is clamped; the caller confirms a flag exactly) and returns
+    the number of positions ``j >= 1`` with ``indices[j] <= indices[j - 1]``."""
+    cdef int bad = 0
+    cdef Py_ssize_t desc = 0
+    if nnz == 0:
+        out_of_range[0] = False
+        return 0
+    if index_t is int:
+        desc = skb_scan_indices_i32(&indices[0], nnz,
+                                    <int>(n_cols if n_cols < 0x7fffffff
+                                          else 0x7fffffff), &bad)
+    else:
+        desc = skb_scan_indices_i64(&indices[0], nnz, <long long>n_cols, &bad)
+    out_of_range[0] = bad != 0
+    return desc
 
-    Returns ``""`` when ``indptr`` has ``n_rows + 1`` non-decreasing entries
-    from 0 to ``n_data == len(indices)`` and every column index is in
-    ``[0, n_cols)``; otherwise a message naming the first problem found.
-    """
-    cdef Py_ssize_t i, j, nnz
+
+cdef inline bint _canonical_from(const index_t[::1] indptr,
+                                 const index_t[::1] indices, Py_ssize_t n_rows,
+                                 Py_ssize_t desc) noexcept nogil:
+    """Canonical rows from ``desc``, the count of positions ``j >= 1`` with
+    ``indices[j] <= indices[j - 1]`` over the whole array: true when every such
+    position starts a non-empty row (O(n_rows)). ``indptr`` must be valid."""
+    cdef Py_ssize_t i, j, at_starts = 0
+    if desc == 0:
+        return True
+    for i in range(n_rows):
+        j = indptr[i]
+        if j > 0 and j < indptr[i + 1]:
+            at_starts += indices[j] <= indices[j - 1]
+    return desc == at_starts
+
+
+cdef str _csr_problem(const index_t[::1] indptr, const index_t[::1] indices,
+                      Py_ssize_t n_data, Py_ssize_t n_rows, Py_ssize_t n_cols,
+                      bint* canonical):
+    """``check_csr``'s message, and (when it is ``""``) ``csr_is_canonical``
+    to ``canonical``, from one scan of the indices."""
+    cdef Py_ssize_t i, j, nnz, desc = 0
+    cdef bint out_of_range = False
+    canonical[0] = False
     if indptr.shape[0] != n_rows + 1:
         return (f"indptr has length {indptr.shape[0]}, expected n_rows + 1 = "
                 f"{n_rows + 1}")
@@ -754,28 +791,43 @@ def check_csr(const index_t[::1] indptr, const index_t[::1] indices,
     # Branch-free scans (they vectorise); the position is looked up only when
     # a problem was found.
     cdef bint decreasing = False
-    cdef index_t lo = 0, hi = 0, v
     with nogil:
         for i in range(n_rows):
             decreasing = decreasing | (indptr[i + 1] < indptr[i])
-        if nnz > 0:
-            lo = indices[0]
-            hi = indices[0]
-        for j in range(nnz):
-            v = indices[j]
-            lo = v if v < lo else lo
-            hi = v if v > hi else hi
+        desc = _scan_indices(indices, nnz, n_cols, &out_of_range)
     if decreasing:
         for i in range(n_rows):
             if indptr[i + 1] < indptr[i]:
                 return (f"indptr is not non-decreasing: indptr[{i + 1}] = "
                         f"{indptr[i + 1]} < indptr[{i}] = {indptr[i]}")
-    if lo < 0 or hi >= n_cols:
+    if out_of_range:
         for j in range(nnz):
             if indices[j] < 0 or indices[j] >= n_cols:
                 return (f"column index {indices[j]} at position {j} is out of "
                         f"range for {n_cols} columns")
+    canonical[0] = _canonical_from(indptr, indices, n_rows, desc)
     return ""
+
+
+def check_csr(const index_t[::1] indptr, const index_t[::1] indices,
+              Py_ssize_t n_data, Py_ssize_t n_rows, Py_ssize_t n_cols):
+    """Validate the structure of CSR arrays in O(nnz), without copying.
+
+    Returns ``""`` when ``indptr`` has ``n_rows + 1`` non-decreasing entries
+    from 0 to ``n_data == len(indices)`` and every column index is in
+    ``[0, n_cols)``; otherwise a message naming the first problem found.
+    """
+    cdef bint canonical
+    return _csr_problem(indptr, indices, n_data, n_rows, n_cols, &canonical)
+
+
+def check_csr_canonical(const index_t[::1] indptr, const index_t[::1] indices,
+                        Py_ssize_t n_data, Py_ssize_t n_rows, Py_ssize_t n_cols):
+    """``(check_csr(...), csr_is_canonical(...))`` from one scan of the
+    indices (the second is False when the first is not ``""``)."""
+    cdef bint canonical
+    problem = _csr_problem(indptr, indices, n_data, n_rows, n_cols, &canonical)
+    return problem, canonical
 
 
 def csr_is_canonical(const index_t[::1] indptr, const index_t[::1] indices):
@@ -783,14 +835,34 @@ def csr_is_canonical(const index_t[::1] indptr, const index_t[::1] indices):
     sorted, no column stored twice (SciPy's canonical format). Computed from
     the arrays, in O(nnz) without copying: SciPy caches its own
     ``has_canonical_format`` flag, which an in-place edit can leave stale. The
-    arrays must have passed ``check_csr``."""
-    cdef Py_ssize_t i, j, n_rows = indptr.shape[0] - 1
-    cdef bint ok = True
+    arrays must have passed ``check_csr``.
+
+    One flat branch-free scan counts the positions ``j`` with
+    ``indices[j] <= indices[j - 1]`` over the whole array (it vectorises); the
+    rows are canonical when every such position starts a row (O(n_rows))."""
+    cdef Py_ssize_t n_rows = indptr.shape[0] - 1
+    cdef Py_ssize_t desc
+    cdef bint out_of_range
+    cdef bint ok
+    cdef Py_ssize_t nnz, no_bound = PY_SSIZE_T_MAX
+    if n_rows < 0:
+        return True
+    nnz = indptr[n_rows]
     with nogil:
-        for i in range(n_rows):
-            for j in range(indptr[i] + 1, indptr[i + 1]):
-                ok = ok & (indices[j] > indices[j - 1])
+        desc = _scan_indices(indices, nnz, no_bound, &out_of_range)
+        ok = _canonical_from(indptr, indices, n_rows, desc)
     return ok
+
+
+def within_bound(const double[::1] values, double bound):
+    """True when every ``|v| <= bound`` (False for NaN and infinite values),
+    i.e. ``max_abs(values) <= bound`` for a finite ``bound >= 0``, in one
+    branch-free integer scan (``skb_within_bound``)."""
+    cdef int ok = 1
+    if values.shape[0] > 0:
+        with nogil:
+            ok = skb_within_bound(&values[0], values.shape[0], bound)
+    return ok != 0
 
 
 def max_abs(const double[::1] values):

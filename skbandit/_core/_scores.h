@@ -122,4 +122,47 @@ static inline int skb_nonzeros(const double *x, int d, int *ind, double *val)
     return n;
 }
 
+#include <stdint.h>
+#include <string.h>
+
+/* 1 when every |v[j]| <= bound (bound finite and >= 0), 0 when one is larger,
+ * NaN or infinite: max_abs(v) <= bound. For non-negative doubles the order of
+ * the bit patterns is the order of the values, and NaN's patterns lie above
+ * infinity's, so |v| <= bound <=> bits(|v|) - (bits(bound) + 1) wraps around
+ * (top bit set). Integer operations only, branch-free (vectorised). */
+static inline int skb_within_bound(const double *v, ptrdiff_t n, double bound)
+{
+    uint64_t lim, acc = ~(uint64_t)0, u;
+    ptrdiff_t j;
+    memcpy(&lim, &bound, sizeof lim);
+    lim += 1;
+    for (j = 0; j < n; j++) {
+        memcpy(&u, v + j, sizeof u);
+        acc &= (u & 0x7fffffffffffffffULL) - lim;
+    }
+    return (int)(acc >> 63);
+}
+
+/* One branch-free scan of CSR column indices ind[0..nnz): sets *out_of_range
+ * when one may be outside [0, n_cols) (compared unsigned, so a negative index
+ * counts) and returns the number of positions j >= 1 with ind[j] <= ind[j - 1]
+ * (the rows are canonical when every such position starts a row). */
+#define SKB_SCAN_INDICES(NAME, T, U)                                          \
+static inline ptrdiff_t NAME(const T *ind, ptrdiff_t nnz, T n_cols,           \
+                             int *out_of_range)                               \
+{                                                                             \
+    ptrdiff_t j, desc = 0;                                                    \
+    U bad = 0;                                                                \
+    if (nnz > 0) bad |= (U)ind[0] >= (U)n_cols;                               \
+    for (j = 1; j < nnz; j++) {                                               \
+        bad |= (U)ind[j] >= (U)n_cols;                                        \
+        desc += ind[j] <= ind[j - 1];                                         \
+    }                                                                         \
+    *out_of_range = bad != 0;                                                 \
+    return desc;                                                              \
+}
+SKB_SCAN_INDICES(skb_scan_indices_i32, int, unsigned int)
+SKB_SCAN_INDICES(skb_scan_indices_i64, long long, unsigned long long)
+#undef SKB_SCAN_INDICES
+
 #endif

@@ -1,12 +1,6 @@
 """Banditron kernel (Kakade, Shalev-Shwartz and Tewari, 2008)."""
 
-from skbandit._core._kernel cimport (
-    LinearKernel,
-    Row,
-    epsilon_greedy,
-    jsave_row,
-    row_axpy,
-)
+from skbandit._core._kernel cimport LinearKernel, Row, add_row_pair, epsilon_greedy
 
 
 cdef class BanditronKernel(LinearKernel):
@@ -40,10 +34,9 @@ cdef class BanditronKernel(LinearKernel):
                     double prob, double reward) noexcept nogil:
         # Rewards are 0 or 1 (the bit 1[played == y]).
         cdef double before = <double>(t - 1)
-        self.add_row(greedy, -1.0, x)
-        jsave_row(self.jd, &self.A[greedy, 0], x)
-        row_axpy(-before, x, &self.A[greedy, 0])
+        # W and A in one sweep of the row each (add_row_pair).
+        add_row_pair(self.jd, &self.W[greedy, 0], -1.0, &self.A[greedy, 0],
+                     -before, x, False)
         if reward != 0.0:
-            self.add_row_div(played, x, prob)
-            jsave_row(self.jd, &self.A[played, 0], x)
-            row_axpy(before / prob, x, &self.A[played, 0])
+            add_row_pair(self.jd, &self.W[played, 0], prob, &self.A[played, 0],
+                         before / prob, x, True)
