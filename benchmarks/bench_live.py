@@ -34,7 +34,10 @@ the two d side by side: a round's cost should not depend on d (the rollback
 of a failed call is an undo journal of the entries a round writes, not a copy
 of the model; ``d20/d10`` is the ratio of the per-round times).
 ``SOBA(covariance="full")`` is left out (its (k d)^2 covariance does not fit at
-either d).
+either d); a last table times both SOBA variants on a small dense stream
+(d = 20, k = 5: ``A^{-1}`` is 100 x 100), the live loop and the simulator, where
+a round's cost is mostly the call's overhead (e.g. a kernel rebuilt on every
+call).
 
 The live loop and the simulator play the same actions (the on-policy
 equivalence), so their online errors agree. Columns: us/round is the best
@@ -284,6 +287,44 @@ def hashed_table(bits_list, rounds_for, seed, repeat) -> None:
             print(f"{name:22}  " + "  ".join(f"{c:>15}" for c in cells))
 
 
+SOBA_D, SOBA_K = 20, 5
+
+
+def soba_table(rounds, seed, repeat) -> None:
+    """Both SOBA variants at their defaults on a small dense stream (labels of a
+    fixed random linear rule), one row per call."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(rounds, SOBA_D)) / np.sqrt(SOBA_D)
+    y = (X @ rng.normal(size=(SOBA_D, SOBA_K))).argmax(axis=1)
+    classes = np.arange(SOBA_K)
+    print(
+        f"\nSOBA on dense rows d={SOBA_D} k={SOBA_K}, {rounds} rounds one row at a "
+        f"time, best of {repeat} passes"
+    )
+    head = ("live us", "live p50", "sim us", "sim p50", "err")
+    print(f"{'':22}  " + "  ".join(f"{h:>9}" for h in head))
+    for cov in ("diag", "full"):
+
+        def make(s, cov=cov):
+            return SOBA(covariance=cov, random_state=s)
+
+        def timed(case, make=make):
+            return time_case(
+                lambda X, y, s: case(X, y, s, make, classes), X, y, seed, rounds, repeat
+            )
+
+        live, sim = timed(skbandit_logged), timed(skbandit_simulator)
+        cells = (
+            f"{live['us_per_round']:.1f}",
+            f"{live['p50_us']:.1f}",
+            f"{sim['us_per_round']:.1f}",
+            f"{sim['p50_us']:.1f}",
+            f"{sim['online_error']:.3f}",
+        )
+        name = f'SOBA covariance="{cov}"'
+        print(f"{name:22}  " + "  ".join(f"{c:>9}" for c in cells), flush=True)
+
+
 def prefault(clf) -> None:
     """Touch every page of a learner's state arrays (``a *= 1.0`` keeps every
     value): a learner that has served many rounds has them resident, a fresh
@@ -349,6 +390,12 @@ def main(argv=None) -> int:
         type=int,
         default=1000,
         help="rounds per pass of the hashed table at d > 2**16",
+    )
+    p.add_argument(
+        "--soba-rounds",
+        type=int,
+        default=2000,
+        help="rounds per pass of the small SOBA table (0: skip it)",
     )
     p.add_argument(
         "--prefault",
@@ -425,6 +472,8 @@ def main(argv=None) -> int:
         args.seed,
         args.repeat,
     )
+    if args.soba_rounds:
+        soba_table(args.soba_rounds, args.seed, args.repeat)
     return 0
 
 

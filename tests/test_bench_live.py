@@ -9,7 +9,7 @@ def test_bench_live_smoke_run():
     out = run_benchmark(
         "bench_live.py",
         "--rounds", "200", "--repeat", "1",
-        "--hashed-bits", "10", "--hashed-rounds", "60",
+        "--hashed-bits", "10", "--hashed-rounds", "60", "--soba-rounds", "60",
         cwd=BENCHMARKS,
     )  # fmt: skip
     rows = [ln for ln in out.stdout.splitlines() if ln.startswith("skbandit Banditron")]
@@ -24,3 +24,6 @@ def test_bench_live_smoke_run():
     assert "Hashed sparse rows d=2**10 k=20" in out.stdout
     for name in ("Banditron", "SeparableOneVsAll", "SquareCB", "OffsetTree"):
         assert any(ln.startswith(name + " ") for ln in out.stdout.splitlines()), name
+    # the small SOBA table has both variants
+    for cov in ("diag", "full"):
+        assert f'SOBA covariance="{cov}"' in out.stdout

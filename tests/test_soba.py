@@ -243,6 +243,33 @@ def test_changing_covariance_mid_stream_is_refused():
     assert "A_inv_" in est._state_attrs and "A_diag_" not in est._state_attrs
 
 
+@pytest.mark.parametrize("covariance", ["diag", "full"])
+def test_pickle_with_the_sums_as_plain_attributes_loads(covariance):
+    """A SOBA pickled when ``cumulative_margin_``, ``exploration_sum_`` and
+    ``n_updates_`` were plain attributes (before they moved into the arrays
+    the kernel writes in place) loads into the same learner, which plays on
+    as the original."""
+    import pickle
+
+    X, y = make_stream(n=200, d=4, k=3, seed=1)
+    est = SOBA(gamma=0.3, covariance=covariance, random_state=0)
+    est.partial_fit(X[:150], y[:150], classes=np.arange(3))
+    assert est.n_updates_ > 0 and est.exploration_sum_ > 0.0
+    old = dict(est.__getstate__())
+    sums, counts = old.pop("_sums_"), old.pop("_n_updates_")
+    old["cumulative_margin_"], old["exploration_sum_"] = float(sums[0]), float(sums[1])
+    old["n_updates_"] = int(counts[0])
+    loaded = SOBA.__new__(SOBA)
+    loaded.__setstate__(pickle.loads(pickle.dumps(old)))
+    assert loaded.cumulative_margin_ == est.cumulative_margin_
+    assert loaded.exploration_sum_ == est.exploration_sum_
+    assert loaded.n_updates_ == est.n_updates_
+    loaded.partial_fit(X[150:], y[150:])
+    est.partial_fit(X[150:], y[150:])
+    assert_array_equal(loaded.coef_, est.coef_)
+    assert loaded.cumulative_margin_ == est.cumulative_margin_
+
+
 # --------------------------------------------------------------------------------------
 # the paper's invariant and when updates happen
 

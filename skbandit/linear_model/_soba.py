@@ -212,10 +212,37 @@ class SOBA(LinearBanditClassifier):
             "coef_",
             "theta_",
             "A_inv_" if full else "A_diag_",
-            "cumulative_margin_",
-            "exploration_sum_",
-            "n_updates_",
+            "_sums_",
+            "_n_updates_",
         )
+
+    # ``S``, the exploration sum and the update count live in two small arrays
+    # (``_sums_ = [S, E]``, ``_n_updates_ = [n]``) that the kernel writes in
+    # place: the attributes stay the same objects from call to call, so the
+    # kernel cached across calls (``BaseBanditClassifier._kernel``) is reused
+    # (a float written back after each block would be a new object each call,
+    # and rebuild the kernel on every one-row call of the live loop).
+    @property
+    def cumulative_margin_(self) -> float:
+        return float(self._sums_[0])
+
+    @property
+    def exploration_sum_(self) -> float:
+        return float(self._sums_[1])
+
+    @property
+    def n_updates_(self) -> int:
+        return int(self._n_updates_[0])
+
+    def __setstate__(self, state):
+        if "cumulative_margin_" in state:  # pickled when they were plain attributes
+            state = dict(state)
+            state["_sums_"] = np.array(
+                [state.pop("cumulative_margin_"), state.pop("exploration_sum_")],
+                dtype=np.float64,
+            )
+            state["_n_updates_"] = np.array([state.pop("n_updates_")], dtype=np.int64)
+        super().__setstate__(state)
 
     def __init__(
         self,
@@ -254,9 +281,8 @@ class SOBA(LinearBanditClassifier):
             self.A_inv_ = np.eye(kd) / a
         else:
             self.A_diag_ = np.full((n_classes, n_features), a)
-        self.cumulative_margin_ = 0.0
-        self.exploration_sum_ = 0.0
-        self.n_updates_ = 0
+        self._sums_ = np.zeros(2, dtype=np.float64)
+        self._n_updates_ = np.zeros(1, dtype=np.int64)
 
     def _make_kernel(self):
         empty = np.empty((0, 0), dtype=np.float64)
@@ -275,9 +301,8 @@ class SOBA(LinearBanditClassifier):
             full,
             0.0 if adaptive else float(self.gamma),
             adaptive,
-            float(self.cumulative_margin_),
-            float(self.exploration_sum_),
-            int(self.n_updates_),
+            self._sums_,
+            self._n_updates_,
         )
         kernel.pending_passes = self._pending_passes
         return kernel
@@ -287,8 +312,3 @@ class SOBA(LinearBanditClassifier):
     # updates are then applied; docs/algorithms.md). The cost of a round stays
     # within a small factor of an immediate update's.
     _pending_passes = 1.0
-
-    def _after_block(self, kernel):
-        self.cumulative_margin_ = kernel.cumulative_margin
-        self.exploration_sum_ = kernel.exploration_sum
-        self.n_updates_ = int(kernel.n_updates)

@@ -70,15 +70,16 @@ cdef class SOBAKernel(LinearKernel):
     cdef readonly bint full
     cdef readonly bint adaptive
     cdef readonly double gamma
-    # Σ n_s m_s, Σ n_s z_sᵀA_s⁻¹z_s and Σ n_s (read back by the estimator).
-    cdef public double cumulative_margin
-    cdef public double exploration_sum
-    cdef public long long n_updates
+    # [Σ n_s m_s, Σ n_s z_sᵀA_s⁻¹z_s] and [Σ n_s]: the estimator's state
+    # arrays, written in place (so the estimator's attributes stay the same
+    # objects and its cached kernel stays valid across calls)
+    cdef double[::1] sums
+    cdef long long[::1] counts
 
     def __init__(self, double[:, ::1] W, double[:, ::1] theta,
                  double[:, ::1] A_diag, double[:, ::1] A_inv, bint full,
-                 double gamma, bint adaptive, double cumulative_margin,
-                 double exploration_sum, long long n_updates):
+                 double gamma, bint adaptive, double[::1] sums,
+                 long long[::1] counts):
         LinearKernel.__init__(self, W, False)
         cdef Py_ssize_t kd = <Py_ssize_t>W.shape[0] * W.shape[1]
         if theta.shape[0] != W.shape[0] or theta.shape[1] != W.shape[1]:
@@ -88,6 +89,8 @@ cdef class SOBAKernel(LinearKernel):
                 raise ValueError("A_inv must be (kd, kd)")
         elif A_diag.shape[0] != W.shape[0] or A_diag.shape[1] != W.shape[1]:
             raise ValueError("A_diag must have the shape of W")
+        if sums.shape[0] != 2 or counts.shape[0] != 1:
+            raise ValueError("sums must have 2 entries and counts 1")
         self.theta = theta
         self.A_diag = A_diag
         self.A_inv = A_inv
@@ -101,16 +104,30 @@ cdef class SOBAKernel(LinearKernel):
         self.pending = np.empty((0, 0), dtype=np.float64)
         self.gamma = gamma
         self.adaptive = adaptive
-        self.cumulative_margin = cumulative_margin
-        self.exploration_sum = exploration_sum
-        self.n_updates = n_updates
+        self.sums = sums
+        self.counts = counts
+
+    @property
+    def cumulative_margin(self):
+        """``S = Σ n_s m_s``."""
+        return self.sums[0]
+
+    @property
+    def exploration_sum(self):
+        """``Σ n_s z_sᵀA_s⁻¹z_s``."""
+        return self.sums[1]
+
+    @property
+    def n_updates(self):
+        """``Σ n_s``."""
+        return self.counts[0]
 
     cdef inline double gamma_at(self, long long t) noexcept nogil:
         # γ_t = min(1, sqrt(k (1 + Σ_{s<t} n_s z_sᵀA_s⁻¹z_s) / t)) (App. A, Thm 5)
         cdef double g
         if not self.adaptive:
             return self.gamma
-        g = sqrt(self.n_classes * (1.0 + self.exploration_sum) / <double>t)
+        g = sqrt(self.n_classes * (1.0 + self.sums[1]) / <double>t)
         return 1.0 if g > 1.0 else g
 
     cdef void distribution(self, const double* s, long long t, int greedy,
@@ -356,13 +373,13 @@ cdef class SOBAKernel(LinearKernel):
         if not (_finite(q) and _finite(m)):
             self.status = STATUS_NONFINITE
             return
-        if self.cumulative_margin + m >= 0.0:
-            jsave(self.jd, &self.cumulative_margin)
-            jsave(self.jd, &self.exploration_sum)
-            jsave_ll(self.jd, &self.n_updates)
-            self.cumulative_margin = self.cumulative_margin + m
-            self.exploration_sum = self.exploration_sum + q / (1.0 + q)
-            self.n_updates += 1
+        if self.sums[0] + m >= 0.0:
+            jsave(self.jd, &self.sums[0])
+            jsave(self.jd, &self.sums[1])
+            jsave_ll(self.jd, &self.counts[0])
+            self.sums[0] = self.sums[0] + m
+            self.sums[1] = self.sums[1] + q / (1.0 + q)
+            self.counts[0] += 1
             self.update(x, ybar, y, p, zscale, wz, q)
 
     # ------------------------------------------------ Python-callable twins
