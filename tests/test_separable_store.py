@@ -323,6 +323,33 @@ def test_state_is_exported_on_access_only():
     assert_same_learner(unread, read)
 
 
+def test_one_row_calls_after_a_batch_neither_copy_nor_export(monkeypatch):
+    """After a batch call grew the support set, one-row calls play on the
+    kept store with the journal: neither ``_get_state`` (the copy mode, chosen
+    from the model's bytes: the cached kernel's must follow the store's
+    growth, not stay those of the empty store it was built from) nor an
+    export of the store."""
+    X, y = _varied_sparse_rows(600, 30, 3, seed=14)
+    X = sp.csr_matrix(np.where(X.toarray() != 0, X.toarray(), 1e-3))  # 30 nnz
+    est = SeparableOneVsAll(kernel="rational", large_norm="project", random_state=14)
+    est.partial_fit(X[:-20], y[:-20], classes=[0, 1, 2])
+    store = est._kernel_cache[1]
+    assert est._kernel_cache[2] == est._model_bytes() > 16 * 400
+
+    def refuse(self):
+        raise AssertionError("the call copied the state")
+
+    monkeypatch.setattr(SeparableOneVsAll, "_get_state", refuse)
+    monkeypatch.setattr(SeparableOneVsAll, "_export_support", refuse)
+    for i in range(len(y) - 20, len(y)):
+        est.partial_fit(X[i : i + 1], y[i : i + 1])
+    assert est._kernel_cache[1] is store
+    monkeypatch.undo()
+    ref = SeparableOneVsAll(kernel="rational", large_norm="project", random_state=14)
+    ref.partial_fit(X, y, classes=[0, 1, 2])
+    assert_same_learner(est, ref)
+
+
 class _SmallNumPy:
     """``numpy`` for the kernel module, refusing arrays above ``limit`` items."""
 

@@ -390,7 +390,9 @@ class SeparableOneVsAll(BaseBanditClassifier):
             lender.give(kernel.work_buffer())
         cache = self.__dict__.get("_kernel_cache")
         if cache is not None and cache[1] is kernel:
-            self._kernel_cache = (self._cache_key(), kernel, cache[2])
+            # the model's bytes too: they choose the next call's rollback mode
+            # and journal limit (O(1) from the store)
+            self._kernel_cache = (self._cache_key(), kernel, self._model_bytes())
 
     def _set_state(self, state: dict) -> None:
         if "_sv_indptr" in state:
