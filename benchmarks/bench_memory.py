@@ -156,6 +156,12 @@ def state_arrays(est: Any) -> Iterator[np.ndarray]:
 
 
 def model_nbytes(est: Any) -> int:
+    """The state's bytes. Reading the rational ``SeparableOneVsAll``'s state
+    attributes exports its support store (and its next call then builds a new
+    store from them): its ``_model_bytes`` sizes the store without reading
+    them, the same bytes."""
+    if "_sv_live" in getattr(est, "__dict__", {}):
+        return int(est._model_bytes())
     return sum(a.nbytes for a in state_arrays(est))
 
 

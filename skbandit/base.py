@@ -38,8 +38,9 @@ The failure guarantee
   counters and the generator are restored from a record of O(number of
   attributes) taken at the block's start. ``SOBA(covariance="full")`` does not
   journal its (kd)^2 inverse: its rank-one updates stay pending until the block
-  is committed; the rational-kernel ``SeparableOneVsAll`` plays on its kernel's
-  own store of the support set, exported after each block. No learner copies
+  is committed; the rational-kernel ``SeparableOneVsAll`` keeps its support set
+  in its cached kernel's store across calls (exported when read), journals the
+  store's writes and checkpoints its scalars per block. No learner copies
   its model for rollback beyond the copy mode below (bounded by the input a
   block reads), nor doubles its memory.
 * A block whose rows are many for the model's size is rolled back by a copy

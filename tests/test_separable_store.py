@@ -248,6 +248,108 @@ def test_failed_block_restores_the_support_set(budget, monkeypatch):
     assert_same_learner(est, ref)
 
 
+def _varied_sparse_rows(n, d, k, seed):
+    """CSR rows with 0 to d non-zeros at varied columns, norm at most 1."""
+    rng = np.random.default_rng(seed)
+    X, y = make_stream(n=n, d=d, k=k, n_empty=n // 15, seed=seed)
+    X *= rng.random((n, d)) < rng.random((n, 1))
+    X /= np.maximum(np.linalg.norm(X, axis=1, keepdims=True), 1.0)
+    return sp.csr_matrix(X), y
+
+
+@pytest.mark.parametrize("mode", ["journal", "copy"])
+@pytest.mark.parametrize("budget", [None, 1, 4])
+def test_failed_block_on_a_store_kept_across_calls_is_undone(budget, mode, monkeypatch):
+    """The store is kept across calls (not rebuilt from exported arrays): a
+    block that fails after it evicted vectors and wrote new ones over their
+    entries and slots (other values, other columns) is undone by the journal
+    and the store's checkpoint, and the learner goes on as one that played
+    only the committed rows (``mode``: the block rolled back by the journal,
+    or by a copy of the state, ``base.py``'s copy mode). Catches a rollback
+    that restores the store's scalars but not the column indices or values
+    the block overwrote."""
+    monkeypatch.setattr(skbandit.base, "_BLOCK_ROWS", 40)
+    monkeypatch.setattr(skbandit.base, "_COPY_RATIO", 0 if mode == "copy" else 1 << 40)
+    X, y = _varied_sparse_rows(400, 30, 3, seed=12)
+    params = dict(kernel="rational", budget=budget)
+    est = SeparableOneVsAll(random_state=12, **params)
+    est.partial_fit(X[:100], y[:100], classes=[0, 1, 2])
+    live = est._kernel_cache[1]
+    original, calls = est._after_block, []
+
+    def after_block(kernel):
+        calls.append(1)
+        if len(calls) == 3:
+            raise _Fail
+        original(kernel)
+
+    est._after_block = after_block
+    with pytest.raises(_Fail):
+        est.partial_fit(X[100:300], y[100:300])
+    del est.__dict__["_after_block"]
+    if mode == "journal":
+        assert est.__dict__["_sv_live"] is live  # not exported by the call
+    ref = SeparableOneVsAll(random_state=12, **params)
+    ref.partial_fit(X[:100], y[:100], classes=[0, 1, 2])
+    ref.partial_fit(X[100:180], y[100:180])
+    assert est.t_ == 180
+    # the store as the reference's (read from the kernel, not exported: the
+    # learner goes on playing on it)
+    store = est.__dict__["_sv_live"] if mode == "journal" else est._make_kernel()
+    for name, value in zip(est._SUPPORT_STATE, store.support_arrays(), strict=True):
+        assert_array_equal(value, getattr(ref, name), err_msg=name)
+    # the store plays on, then both are compared
+    est.partial_fit(X[180:], y[180:])
+    ref.partial_fit(X[180:], y[180:])
+    assert_same_learner(est, ref)
+
+
+def test_state_is_exported_on_access_only():
+    """Training calls keep the support set in the kernel's store: the CSR
+    attributes are exported when read (attribute, ``support_vectors_``,
+    pickling), and a learner read after every call plays as one never read."""
+    X, y = _varied_sparse_rows(300, 30, 3, seed=13)
+    params = dict(kernel="rational", budget=7)
+    read = SeparableOneVsAll(random_state=13, **params)
+    unread = SeparableOneVsAll(random_state=13, **params)
+    for part in (slice(0, 1), slice(1, 120), slice(120, 121), slice(121, 300)):
+        read.partial_fit(X[part], y[part], classes=[0, 1, 2])
+        unread.partial_fit(X[part], y[part], classes=[0, 1, 2])
+        assert "_sv_data" not in unread.__dict__
+        assert read.dual_coef_.shape[0] == read._sv_indptr.shape[0] - 1 <= 7
+        assert "_sv_live" not in read.__dict__
+    assert_array_equal(unread.decision_function(X), read.decision_function(X))
+    assert "_sv_data" not in unread.__dict__  # scores read the store in place
+    assert_same_learner(unread, read)
+
+
+def test_one_row_calls_after_a_batch_neither_copy_nor_export(monkeypatch):
+    """After a batch call grew the support set, one-row calls play on the
+    kept store with the journal: neither ``_get_state`` (the copy mode, chosen
+    from the model's bytes: the cached kernel's must follow the store's
+    growth, not stay those of the empty store it was built from) nor an
+    export of the store."""
+    X, y = _varied_sparse_rows(600, 30, 3, seed=14)
+    X = sp.csr_matrix(np.where(X.toarray() != 0, X.toarray(), 1e-3))  # 30 nnz
+    est = SeparableOneVsAll(kernel="rational", large_norm="project", random_state=14)
+    est.partial_fit(X[:-20], y[:-20], classes=[0, 1, 2])
+    store = est._kernel_cache[1]
+    assert est._kernel_cache[2] == est._model_bytes() > 16 * 400
+
+    def refuse(self):
+        raise AssertionError("the call copied the state")
+
+    monkeypatch.setattr(SeparableOneVsAll, "_get_state", refuse)
+    monkeypatch.setattr(SeparableOneVsAll, "_export_support", refuse)
+    for i in range(len(y) - 20, len(y)):
+        est.partial_fit(X[i : i + 1], y[i : i + 1])
+    assert est._kernel_cache[1] is store
+    monkeypatch.undo()
+    ref = SeparableOneVsAll(kernel="rational", large_norm="project", random_state=14)
+    ref.partial_fit(X, y, classes=[0, 1, 2])
+    assert_same_learner(est, ref)
+
+
 class _SmallNumPy:
     """``numpy`` for the kernel module, refusing arrays above ``limit`` items."""
 

@@ -11,7 +11,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.extmath import safe_sparse_dot
 
 from skbandit._core._kernel import run_scores
-from skbandit.base import BaseBanditClassifier, _kernel_arrays
+from skbandit.base import _COUNTERS, BaseBanditClassifier, _kernel_arrays
 from skbandit.multiclass._separable_ova_fast import (
     SeparableLinearKernel,
     SeparableRationalKernel,
@@ -96,7 +96,11 @@ class SeparableOneVsAll(BaseBanditClassifier):
     pickled), then computes each ``<v_j, x>`` over ``v_j``'s own entries:
     ``O(nnz(x) + sum_j nnz(v_j))``. The store is a ring: with a ``budget``,
     evicting the oldest vector is ``O(1)`` and adding one ``O(nnz(x) + k)``;
-    nothing is shifted.
+    nothing is shifted. The store is kept across training calls (it is the
+    cached kernel's): a call costs its rows' rounds, not a copy of the support
+    set; the CSR attributes below are exported from it when read (``O(model)``
+    once, also by pickling or ``_get_state``), and a failed block is undone
+    from the call's journal and a per-block checkpoint of the store.
 
     Logged feedback (``partial_fit(X, LoggedFeedback(...))``, see
     ``docs/logged.md``): the update uses no probability: a rewarded logged
@@ -225,12 +229,41 @@ class SeparableOneVsAll(BaseBanditClassifier):
         # The fitted state decides (the parameter may have been changed since).
         if "coef_" in self.__dict__:
             return ("coef_",)
-        if "_sv_indptr" in self.__dict__ or self.kernel is not None:
+        if (
+            "_sv_indptr" in self.__dict__
+            or "_sv_live" in self.__dict__
+            or self.kernel is not None
+        ):
             return self._SUPPORT_STATE
         return ("coef_",)
 
+    # The support set between calls (issue 19): after a training block the
+    # kernel's store is the state (``_sv_live``, the cached kernel) and the
+    # CSR attributes are not kept up to date; reading one of them (directly,
+    # through ``support_vectors_``, ``_get_state``, pickling or copying)
+    # exports the store, O(model), and the next training call plays on a
+    # kernel built from the exported arrays (which a caller may have edited).
+    # A call thus costs the rows it plays, not a copy of the support set.
+    def __getattr__(self, name):
+        if name in SeparableOneVsAll._SUPPORT_STATE:
+            live = self.__dict__.get("_sv_live")
+            if live is not None:
+                self._export_support()
+                return self.__dict__[name]
+        raise AttributeError(
+            f"{type(self).__name__!r} object has no attribute {name!r}"
+        )
+
+    def _export_support(self) -> None:
+        """Write the live store into the CSR attributes (those not set)."""
+        live = self.__dict__.pop("_sv_live", None)
+        if live is None:
+            return
+        for name, value in zip(self._SUPPORT_STATE, live.support_arrays(), strict=True):
+            self.__dict__.setdefault(name, value)
+
     def _init_state(self, n_features, n_classes):
-        for name in ("coef_", *self._SUPPORT_STATE):
+        for name in ("coef_", "_sv_live", *self._SUPPORT_STATE):
             self.__dict__.pop(name, None)
         if self.kernel is None:
             self.coef_ = np.zeros((n_classes, n_features), dtype=np.float64)
@@ -243,7 +276,7 @@ class SeparableOneVsAll(BaseBanditClassifier):
     @property
     def support_vectors_(self) -> sp.csr_matrix:
         """The support set, oldest first: a new CSR matrix (n_support, n_features)."""
-        if "_sv_indptr" not in self.__dict__:
+        if "_sv_indptr" not in self.__dict__ and "_sv_live" not in self.__dict__:
             raise AttributeError(
                 f"{type(self).__name__} has no support_vectors_: it is fitted "
                 "with kernel='rational' only."
@@ -267,9 +300,16 @@ class SeparableOneVsAll(BaseBanditClassifier):
         full = self.update == "full"
         if self.kernel is None:
             return SeparableLinearKernel(self.coef_, full)
-        # Copies the committed support set into the kernel's store. During a
-        # training call the length-d work vector is the one the last training
-        # block handed back (``_WorkLender``); otherwise the kernel allocates.
+        project = self.large_norm == "project"
+        budget = 0 if self.budget is None else self.budget
+        live = self.__dict__.get("_sv_live")
+        if live is not None:
+            # the store is the state: play on it (with the current parameters)
+            live.configure(full, project, budget)
+            return live
+        # Copies the committed support set into a new store. During a training
+        # call the length-d work vector is the one the last training kernel
+        # handed back (``_WorkLender``); otherwise the kernel allocates.
         lender = self.__dict__.get("_work_lender")
         work = None
         if lender is not None and lender.training:
@@ -281,17 +321,57 @@ class SeparableOneVsAll(BaseBanditClassifier):
             self.dual_coef_,
             self.n_features_in_,
             full,
-            self.large_norm == "project",
-            0 if self.budget is None else self.budget,
+            project,
+            budget,
             work,
         )
+
+    def _own_state_arrays(self) -> None:
+        if "_sv_live" not in self.__dict__:  # (exporting would cost O(model))
+            super()._own_state_arrays()
+
+    def _model_bytes(self) -> int:
+        live = self.__dict__.get("_sv_live")
+        if live is None:
+            return super()._model_bytes()
+        # the CSR form of the store: values, indices, row pointers, coefficients
+        return int(
+            12 * live.n_entries + 8 * (live.n_sv + 1) + 8 * live.n_sv * live.n_classes
+        )
+
+    def _rollback_point(self, rng: bool = True):
+        # a new block: the last one's checkpoint (``_before_block``) is stale
+        self.__dict__.pop("_sv_block", None)
+        if self.kernel is None or "_sv_live" not in self.__dict__:
+            point = super()._rollback_point(rng)
+        else:
+            # the live store is checkpointed in ``_before_block``, not exported
+            state = {name: getattr(self, name) for name in _COUNTERS}
+            state["_sv_live"] = self.__dict__["_sv_live"]
+            if rng:
+                state["_rng"] = self._rng.bit_generator.state
+            point = (state, [])
+        return point
+
+    def _restore_point(self, point) -> None:
+        # after the journal's undo: the block's store back to its checkpoint
+        block = self.__dict__.pop("_sv_block", None)
+        if block is not None:
+            block.restore()
+        state, _ = point
+        if self.kernel is not None or "_sv_indptr" in state:
+            if "_sv_live" in state:
+                for name in self._SUPPORT_STATE:
+                    self.__dict__.pop(name, None)
+            else:
+                self.__dict__.pop("_sv_live", None)
+        super()._restore_point(point)
 
     def _before_block(self, kernel, n_rows):
         if self.kernel is None:
             return kernel
-        if not kernel.fresh:
-            # start from the committed state (a hook may have edited it)
-            kernel = self._make_kernel()
+        kernel.checkpoint()
+        self._sv_block = kernel
         if self.budget is not None:
             # the budget may have been lowered between calls: keep the newest
             kernel.trim(self.budget)
@@ -300,14 +380,24 @@ class SeparableOneVsAll(BaseBanditClassifier):
     def _after_block(self, kernel):
         if self.kernel is None:
             return
-        kernel.fresh = False
-        (self._sv_data, self._sv_indices, self._sv_indptr, self.dual_coef_) = (
-            kernel.support_arrays()
-        )
-        # zeros again after every round: the next block's kernel reuses it
+        # the kernel's store is now the state (exported on access)
+        for name in self._SUPPORT_STATE:
+            self.__dict__.pop(name, None)
+        self._sv_live = kernel
+        # zeros again after every round: a kernel built later reuses it
         lender = self.__dict__.get("_work_lender")
         if lender is not None:
             lender.give(kernel.work_buffer())
+        cache = self.__dict__.get("_kernel_cache")
+        if cache is not None and cache[1] is kernel:
+            # the model's bytes too: they choose the next call's rollback mode
+            # and journal limit (O(1) from the store)
+            self._kernel_cache = (self._cache_key(), kernel, self._model_bytes())
+
+    def _set_state(self, state: dict) -> None:
+        if "_sv_indptr" in state:
+            self.__dict__.pop("_sv_live", None)
+        super()._set_state(state)
 
     def _play_blocks(self, *args, **kwargs):
         if self.kernel is None:
@@ -320,11 +410,15 @@ class SeparableOneVsAll(BaseBanditClassifier):
             return super()._play_blocks(*args, **kwargs)
         finally:
             lender.training -= 1
+            self.__dict__.pop("_sv_block", None)
 
     def __getstate__(self):
-        # the work vector is scratch (zeros), not state: not pickled or copied
+        # the store is exported; the work vector is scratch (zeros), not
+        # state: not pickled or copied
+        self._export_support()
         state = super().__getstate__()
         state.pop("_work_lender", None)
+        state.pop("_sv_block", None)
         return state
 
     def _raise_kernel_status(self, kernel, X, status=None, **where):
@@ -369,7 +463,7 @@ class SeparableOneVsAll(BaseBanditClassifier):
         if self.kernel is None:
             return np.asarray(safe_sparse_dot(X, self.coef_.T, dense_output=True))
         self._own_state_arrays()
-        kernel = self._make_kernel()
+        kernel = self._make_kernel()  # the live store, read only, if any
         out = np.empty((X.shape[0], self.classes_.shape[0]), dtype=np.float64)
         data, indices, indptr, dense = _kernel_arrays(X)
         run_scores(kernel, data, indices, indptr, dense, self.t_ + 1, out)

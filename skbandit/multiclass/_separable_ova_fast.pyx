@@ -6,7 +6,13 @@ import numpy as np
 from libc.math cimport sqrt
 from libc.string cimport memcpy
 
-from skbandit._core._kernel cimport BaseKernel, LinearKernel, Row
+from skbandit._core._kernel cimport (
+    BaseKernel,
+    LinearKernel,
+    Row,
+    jsave_ll,
+    jsave_range,
+)
 
 # ``status`` of a kernel whose support store could not grow; the exception is
 # kept in ``error`` and raised by the estimator (negative: no clash with the
@@ -147,7 +153,24 @@ cdef class SeparableRationalKernel(BaseKernel):
     # STATUS_STORE_ERROR); set by the estimator's hooks: whether the kernel
     # still holds exactly the committed state
     cdef public object error
-    cdef public bint fresh
+    # The checkpoint of the store at the start of a block (``checkpoint``):
+    # its scalars and arrays. A block's writes into the arrays are recorded in
+    # the call's journal (values, coefficients, slot starts and lengths) and,
+    # for the column indices (int32, which the journal does not hold), in
+    # ``ulog`` (old values of the ranges written, ``ulog_at`` their starts and
+    # lengths), so ``restore`` undoes a block in O(what it wrote). A
+    # reallocation writes only new arrays, so the checkpoint's stay intact.
+    cdef double[::1] ck_pval
+    cdef int[::1] ck_pind
+    cdef Py_ssize_t[::1] ck_sstart
+    cdef Py_ssize_t[::1] ck_snnz
+    cdef double[:, ::1] ck_A
+    cdef Py_ssize_t ck_scalars[11]
+    cdef bint ck_active
+    cdef int[::1] ulog
+    cdef Py_ssize_t[::1] ulog_at
+    cdef Py_ssize_t ulog_n
+    cdef Py_ssize_t ulog_m
 
     def __init__(self, const double[::1] data, const int[::1] indices,
                  const long long[::1] indptr, const double[:, ::1] dual_coef,
@@ -175,7 +198,11 @@ cdef class SeparableRationalKernel(BaseKernel):
         self.work = work
         self.work_obj = work
         self.error = None
-        self.fresh = True
+        self.ck_active = False
+        self.ulog = np.empty(0, dtype=np.int32)
+        self.ulog_at = np.empty(0, dtype=np.intp)
+        self.ulog_n = 0
+        self.ulog_m = 0
         self.n_reallocations = 0
         self.n_entries_moved = 0
         self.n_evicted = 0
@@ -205,6 +232,86 @@ cdef class SeparableRationalKernel(BaseKernel):
         """The length-``d`` work vector (all zeros between rounds), for the
         estimator to hand to its next kernel instead of allocating one."""
         return self.work_obj
+
+    def configure(self, bint full, bint project, Py_ssize_t budget):
+        """Set the parameters a kernel kept across calls plays with."""
+        self.full = full
+        self.project = project
+        self.budget = budget
+
+    def checkpoint(self):
+        """Remember the store as it is now (O(1)); ``restore`` returns to it."""
+        self.ck_pval, self.ck_pind = self.pval, self.pind
+        self.ck_sstart, self.ck_snnz, self.ck_A = self.sstart, self.snnz, self.A
+        self.ck_scalars[:] = [
+            self.pool_capacity, self.hi, self.wrapped, self.n_entries,
+            self.slot_capacity, self.first, self.n_sv, self.n_evicted,
+            self.n_reallocations, self.n_entries_moved, self.budget,
+        ]
+        self.ulog_n = 0
+        self.ulog_m = 0
+        self.ck_active = True
+
+    def restore(self):
+        """Return the store to the last ``checkpoint``, once the call's
+        journal has been undone (it restores the values, coefficients, slot
+        starts and lengths the block overwrote in the checkpoint's arrays);
+        the column indices are restored here. O(entries the block wrote)."""
+        cdef Py_ssize_t r, i, e, start, m, n = self.ulog_n
+        if not self.ck_active:
+            raise RuntimeError("no checkpoint to restore")
+        for r in range(self.ulog_m - 1, -1, -1):
+            start = self.ulog_at[2 * r]
+            m = self.ulog_at[2 * r + 1]
+            n -= m
+            for e in range(m):
+                self.ck_pind[start + e] = self.ulog[n + e]
+        self.pval, self.pind = self.ck_pval, self.ck_pind
+        self.sstart, self.snnz, self.A = self.ck_sstart, self.ck_snnz, self.ck_A
+        (self.pool_capacity, self.hi, self.wrapped, self.n_entries,
+         self.slot_capacity, self.first, self.n_sv, self.n_evicted,
+         self.n_reallocations, self.n_entries_moved, self.budget) = self.ck_scalars
+        self.ulog_n = 0
+        self.ulog_m = 0
+        self.status = 0
+        self.error = None
+
+    cdef bint log_indices(self, Py_ssize_t pos, Py_ssize_t m) noexcept:
+        """Record ``pind[pos:pos + m]`` before a block overwrites them (only
+        while ``pind`` is the checkpoint's array). False (``error`` and
+        ``status`` set) if the log could not grow."""
+        cdef Py_ssize_t e
+        if not self.ck_active or &self.pind[0] != &self.ck_pind[0]:
+            return True
+        try:
+            if self.ulog_n + m > self.ulog.shape[0]:
+                grown = np.empty(max(2 * self.ulog.shape[0], self.ulog_n + m, 64),
+                                 dtype=np.int32)
+                grown[:self.ulog_n] = self.ulog[:self.ulog_n]
+                self.ulog = grown
+            if 2 * self.ulog_m + 2 > self.ulog_at.shape[0]:
+                grown_at = np.empty(max(2 * self.ulog_at.shape[0], 32), dtype=np.intp)
+                grown_at[:2 * self.ulog_m] = self.ulog_at[:2 * self.ulog_m]
+                self.ulog_at = grown_at
+        except BaseException as exc:
+            self.error = exc
+            self.status = STATUS_STORE_ERROR
+            return False
+        for e in range(m):
+            self.ulog[self.ulog_n + e] = self.pind[pos + e]
+        self.ulog_at[2 * self.ulog_m] = pos
+        self.ulog_at[2 * self.ulog_m + 1] = m
+        self.ulog_n += m
+        self.ulog_m += 1
+        return True
+
+    cdef Py_ssize_t journal_bound(self, Row x) noexcept nogil:
+        # a new support vector: its values and its k coefficients
+        return x.nnz + self.n_classes
+
+    cdef Py_ssize_t journal_bound_ll(self) noexcept nogil:
+        # its slot's start and length
+        return 2
 
     cdef inline Py_ssize_t next_slot(self, Py_ssize_t i) noexcept nogil:
         """The slot after ``i`` in the ring (the next newer vector)."""
@@ -356,6 +463,10 @@ cdef class SeparableRationalKernel(BaseKernel):
                 cap = max(2 * self.pool_capacity, 2 * (self.n_entries + m))
                 nval = np.empty(cap, dtype=np.float64)
                 nind = np.empty(cap, dtype=np.int32)
+                # new slot starts too: the old arrays stay as they were (a
+                # checkpoint may hold them)
+                nstart = np.empty(self.slot_capacity, dtype=np.intp)
+                nnnz = np.empty(self.slot_capacity, dtype=np.intp)
                 i = self.first
                 for j in range(self.n_sv):
                     if self.snnz[i] > 0:
@@ -363,10 +474,12 @@ cdef class SeparableRationalKernel(BaseKernel):
                                self.snnz[i] * sizeof(double))
                         memcpy(&nind[p], &self.pind[self.sstart[i]],
                                self.snnz[i] * sizeof(int))
-                    self.sstart[i] = p
+                    nstart[i] = p
+                    nnnz[i] = self.snnz[i]
                     p += self.snnz[i]
                     i = self.next_slot(i)
                 self.pval, self.pind = nval, nind
+                self.sstart, self.snnz = nstart, nnnz
                 self.pool_capacity = cap
                 self.hi = p
                 self.wrapped = False
@@ -399,6 +512,20 @@ cdef class SeparableRationalKernel(BaseKernel):
             if not ok:
                 return
             pos = self.reserve(m)
+        slot = self.first + self.n_sv
+        if slot >= self.slot_capacity:
+            slot -= self.slot_capacity
+        if self.ck_active and m > 0:
+            with gil:
+                ok = self.log_indices(pos, m)
+            if not ok:
+                return
+        # the writes below, recorded for a rollback (the drivers reserved them)
+        if m > 0:
+            jsave_range(self.jd, &self.pval[pos], m)
+        jsave_range(self.jd, &self.A[slot, 0], self.n_classes)
+        jsave_ll(self.jd, <long long*>&self.sstart[slot])
+        jsave_ll(self.jd, <long long*>&self.snnz[slot])
         q = pos
         for e in range(x.nnz):
             v = x.val[e] * self.xscale
@@ -406,9 +533,6 @@ cdef class SeparableRationalKernel(BaseKernel):
                 self.pval[q] = v
                 self.pind[q] = e if x.ind == NULL else x.ind[e]
                 q += 1
-        slot = self.first + self.n_sv
-        if slot >= self.slot_capacity:
-            slot -= self.slot_capacity
         self.sstart[slot] = pos
         self.snnz[slot] = m
         for r in range(self.n_classes):
