@@ -216,29 +216,8 @@ def test_fit_after_live_calls_starts_afresh(entry):
     assert _live(est, rows, y, 20, 30) == _live(ref, rows, y, 20, 30)
 
 
-def _sep_rational(entry):
-    return (
-        entry.name == "SeparableOneVsAll" and entry.params.get("kernel") == "rational"
-    )
-
-
 @pytest.mark.filterwarnings("ignore::skbandit.OffPolicyWarning")
-@pytest.mark.parametrize(
-    "entry",
-    [
-        pytest.param(
-            e,
-            marks=pytest.mark.xfail(
-                _sep_rational(e),
-                reason="SeparableOneVsAll(kernel='rational') still rebuilds its "
-                "kernel on every call (issue 19, another change)",
-                strict=False,
-            ),
-        )
-        for e in ENTRIES
-    ],
-    ids=lambda e: e.id,
-)
+@pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e.id)
 def test_one_row_calls_reuse_the_kernel(entry, monkeypatch):
     """The live loop (``sample_actions`` + logged ``partial_fit``) and the
     simulator's one-row ``partial_fit(row, [label])`` build the learner's
