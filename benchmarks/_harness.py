@@ -274,16 +274,23 @@ def _peak_rss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux: KiB
 
 
-def _reset_peak_rss() -> float | None:
-    """Trim the allocator and reset the peak-RSS counter: the RSS in MiB, or None."""
+def reset_rss_counter() -> bool:
+    """Collect garbage, trim the allocator and reset the kernel's peak-RSS
+    counter (Linux ``/proc/self/clear_refs``); False where that is not
+    available."""
     gc.collect()
     try:
         ctypes.CDLL(None).malloc_trim(0)
         with open("/proc/self/clear_refs", "w") as f:
             f.write("5")
     except (AttributeError, OSError):  # not Linux
-        return None
-    return _peak_rss_mib()
+        return False
+    return True
+
+
+def _reset_peak_rss() -> float | None:
+    """Trim the allocator and reset the peak-RSS counter: the RSS in MiB, or None."""
+    return _peak_rss_mib() if reset_rss_counter() else None
 
 
 def measure(case: Case, repeat: int) -> dict[str, Any]:

@@ -75,8 +75,6 @@ d = 2**20: four candidates, a 1.3 GiB state, copied once per call).
 from __future__ import annotations
 
 import argparse
-import ctypes
-import gc
 import json
 import multiprocessing
 import sys
@@ -90,6 +88,7 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
+from _harness import reset_rss_counter
 from bench_live import HASHED_CLASSES, hashed_stream
 from sklearn.base import BaseEstimator
 
@@ -191,14 +190,7 @@ def _status_kib(field: str) -> int | None:
 
 def _reset_rss() -> int | None:
     """Trim the allocator, reset the peak-RSS counter; the RSS in KiB, or None."""
-    gc.collect()
-    try:
-        ctypes.CDLL(None).malloc_trim(0)
-        with open("/proc/self/clear_refs", "w") as f:
-            f.write("5")
-    except (AttributeError, OSError):  # not Linux
-        return None
-    return _status_kib("VmRSS")
+    return _status_kib("VmRSS") if reset_rss_counter() else None
 
 
 def measure_call(est: Any, call: Callable[[], Any]) -> dict[str, Any]:

@@ -183,6 +183,19 @@ def _topics(n, *, k, vocabulary, words, concentration, seed_offset=0):
     return build
 
 
+def _tfidf_counts(rows, cols, n, vocabulary, *, sublinear_tf=False):
+    """Documents as word counts (one ``(row, column)`` pair per word drawn, the
+    per-document arrays in ``rows``/``cols``) weighted by scikit-learn's
+    ``TfidfTransformer`` (smooth idf, unit L2 rows)."""
+    from sklearn.feature_extraction.text import TfidfTransformer
+
+    rows, cols = np.concatenate(rows), np.concatenate(cols)
+    counts = sp.csr_matrix((np.ones(rows.size), (rows, cols)), shape=(n, vocabulary))
+    counts.sum_duplicates()
+    transformer = TfidfTransformer(sublinear_tf=sublinear_tf)
+    return transformer.fit_transform(counts).tocsr()
+
+
 def _tfidf_topics(n, *, k, vocabulary, mean_words, background, concentration):
     """Documents of varying length as tf-idf rows: a shared Zipfian background
     vocabulary (share ``background`` of a document's words) and ``k`` class topics
@@ -191,8 +204,6 @@ def _tfidf_topics(n, *, k, vocabulary, mean_words, background, concentration):
     rows), as for a tf-idf corpus."""
 
     def build(seed, data_dir):
-        from sklearn.feature_extraction.text import TfidfTransformer
-
         rng = np.random.default_rng(seed)
         topics = rng.dirichlet(np.full(vocabulary, concentration), size=k)
         ranks = rng.permutation(vocabulary) + 1.0
@@ -210,12 +221,7 @@ def _tfidf_topics(n, *, k, vocabulary, mean_words, background, concentration):
             )
             rows.append(np.full(w.size, i))
             cols.append(w)
-        rows, cols = np.concatenate(rows), np.concatenate(cols)
-        counts = sp.csr_matrix(
-            (np.ones(rows.size), (rows, cols)), shape=(n, vocabulary)
-        )
-        counts.sum_duplicates()
-        return TfidfTransformer().fit_transform(counts).tocsr(), y
+        return _tfidf_counts(rows, cols, n, vocabulary), y
 
     return build
 
@@ -273,8 +279,6 @@ def _keyword_docs(n, *, k, vocabulary, keywords, mean_words, keyword_share):
     a Zipfian background over the whole vocabulary."""
 
     def build(seed, data_dir):
-        from sklearn.feature_extraction.text import TfidfTransformer
-
         rng = np.random.default_rng(seed)
         kw = [rng.choice(vocabulary, size=keywords, replace=False) for _ in range(k)]
         back = 1.0 / (rng.permutation(vocabulary) + 1.0) ** 1.1
@@ -292,12 +296,7 @@ def _keyword_docs(n, *, k, vocabulary, keywords, mean_words, keyword_share):
             )
             rows.append(np.full(w.size, i))
             cols.append(w)
-        rows, cols = np.concatenate(rows), np.concatenate(cols)
-        counts = sp.csr_matrix(
-            (np.ones(rows.size), (rows, cols)), shape=(n, vocabulary)
-        )
-        counts.sum_duplicates()
-        return TfidfTransformer(sublinear_tf=True).fit_transform(counts).tocsr(), y
+        return _tfidf_counts(rows, cols, n, vocabulary, sublinear_tf=True), y
 
     return build
 
