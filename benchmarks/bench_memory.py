@@ -53,7 +53,7 @@ ratio
     peak / (M1 + I). The target is ratio <= 1.1: beyond the growth of its own
     state, a call allocates at most a tenth of the model plus the input.
     Rows above it are flagged ``> 1.1``. A call that copies the whole state
-    once (the rollback snapshot of ``base.py`` before issue 19) has
+    once (the rollback snapshot of ``base.py`` before the undo journal) has
     ratio ~ 1 + M / (M + I): about 2 when the input is small next to the model
     (one row), near 1 when the input dominates (a batch at small d).
 

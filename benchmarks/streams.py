@@ -614,7 +614,7 @@ PROBE: tuple[Stream, ...] = (
 
 # PROBE2: fresh streams from generator families no other suite uses, committed
 # before any tuning of the step-size mechanism for small low-dimensional tables
-# (issue 18); report-only, never used to choose anything.
+# report-only, never used to choose anything.
 PROBE2: tuple[Stream, ...] = (
     Stream(
         "blobs-k3-d4",

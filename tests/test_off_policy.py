@@ -331,7 +331,7 @@ def test_target_proba_must_be_a_distribution(corrupt, message):
         evaluate_policy(pi, logged, [0, 1, 2], X=X)
 
 
-# --- the two estimator bugs a coverage test cannot see (issue 21, part 3) ---
+# --- the two estimator bugs a coverage test cannot see ---
 
 
 def test_snips_standard_error_is_the_delta_method_formula():
@@ -415,7 +415,7 @@ def test_dr_reward_model_never_predicts_its_training_rows(n_folds):
     assert np.isfinite(res["dr"].value)
 
 
-# --- auditable DR, clipping, the effective-sample-size warning (issue 21, part 2) ---
+# --- auditable DR, clipping, the effective-sample-size warning ---
 
 
 def test_reward_predictions_are_returned_and_accepted():

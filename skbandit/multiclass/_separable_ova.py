@@ -237,7 +237,7 @@ class SeparableOneVsAll(BaseBanditClassifier):
             return self._SUPPORT_STATE
         return ("coef_",)
 
-    # The support set between calls (issue 19): after a training block the
+    # The support set between calls: after a training block the
     # kernel's store is the state (``_sv_live``, the cached kernel) and the
     # CSR attributes are not kept up to date; reading one of them (directly,
     # through ``support_vectors_``, ``_get_state``, pickling or copying)
