@@ -28,54 +28,45 @@ cdef inline Py_ssize_t _grown(Py_ssize_t cap, Py_ssize_t need, Py_ssize_t limit,
     return c
 
 
-cdef bint journal_grow(JournalData* j, Py_ssize_t m) noexcept nogil:
-    """Grow the journal to hold ``m`` more entries (see ``_grown``): the
-    first growth allocates what the first row may write, so a call's journal
-    is proportional to what it writes, not a fixed minimum."""
-    cdef Py_ssize_t cap = _grown(j.cap, j.n + m, j.limit, j.max_capacity)
-    cdef void* a
-    cdef void* o
-    if cap < 0:
+cdef bint _grow_records(JournalData* j, void** addr, void** old,
+                        Py_ssize_t* cap, Py_ssize_t need,
+                        size_t value_size) noexcept nogil:
+    """Grow one kind of records (their addresses ``addr`` and old values
+    ``old`` of ``value_size`` bytes) to hold ``need`` entries (see
+    ``_grown``); False, with ``failed`` set, when they cannot grow."""
+    cdef Py_ssize_t c = _grown(cap[0], need, j.limit, j.max_capacity)
+    cdef void* p
+    if c < 0:
         j.failed = True
         return False
-    if cap == 0:
+    if c == 0:
         return True
-    a = PyMem_RawRealloc(j.addr, cap * sizeof(double*))
-    if a == NULL:
+    p = PyMem_RawRealloc(addr[0], c * sizeof(void*))
+    if p == NULL:
         j.failed = True
         return False
-    j.addr = <double**>a
-    o = PyMem_RawRealloc(j.old, cap * sizeof(double))
-    if o == NULL:
+    addr[0] = p
+    p = PyMem_RawRealloc(old[0], c * value_size)
+    if p == NULL:
         j.failed = True
         return False
-    j.old = <double*>o
-    j.cap = cap
+    old[0] = p
+    cap[0] = c
     return True
+
+
+cdef bint journal_grow(JournalData* j, Py_ssize_t m) noexcept nogil:
+    """Grow the journal to hold ``m`` more entries: the first growth
+    allocates what the first row may write, so a call's journal is
+    proportional to what it writes, not a fixed minimum."""
+    return _grow_records(j, <void**>&j.addr, <void**>&j.old, &j.cap, j.n + m,
+                         sizeof(double))
 
 
 cdef bint journal_grow_ll(JournalData* j, Py_ssize_t m) noexcept nogil:
     """Grow the integer records to hold ``m`` more entries."""
-    cdef Py_ssize_t cap = _grown(j.lcap, j.ln + m, j.limit, j.max_capacity)
-    cdef void* a
-    cdef void* o
-    if cap < 0:
-        j.failed = True
-        return False
-    if cap == 0:
-        return True
-    a = PyMem_RawRealloc(j.laddr, cap * sizeof(long long*))
-    if a == NULL:
-        j.failed = True
-        return False
-    j.laddr = <long long**>a
-    o = PyMem_RawRealloc(j.lold, cap * sizeof(long long))
-    if o == NULL:
-        j.failed = True
-        return False
-    j.lold = <long long*>o
-    j.lcap = cap
-    return True
+    return _grow_records(j, <void**>&j.laddr, <void**>&j.lold, &j.lcap,
+                         j.ln + m, sizeof(long long))
 
 
 cdef inline bint journal_finite_since(JournalData* j, Py_ssize_t mark) noexcept nogil:
