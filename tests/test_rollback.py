@@ -370,6 +370,17 @@ def test_partial_fit_does_not_copy_the_model(entry, monkeypatch):
     assert est.t_ == t0 + (2 if entry.bandit else 1)
 
 
+def _traced_peak(call) -> int:
+    """Peak memory traced by ``tracemalloc`` during ``call()``."""
+    tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        call()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
 @pytest.mark.parametrize("entry", ALL)
 def test_one_row_call_allocates_little_beside_the_model(entry):
     """Peak memory traced during a one-row CSR ``partial_fit`` of a fitted
@@ -378,13 +389,7 @@ def test_one_row_call_allocates_little_beside_the_model(entry):
     of its support set into a new store, or its export after a block)."""
     est, x, y = _large(entry)
     est.partial_fit(x, y)  # warm caches (code tables, validated parameters)
-    tracemalloc.start()
-    try:
-        tracemalloc.reset_peak()
-        est.partial_fit(x, y)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    peak = _traced_peak(lambda: est.partial_fit(x, y))
     # read after the calls (reading the rational learner's state exports it)
     model = _model_bytes(est)
     assert model > 1 << 20
@@ -403,13 +408,7 @@ def test_rational_separable_keeps_its_work_vector_between_calls():
     d = x.shape[1]
     est.partial_fit(x, y)
     assert [v.shape for v in est._work_lender.vectors] == [(d,)]
-    tracemalloc.start()
-    try:
-        tracemalloc.reset_peak()
-        est.partial_fit(x, y)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    peak = _traced_peak(lambda: est.partial_fit(x, y))
     assert peak < d * 8 / 2, peak
     copied = pickle.loads(pickle.dumps(est))
     assert "_work_lender" not in copied.__dict__
