@@ -219,6 +219,20 @@ class _Fail(Exception):
     pass
 
 
+def _fail_after_block(est, n: int) -> None:
+    """Make the ``n``-th block of ``est``'s next calls raise ``_Fail`` at its
+    end (``_after_block``); delete ``est.__dict__["_after_block"]`` to undo."""
+    original, calls = est._after_block, []
+
+    def after_block(kernel):
+        calls.append(1)
+        if len(calls) == n:
+            raise _Fail
+        original(kernel)
+
+    est._after_block = after_block
+
+
 @pytest.mark.parametrize("budget", [None, 3])
 def test_failed_block_restores_the_support_set(budget, monkeypatch):
     monkeypatch.setattr(skbandit.base, "_BLOCK_ROWS", 40)
@@ -226,15 +240,7 @@ def test_failed_block_restores_the_support_set(budget, monkeypatch):
     X = X / 4.0
     params = dict(kernel="rational", large_norm="project", budget=budget)
     est = SeparableOneVsAll(random_state=5, **params)
-    original, calls = est._after_block, []
-
-    def after_block(kernel):
-        calls.append(1)
-        if len(calls) == 3:
-            raise _Fail
-        original(kernel)
-
-    est._after_block = after_block
+    _fail_after_block(est, 3)
     with pytest.raises(_Fail):
         est.partial_fit(X, y, classes=[0, 1, 2])
     del est.__dict__["_after_block"]
@@ -275,15 +281,7 @@ def test_failed_block_on_a_store_kept_across_calls_is_undone(budget, mode, monke
     est = SeparableOneVsAll(random_state=12, **params)
     est.partial_fit(X[:100], y[:100], classes=[0, 1, 2])
     live = est._kernel_cache[1]
-    original, calls = est._after_block, []
-
-    def after_block(kernel):
-        calls.append(1)
-        if len(calls) == 3:
-            raise _Fail
-        original(kernel)
-
-    est._after_block = after_block
+    _fail_after_block(est, 3)
     with pytest.raises(_Fail):
         est.partial_fit(X[100:300], y[100:300])
     del est.__dict__["_after_block"]
