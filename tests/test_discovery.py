@@ -80,3 +80,33 @@ def test_the_staleness_check_sees_a_missing_name(monkeypatch):
     monkeypatch.setattr(_discovery, "estimator_classes", without_banditron)
     stale = {p.parent.name for p in _discovery.stale_files()}
     assert stale == {"skbandit", "linear_model"}
+
+
+def _meson_files():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "tools" / "meson_files.py"
+    spec = importlib.util.spec_from_file_location("meson_files", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_build_lists_kernels_and_modules_and_sees_a_new_file(tmp_path, capsys):
+    """``tools/meson_files.py``: ``list`` gives what meson builds and installs
+    (kernels, modules, Cython declarations; nothing else), and ``check`` fails
+    once a file was added after that list was taken."""
+    tool = _meson_files()
+    for name in ["__init__.py", "_a.py", "_a_fast.pyx", "_b.pxd", "notes.txt"]:
+        (tmp_path / name).write_text("")
+    assert tool.main(["list", str(tmp_path)]) == 0
+    listed = capsys.readouterr().out.split()
+    assert listed == ["__init__.py", "_a.py", "_a_fast.pyx", "_b.pxd"]
+    stamp = tmp_path / "stamp"
+    configured = ",".join(listed)
+    assert tool.main(["check", str(stamp), str(tmp_path), configured]) == 0
+    assert stamp.exists()
+    (tmp_path / "_c_fast.pyx").write_text("")
+    assert tool.main(["check", str(stamp), str(tmp_path), configured]) == 1
+    assert "re-run the install command" in capsys.readouterr().err
