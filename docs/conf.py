@@ -5,9 +5,10 @@ Build from the repository root (see the README)::
     python -m pip install -e ".[docs]"
     sphinx-build -W --keep-going -b html docs docs/_build/html
 
-The API pages (``docs/generated/``), the gallery (``docs/auto_examples/``, run
-from ``examples/``) and the ``skbandit --help`` texts (``docs/_generated/``) are
-written by the build; none of them is committed.
+The API pages (``docs/generated/``), the estimator lists of ``api.rst``
+(``docs/_api_*.rst``, see ``_api_lists.py``), the gallery
+(``docs/auto_examples/``, run from ``examples/``) and the ``skbandit --help``
+texts (``docs/_generated/``) are written by the build; none of them is committed.
 """
 
 from __future__ import annotations
@@ -21,7 +22,13 @@ import skbandit
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
-sys.path.insert(0, str(HERE))  # _gallery_order
+sys.path.insert(0, str(HERE))  # _gallery_order, _api_lists
+
+import _api_lists  # noqa: E402
+
+# The estimator lists of api.rst (``_api_*.rst``), from the
+# discovered learners: written now, before autosummary reads the sources.
+_API_LISTS = _api_lists.write(HERE)
 
 # The gallery's figures are drawn off-screen.
 os.environ.setdefault("MPLBACKEND", "Agg")
@@ -45,13 +52,17 @@ extensions = [
 
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 root_doc = "index"
-exclude_patterns = ["_build"]
+# _api_*.rst are included by api.rst, not pages of their own
+exclude_patterns = ["_build", "_api_*.rst"]
 templates_path = ["_templates"]
 html_static_path = ["_static"]
 html_css_files = ["custom.css"]
 
 # -- autodoc / autosummary / numpydoc ---------------------------------------
-autosummary_generate = True
+# The sources holding autosummary lists: api.rst and the lists it includes
+# (excluded as pages, so named here). A new page with an autosummary list is
+# added here.
+autosummary_generate = ["api.rst", *_API_LISTS]
 autodoc_typehints = "none"  # the numpydoc "Parameters" sections say the types
 numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False

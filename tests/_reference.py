@@ -51,6 +51,9 @@ from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
+from _entry import Entry
+
+from skbandit import Banditron, MulticlassPerceptron
 
 
 class Trace(NamedTuple):
@@ -314,3 +317,50 @@ def logged_round(logged, t: int, own: int, p_own: float, marginal_own: float):
     a = int(actions[t])
     own_round = a == own and props[t] == marginal_own
     return a, float(rewards[t]), p_own if own_round else float(props[t])
+
+
+# --------------------------------------------------------------------------------------
+# The shared test suite's declaration of this module's learners (discovered by
+# ``_registry.py``; see docs/adding_a_learner.md): the registry entries and the
+# logged-feedback adapters of ``_reference_logged.delayed_schedule``.
+
+ENTRIES: list[Entry] = [
+    Entry(
+        Banditron,
+        params={"gamma": 0.2},
+        invalid_params=(
+            ({"gamma": 0}, "gamma"),
+            ({"gamma": 0.0}, "gamma"),
+            ({"gamma": -1}, "gamma"),
+            ({"gamma": 1.5}, "gamma"),
+        ),
+        valid_edge_params=({"gamma": 1}, {"gamma": 1.0}, {"gamma": 1e-6}),
+        epsilon_greedy=True,
+        # the last iterate too (predict with coef_), at a small gamma
+        check_params={"average": False, "gamma": 0.05},
+    ),
+    Entry(MulticlassPerceptron, params={}),
+]
+
+
+def _logged_banditron(params: dict, k: int):
+    """The logged-feedback adapter of Banditron (see ``_reference_logged``)."""
+    from _reference import banditron
+    from _reference_logged import banditron_learn
+
+    def run(X, U, t0, state, logged):
+        if logged is None:
+            tr = banditron(
+                X, np.zeros(X.shape[0], int), U, k, gamma=params["gamma"], W0=state
+            )
+            return tr.played, tr.propensities, tr.W
+        W = np.zeros((k, X.shape[1])) if state is None else state.copy()
+        banditron_learn(X, *logged, U, W, k, params["gamma"])
+        return None, None, W
+
+    return run, lambda W: {"coef_": W}
+
+
+LOGGED_ADAPTERS = {
+    "Banditron": _logged_banditron,
+}

@@ -38,6 +38,7 @@ from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
+from _entry import Entry
 from _reference import (
     Trace,
     _row,
@@ -48,6 +49,8 @@ from _reference import (
     sample,
     scores,
 )
+
+from skbandit import Gaptron
 
 LN2 = math.log(2.0)
 LOSSES = ("logistic", "hinge", "smooth_hinge")
@@ -295,3 +298,80 @@ def as_trace(tr: GaptronTrace) -> Trace:
 
 def csr(X) -> sp.csr_matrix:
     return sp.csr_matrix(X)
+
+
+# --------------------------------------------------------------------------------------
+# The shared test suite's declaration of this module's learners (discovered by
+# ``_registry.py``; see docs/adding_a_learner.md): the registry entries and the
+# logged-feedback adapters of ``_reference_logged.delayed_schedule``.
+
+# Gaptron: each loss x feedback combination (the parameters chosen so that the
+# learner learns the digits in the ecosystem tests; each step-size mode is covered)
+_GAPTRON = {
+    ("logistic", "bandit"): {"gamma": 0.2},
+    ("hinge", "bandit"): {"gamma": 0.2, "x_norm_bound": 5.0},
+    ("smooth_hinge", "bandit"): {"gamma": 0.2, "eta": "adagrad"},
+    ("logistic", "full"): {},
+    ("hinge", "full"): {"eta": 0.05},
+    ("smooth_hinge", "full"): {"eta": "adagrad"},
+}
+ENTRIES: list[Entry] = [
+    Entry(
+        Gaptron,
+        params={"loss": loss, "feedback": feedback, **extra},
+        invalid_params=(
+            ({"loss": "squared"}, "loss"),
+            ({"feedback": "partial"}, "feedback"),
+            ({"gamma": -0.1}, "gamma"),
+            ({"gamma": 1.5}, "gamma"),
+            ({"gamma": "adaptive"}, "gamma"),
+            ({"eta": 0.0}, "eta"),
+            ({"eta": -1.0}, "eta"),
+            ({"eta": "fast"}, "eta"),
+            ({"x_norm_bound": 0.0}, "x_norm_bound"),
+            ({"n_rounds": 0}, "n_rounds"),
+        )
+        + ((({"gamma": 0.0}, "'gamma' parameter"),) if feedback == "bandit" else ()),
+        valid_edge_params=(
+            {"gamma": 1.0},
+            {"gamma": 1e-6},
+            {"gamma": "auto", "n_rounds": 1, "x_norm_bound": 100.0},
+            {"eta": "adagrad"},
+            {"eta": 1e-8},
+            {"x_norm_bound": 1e-3},
+        )
+        + (({"gamma": 0.0},) if feedback == "full" else ()),
+        variant=f"{loss}-{feedback}",
+        check_params={"loss": loss, "feedback": feedback},
+        randomised_full_information=feedback == "full",
+    )
+    for (loss, feedback), extra in _GAPTRON.items()
+]
+
+
+def _logged_gaptron(params: dict, k: int):
+    """The logged-feedback adapter of Gaptron (see ``_reference_logged``)."""
+    import _reference_gaptron as ref_g
+
+    gamma, eta, adagrad = ref_g.resolve(
+        params["loss"], params["feedback"], k,
+        **{p: params[p] for p in ("gamma", "eta", "x_norm_bound", "n_rounds")
+           if p in params},
+    )  # fmt: skip
+
+    def run(X, U, t0, state, logged):
+        W0, G0 = (None, 0.0) if state is None else state
+        tr = ref_g.gaptron(
+            X, np.zeros(X.shape[0], int), U, k, loss=params["loss"],
+            feedback=params["feedback"], gamma=gamma, eta=eta, adagrad=adagrad,
+            x_norm_bound=float(params.get("x_norm_bound", 1.0)), W0=W0, G0=G0,
+            logged=logged,
+        )  # fmt: skip
+        return tr.played, tr.propensities, (tr.W, tr.grad_sq_sum)
+
+    return run, lambda s: {"coef_": s[0], "grad_sq_sum_": s[1]}
+
+
+LOGGED_ADAPTERS = {
+    "Gaptron": _logged_gaptron,
+}

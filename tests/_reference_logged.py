@@ -30,8 +30,6 @@ from _reference import (
     scores,
 )
 
-import skbandit
-
 
 def banditron_act(W, x_cols, x_vals, u1, u2, k, gamma):
     """(action b, greedy g, p_g, marginal P(b)) of one round."""
@@ -109,7 +107,8 @@ def banditron_delayed(X, y, k, *, gamma, seed, batch, lag):
 # --------------------------------------------------------------------------------------
 # Every bandit learner of the registry: the same schedule over its NumPy reference.
 #
-# An adapter wraps a learner's reference as ``run(X, U, t0, state, logged)`` ->
+# An adapter (declared in the learner's reference module, ``LOGGED_ADAPTERS``)
+# wraps a learner's reference as ``run(X, U, t0, state, logged)`` ->
 # ``(played, propensities, new_state)``; ``state=None`` is a fresh learner and
 # ``logged=None`` simulates (the label is then never read: serving a row is the
 # first round of a run on that row from a copy of the state, whose update is
@@ -118,171 +117,13 @@ def banditron_delayed(X, y, k, *, gamma, seed, batch, lag):
 
 
 def _adapter(name: str, params: dict, k: int):
-    import _reference_gaptron as ref_g
-    import _reference_ova as ref_ova
-    import _reference_soba as ref_s
-    from _reference import banditron
+    """``(run, final)`` of the learner ``name``: its reference module's adapter
+    (``LOGGED_ADAPTERS``, discovered by ``_registry.py``)."""
+    from _registry import LOGGED_ADAPTERS
 
-    if name == "Banditron":
-
-        def run(X, U, t0, state, logged):
-            if logged is None:
-                tr = banditron(
-                    X, np.zeros(X.shape[0], int), U, k, gamma=params["gamma"], W0=state
-                )
-                return tr.played, tr.propensities, tr.W
-            W = np.zeros((k, X.shape[1])) if state is None else state.copy()
-            banditron_learn(X, *logged, U, W, k, params["gamma"])
-            return None, None, W
-
-        return run, lambda W: {"coef_": W}
-    if name == "SOBA":
-
-        def run(X, U, t0, state, logged):
-            tr = ref_s.soba(
-                X, np.zeros(X.shape[0], int), U, k, gamma=params["gamma"],
-                a=params.get("a", 1.0), covariance=params.get("covariance", "diag"),
-                t0=t0, state=state, logged=logged,
-            )  # fmt: skip
-            new = {"W": tr.W, "theta": tr.theta, "A": tr.A, "S": tr.cumulative_margin,
-                   "E": tr.exploration_sum, "n_updates": tr.n_updates}  # fmt: skip
-            return tr.played, tr.propensities, new
-
-        return run, lambda s: {"coef_": s["W"], "theta_": s["theta"]}
-    if name == "PNewtron":
-
-        def run(X, U, t0, state, logged):
-            tr = ref_s.pnewtron(
-                X, np.zeros(X.shape[0], int), U, k, gamma=params["gamma"],
-                **{p: params[p] for p in ("alpha", "beta", "D") if p in params},
-                state=state, logged=logged,
-            )  # fmt: skip
-            new = {"W": tr.W, "U": tr.U, "b": tr.b, "A": tr.A, "ns": tr.norm_state}
-            return tr.played, tr.propensities, new
-
-        return run, lambda s: {
-            "coef_": s["W"], "coef_unscaled_": s["U"], "b_": s["b"],
-            "A_diag_": s["A"], "norm_state_": s["ns"],
-        }  # fmt: skip
-    if name == "Gaptron":
-        gamma, eta, adagrad = ref_g.resolve(
-            params["loss"], params["feedback"], k,
-            **{p: params[p] for p in ("gamma", "eta", "x_norm_bound", "n_rounds")
-               if p in params},
-        )  # fmt: skip
-
-        def run(X, U, t0, state, logged):
-            W0, G0 = (None, 0.0) if state is None else state
-            tr = ref_g.gaptron(
-                X, np.zeros(X.shape[0], int), U, k, loss=params["loss"],
-                feedback=params["feedback"], gamma=gamma, eta=eta, adagrad=adagrad,
-                x_norm_bound=float(params.get("x_norm_bound", 1.0)), W0=W0, G0=G0,
-                logged=logged,
-            )  # fmt: skip
-            return tr.played, tr.propensities, (tr.W, tr.grad_sq_sum)
-
-        return run, lambda s: {"coef_": s[0], "grad_sq_sum_": s[1]}
-    if name == "ConservativeOneVsAll":
-
-        def run(X, U, t0, state, logged):
-            tr = ref_ova.conservative_ova(
-                X, np.zeros(X.shape[0], int), U, k, variant=params.get("variant", "pa"),
-                C=params.get("C", 1.0), W0=state, logged=logged,
-            )  # fmt: skip
-            return tr.played, tr.propensities, tr.state["coef_"]
-
-        return run, lambda W: {"coef_": W}
-    if name == "SeparableOneVsAll":
-        update = params.get("update", "paper")
-        if params.get("kernel") is None:
-
-            def run(X, U, t0, state, logged):
-                tr = ref_ova.separable_ova(
-                    X, np.zeros(X.shape[0], int), U, k, update=update, W0=state,
-                    logged=logged,
-                )  # fmt: skip
-                return tr.played, tr.propensities, tr.state["coef_"]
-
-            return run, lambda W: {"coef_": W}
-
-        def run(X, U, t0, state, logged):
-            tr = ref_ova.separable_ova_rational(
-                X, np.zeros(X.shape[0], int), U, k, update=update,
-                budget=params.get("budget"),
-                project=params.get("large_norm") == "project", state0=state,
-                logged=logged,
-            )  # fmt: skip
-            return tr.played, tr.propensities, tr.state
-
-        return run, lambda s: dict(s)
-    if name == "OffsetTree":
-        import _reference_offset_tree as ref_tree
-
-        # the estimator's defaults, wherever params leaves a value out
-        defaults = skbandit.OffsetTree().get_params()
-
-        def run(X, U, t0, state, logged):
-            tr = ref_tree.offset_tree(
-                X, np.zeros(X.shape[0], int), U, k,
-                base=params.get("base", defaults["base"]),
-                C=params.get("C", defaults["C"]),
-                gamma=params.get("exploration", defaults["exploration"]),
-                W0=state, logged=logged,
-            )  # fmt: skip
-            return tr.played, tr.propensities, tr.state["node_coef_"]
-
-        return run, lambda W: {"node_coef_": W}
-    if name == "SquareCB":
-        import _reference_squarecb as ref_sq
-
-        def run(X, U, t0, state, logged):
-            tr = ref_sq.squarecb(
-                X, np.zeros(X.shape[0], int), U, k, t0=t0, state=state,
-                logged=logged, **params,
-            )  # fmt: skip
-            return tr.played, tr.propensities, tr.state
-
-        return run, lambda s: dict(s)
-    if name == "OnlineSelector":
-        import _reference_selector as ref_sel
-
-        from skbandit import OnlineSelector
-        from skbandit.multiclass._selector import default_candidates
-
-        p = {**OnlineSelector().get_params(), **params}  # the estimator's defaults
-        window = p["window"]
-
-        def run(X, U, t0, state, logged):
-            if state is None:
-                cands = p["candidates"] or default_candidates()
-                state = ref_sel.SelectorState(
-                    [ref_sel.EstimatorRef(c, np.arange(k), X.shape[1]) for c in cands],
-                    mix=p["exploration"],
-                    lam=1.0 if window is None else 1.0 - 1.0 / window,
-                    L=float(-np.log1p(-p["confidence"])),
-                    floor=p["eliminated_share"],
-                    decay=p["exploration_decay"],
-                    mix_min=min(p["min_exploration"], p["exploration"]),
-                )
-            if logged is None:  # serve the first row (learn=False changes nothing)
-                a, q = ref_sel.selector_round(state, X, 0, t0 + 1, *U[0], learn=False)
-                return np.array([a]), np.array([q]), state
-            for i in range(X.shape[0]):
-                ref_sel.selector_round(
-                    state, X, i, t0 + i + 1, *U[i],
-                    logged=(logged[0][i], logged[1][i], logged[2][i]),
-                )  # fmt: skip
-            return None, None, state
-
-        return run, lambda st: {
-            "ips_sums_": st.S,
-            "ips_cross_": st.G,
-            "ips_range_": st.R,
-            "ips_weights_": st.w,
-            "leader_state_": np.array([st.lead, st.switches]),
-            "mix_shares_": st.beta,
-        }
-    raise KeyError(f"no NumPy reference adapter for {name}")
+    if name not in LOGGED_ADAPTERS:
+        raise KeyError(f"no NumPy reference adapter for {name}")
+    return LOGGED_ADAPTERS[name](params, k)
 
 
 def delayed_schedule(name, params, X, y, k, *, seed, batch, lag):

@@ -24,6 +24,7 @@ Round by round:
 from __future__ import annotations
 
 import numpy as np
+from _entry import Entry
 from _reference import (
     _add,
     _row,
@@ -36,6 +37,8 @@ from _reference import (
     scores,
 )
 from _reference_ova import OVATrace, _outputs
+
+from skbandit import OffsetTree
 
 
 def tree(k: int) -> list[tuple[int, int, int]]:
@@ -126,3 +129,60 @@ def offset_tree(
         props[t] = marginal
         played[t], greedy[t], rewards[t] = a, g, r
     return OVATrace({"node_coef_": W}, played, greedy, rewards, props)
+
+
+# --------------------------------------------------------------------------------------
+# The shared test suite's declaration of this module's learners (discovered by
+# ``_registry.py``; see docs/adding_a_learner.md): the registry entries and the
+# logged-feedback adapters of ``_reference_logged.delayed_schedule``.
+
+# The Realizable Offset Tree baseline (Chen et al. 2009), epsilon-greedy. C = 0.1:
+# the PA-I cap C * omega then binds on exploration rounds (the importance weight
+# matters), and the learner learns the digits (at C = 1 it stays near 0.35-0.45)
+ENTRIES: list[Entry] = [
+    Entry(
+        OffsetTree,
+        params={"base": "pa1", "C": 0.1, "exploration": 0.2},
+        invalid_params=(
+            ({"base": "pa3"}, "base"),
+            ({"C": 0}, "'C' parameter"),
+            ({"exploration": -0.1}, "exploration"),
+            ({"exploration": 1.5}, "exploration"),
+        ),
+        valid_edge_params=(
+            {"exploration": 0.0},
+            {"exploration": 1.0},
+            {"base": "pa"},
+            {"base": "pa2", "C": 1e-6},
+        ),
+        epsilon_greedy=True,
+        gamma_param="exploration",
+    ),
+]
+
+
+def _logged_offset_tree(params: dict, k: int):
+    """The logged-feedback adapter of OffsetTree (see ``_reference_logged``)."""
+    import _reference_offset_tree as ref_tree
+
+    import skbandit
+
+    # the estimator's defaults, wherever params leaves a value out
+    defaults = skbandit.OffsetTree().get_params()
+
+    def run(X, U, t0, state, logged):
+        tr = ref_tree.offset_tree(
+            X, np.zeros(X.shape[0], int), U, k,
+            base=params.get("base", defaults["base"]),
+            C=params.get("C", defaults["C"]),
+            gamma=params.get("exploration", defaults["exploration"]),
+            W0=state, logged=logged,
+        )  # fmt: skip
+        return tr.played, tr.propensities, tr.state["node_coef_"]
+
+    return run, lambda W: {"node_coef_": W}
+
+
+LOGGED_ADAPTERS = {
+    "OffsetTree": _logged_offset_tree,
+}

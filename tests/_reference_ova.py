@@ -17,6 +17,7 @@ from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
+from _entry import Entry
 from _reference import (
     _add,
     _row,
@@ -26,6 +27,8 @@ from _reference import (
     sample,
     scores,
 )
+
+from skbandit import ConservativeOneVsAll, SeparableOneVsAll
 
 
 class OVATrace(NamedTuple):
@@ -227,3 +230,94 @@ def separable_ova_rational(
         props[t] = sum(_separable_p(s, int(c))[a] for c in G) / len(G)
         played[t], greedy[t], rewards[t] = a, g, reward
     return OVATrace(support_state(V, A), played, greedy, rewards, props)
+
+
+# --------------------------------------------------------------------------------------
+# The shared test suite's declaration of this module's learners (discovered by
+# ``_registry.py``; see docs/adding_a_learner.md): the registry entries and the
+# logged-feedback adapters of ``_reference_logged.delayed_schedule``.
+
+# One-vs-all learners (Chen et al. 2009; Beygelzimer et al. 2019)
+ENTRIES: list[Entry] = [
+    Entry(
+        ConservativeOneVsAll,
+        params={"variant": "pa1"},
+        invalid_params=(
+            ({"variant": "pa3"}, "variant"),
+            ({"C": 0}, "'C' parameter"),
+            ({"C": -1.0}, "'C' parameter"),
+        ),
+        valid_edge_params=({"variant": "pa"}, {"variant": "pa2", "C": 1e-6}),
+    ),
+    Entry(
+        SeparableOneVsAll,
+        params={},
+        invalid_params=(
+            ({"kernel": "rbf"}, "kernel"),
+            ({"update": "both"}, "update"),
+            ({"budget": 0}, "budget"),
+        ),
+        valid_edge_params=({"update": "full"}, {"budget": 1}),
+    ),
+    # the rational-kernel learner (no coef_: its state is the support set); the
+    # shared streams have rows outside the unit ball, which it projects
+    Entry(
+        SeparableOneVsAll,
+        params={"kernel": "rational", "large_norm": "project"},
+        invalid_params=(
+            ({"large_norm": "clip"}, "large_norm"),
+            ({"budget": 0}, "budget"),
+        ),
+        valid_edge_params=({"update": "full"}, {"budget": 1}),
+        variant="rational",
+        check_params={"kernel": "rational", "large_norm": "project"},
+    ),
+]
+
+
+def _logged_conservative_ova(params: dict, k: int):
+    """The logged-feedback adapter of ConservativeOneVsAll (``_reference_logged``)."""
+    import _reference_ova as ref_ova
+
+    def run(X, U, t0, state, logged):
+        tr = ref_ova.conservative_ova(
+            X, np.zeros(X.shape[0], int), U, k, variant=params.get("variant", "pa"),
+            C=params.get("C", 1.0), W0=state, logged=logged,
+        )  # fmt: skip
+        return tr.played, tr.propensities, tr.state["coef_"]
+
+    return run, lambda W: {"coef_": W}
+
+
+def _logged_separable_ova(params: dict, k: int):
+    """The logged-feedback adapter of SeparableOneVsAll (see ``_reference_logged``)."""
+    import _reference_ova as ref_ova
+
+    update = params.get("update", "paper")
+    if params.get("kernel") is None:
+
+        def run(X, U, t0, state, logged):
+            tr = ref_ova.separable_ova(
+                X, np.zeros(X.shape[0], int), U, k, update=update, W0=state,
+                logged=logged,
+            )  # fmt: skip
+            return tr.played, tr.propensities, tr.state["coef_"]
+
+        return run, lambda W: {"coef_": W}
+
+    def run(X, U, t0, state, logged):
+        tr = ref_ova.separable_ova_rational(
+            X, np.zeros(X.shape[0], int), U, k, update=update,
+            budget=params.get("budget"),
+            project=params.get("large_norm") == "project", state0=state,
+            logged=logged,
+        )  # fmt: skip
+        return tr.played, tr.propensities, tr.state
+
+    return run, lambda s: dict(s)
+
+
+LOGGED_ADAPTERS = {
+    "ConservativeOneVsAll": _logged_conservative_ova,
+    "SeparableOneVsAll": _logged_separable_ova,
+}

@@ -32,6 +32,7 @@ itself through its public distribution and its kernel's one-round twins
 from __future__ import annotations
 
 import numpy as np
+from _entry import Entry
 from _reference import (
     _add,
     _row,
@@ -44,6 +45,8 @@ from _reference import (
     scores,
 )
 from sklearn.base import clone
+
+from skbandit import Banditron, OnlineSelector, SquareCB
 
 
 class BanditronRef:
@@ -196,3 +199,107 @@ def selector(X, y, U, candidates, *, mix, lam, L, floor, decay=0.0, mix_min=0.0)
         "beta": st.beta,
         "ruled_out": ruled_out,
     }
+
+
+# --------------------------------------------------------------------------------------
+# The shared test suite's declaration of this module's learners (discovered by
+# ``_registry.py``; see docs/adding_a_learner.md): the registry entries and the
+# logged-feedback adapters of ``_reference_logged.delayed_schedule``.
+
+# Online selection among learners: the default candidates, and two Banditrons
+# with a fixed mixing weight 1 and no elimination (every round plays the
+# candidates' average)
+ENTRIES: list[Entry] = [
+    Entry(
+        OnlineSelector,
+        params={},
+        # the leader SquareCB() fits an intercept
+        intercept=True,
+        invalid_params=(
+            ({"exploration": 0.0}, "exploration"),
+            ({"exploration": 1.5}, "exploration"),
+            ({"window": 0}, "window"),
+            ({"confidence": 1.0}, "confidence"),
+            ({"confidence": 0.5}, "confidence"),
+            ({"eliminated_share": 0.0}, "eliminated_share"),
+            ({"eliminated_share": 1.5}, "eliminated_share"),
+            ({"exploration_decay": -0.1}, "exploration_decay"),
+            ({"exploration_decay": 1.5}, "exploration_decay"),
+            ({"min_exploration": -0.1}, "min_exploration"),
+            ({"candidates": []}, "candidates"),
+            ({"candidates": [Banditron(gamma=0.0)]}, "gamma"),
+        ),
+        valid_edge_params=(
+            {"exploration": 1.0},
+            {"window": None},
+            {"window": 1},
+            {"confidence": 0.999},
+            {"eliminated_share": 1.0},
+            {"eliminated_share": 1e-6},
+            {"exploration_decay": 0.0},
+            {"exploration_decay": 1.0},
+            {"min_exploration": 0.0},
+            {"exploration": 0.3, "min_exploration": 0.3},
+            {"exploration": 0.01},
+        ),
+    ),
+    Entry(
+        OnlineSelector,
+        params={
+            "candidates": (Banditron(gamma=0.2), Banditron(gamma=0.6)),
+            "exploration": 1.0,
+            "exploration_decay": 0.0,
+            "eliminated_share": 1.0,
+        },
+        invalid_params=(({"exploration": 0.0}, "exploration"),),
+        variant="banditrons",
+        check_params={"candidates": (Banditron(gamma=0.05), SquareCB())},
+    ),
+]
+
+
+def _logged_selector(params: dict, k: int):
+    """The logged-feedback adapter of OnlineSelector (see ``_reference_logged``)."""
+    import _reference_selector as ref_sel
+
+    from skbandit import OnlineSelector
+    from skbandit.multiclass._selector import default_candidates
+
+    p = {**OnlineSelector().get_params(), **params}  # the estimator's defaults
+    window = p["window"]
+
+    def run(X, U, t0, state, logged):
+        if state is None:
+            cands = p["candidates"] or default_candidates()
+            state = ref_sel.SelectorState(
+                [ref_sel.EstimatorRef(c, np.arange(k), X.shape[1]) for c in cands],
+                mix=p["exploration"],
+                lam=1.0 if window is None else 1.0 - 1.0 / window,
+                L=float(-np.log1p(-p["confidence"])),
+                floor=p["eliminated_share"],
+                decay=p["exploration_decay"],
+                mix_min=min(p["min_exploration"], p["exploration"]),
+            )
+        if logged is None:  # serve the first row (learn=False changes nothing)
+            a, q = ref_sel.selector_round(state, X, 0, t0 + 1, *U[0], learn=False)
+            return np.array([a]), np.array([q]), state
+        for i in range(X.shape[0]):
+            ref_sel.selector_round(
+                state, X, i, t0 + i + 1, *U[i],
+                logged=(logged[0][i], logged[1][i], logged[2][i]),
+            )  # fmt: skip
+        return None, None, state
+
+    return run, lambda st: {
+        "ips_sums_": st.S,
+        "ips_cross_": st.G,
+        "ips_range_": st.R,
+        "ips_weights_": st.w,
+        "leader_state_": np.array([st.lead, st.switches]),
+        "mix_shares_": st.beta,
+    }
+
+
+LOGGED_ADAPTERS = {
+    "OnlineSelector": _logged_selector,
+}

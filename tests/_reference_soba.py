@@ -26,6 +26,7 @@ from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
+from _entry import Entry
 from _reference import (
     canonical,
     epsilon_greedy,
@@ -36,6 +37,8 @@ from _reference import (
 )
 from _reference import sample as sample_inverse_cdf
 from _reference import scores as row_scores
+
+from skbandit import SOBA, PNewtron
 
 
 class SOBATrace(NamedTuple):
@@ -267,3 +270,90 @@ def pnewtron(
         ns = np.array([nrm, D / math.sqrt(nrm) if nrm > D * D else 1.0, touched])
     W = ns[1] * Wu
     return PNewtronTrace(W, played, greedy, rewards, props, b, A, Wu, ns)
+
+
+# --------------------------------------------------------------------------------------
+# The shared test suite's declaration of this module's learners (discovered by
+# ``_registry.py``; see docs/adding_a_learner.md): the registry entries and the
+# logged-feedback adapters of ``_reference_logged.delayed_schedule``.
+
+ENTRIES: list[Entry] = [
+    Entry(
+        SOBA,
+        params={"gamma": 0.2},
+        invalid_params=(
+            ({"gamma": 0}, "gamma"),
+            ({"gamma": 1.5}, "gamma"),
+            ({"gamma": "auto"}, "gamma"),
+            ({"a": 0.0}, "'a' parameter"),
+            ({"a": -1}, "'a' parameter"),
+            ({"covariance": "lowrank"}, "covariance"),
+            ({"max_memory": 0}, "max_memory"),
+        ),
+        valid_edge_params=({"gamma": 1.0}, {"gamma": 1e-6}, {"gamma": "adaptive"}),
+        epsilon_greedy=True,
+        variant="diag",
+    ),
+    Entry(
+        SOBA,
+        params={"gamma": 0.2, "covariance": "full"},
+        valid_edge_params=({"gamma": "adaptive"}, {"a": 1e-3}),
+        epsilon_greedy=True,
+        variant="full",
+        check_params={"covariance": "full"},
+    ),
+    Entry(
+        PNewtron,
+        params={"gamma": 0.1},
+        invalid_params=(
+            ({"gamma": -0.1}, "gamma"),
+            ({"gamma": 1.5}, "gamma"),
+            ({"alpha": -1.0}, "alpha"),
+            ({"beta": -1.0}, "beta"),
+            ({"D": 0.0}, "'D' parameter"),
+        ),
+        valid_edge_params=({"gamma": 0.0}, {"gamma": 1.0}, {"alpha": 0.0}),
+    ),
+]
+
+
+def _logged_soba(params: dict, k: int):
+    """The logged-feedback adapter of SOBA (see ``_reference_logged``)."""
+    import _reference_soba as ref_s
+
+    def run(X, U, t0, state, logged):
+        tr = ref_s.soba(
+            X, np.zeros(X.shape[0], int), U, k, gamma=params["gamma"],
+            a=params.get("a", 1.0), covariance=params.get("covariance", "diag"),
+            t0=t0, state=state, logged=logged,
+        )  # fmt: skip
+        new = {"W": tr.W, "theta": tr.theta, "A": tr.A, "S": tr.cumulative_margin,
+               "E": tr.exploration_sum, "n_updates": tr.n_updates}  # fmt: skip
+        return tr.played, tr.propensities, new
+
+    return run, lambda s: {"coef_": s["W"], "theta_": s["theta"]}
+
+
+def _logged_pnewtron(params: dict, k: int):
+    """The logged-feedback adapter of PNewtron (see ``_reference_logged``)."""
+    import _reference_soba as ref_s
+
+    def run(X, U, t0, state, logged):
+        tr = ref_s.pnewtron(
+            X, np.zeros(X.shape[0], int), U, k, gamma=params["gamma"],
+            **{p: params[p] for p in ("alpha", "beta", "D") if p in params},
+            state=state, logged=logged,
+        )  # fmt: skip
+        new = {"W": tr.W, "U": tr.U, "b": tr.b, "A": tr.A, "ns": tr.norm_state}
+        return tr.played, tr.propensities, new
+
+    return run, lambda s: {
+        "coef_": s["W"], "coef_unscaled_": s["U"], "b_": s["b"],
+        "A_diag_": s["A"], "norm_state_": s["ns"],
+    }  # fmt: skip
+
+
+LOGGED_ADAPTERS = {
+    "SOBA": _logged_soba,
+    "PNewtron": _logged_pnewtron,
+}

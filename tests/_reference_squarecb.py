@@ -51,6 +51,7 @@ from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
+from _entry import Entry
 from _reference import (
     canonical,
     greedy_label,
@@ -60,6 +61,8 @@ from _reference import (
     sample,
     scores,
 )
+
+from skbandit import SquareCB
 
 
 class SquareCBTrace(NamedTuple):
@@ -300,3 +303,73 @@ def nag_regression(
             shared_scale=False,
         )
     return st
+
+
+# --------------------------------------------------------------------------------------
+# The shared test suite's declaration of this module's learners (discovered by
+# ``_registry.py``; see docs/adding_a_learner.md): the registry entries and the
+# logged-feedback adapters of ``_reference_logged.delayed_schedule``.
+
+# SquareCB: inverse gap weighting with a round-dependent gamma_t; each oracle
+ENTRIES: list[Entry] = [
+    Entry(
+        SquareCB,
+        params={"regressor": regressor, **extra},
+        invalid_params=(
+            ({"gamma_scale": 0.0}, "gamma_scale"),
+            ({"gamma_scale": -1.0}, "gamma_scale"),
+            ({"gamma_exponent": -0.5}, "gamma_exponent"),
+            ({"learning_rate": 0.0}, "learning_rate"),
+            ({"regressor": "ftrl"}, "regressor"),
+            ({"fit_intercept": "yes"}, "fit_intercept"),
+            ({"importance_weighted": 1.5}, "importance_weighted"),
+            ({"step_cap": 0.0}, "step_cap"),
+            ({"step_cap": 2.0}, "step_cap"),
+            ({"initial_reward": 1.5}, "initial_reward"),
+            ({"shared_scale": "yes"}, "shared_scale"),
+        ),
+        valid_edge_params=(
+            {"gamma_exponent": 0.0},
+            {"gamma_scale": 1e-8},
+            {"fit_intercept": False},
+            {"importance_weighted": True},
+            {"step_cap": 1e-3},
+            {"initial_reward": 0.0},
+            {"shared_scale": False},
+        ),
+        variant=variant,
+        intercept=extra.get("fit_intercept", True),
+        # scikit-learn's checks use features near 100: the "sgd" oracle needs a
+        # small constant step, which learns slowly, so this variant keeps the
+        # anytime sqrt(t) schedule (more exploration than the default 300 t^0.75)
+        check_params={"regressor": regressor, **extra}
+        | (
+            {"learning_rate": 1e-5, "gamma_exponent": 0.5} if regressor == "sgd" else {}
+        ),
+    )
+    for variant, regressor, extra in (
+        ("", "normalized", {}),
+        ("no-intercept", "normalized", {"fit_intercept": False}),
+        ("adagrad", "adagrad", {"learning_rate": 0.1}),
+        ("sgd", "sgd", {"learning_rate": 0.01}),
+    )
+]
+
+
+def _logged_squarecb(params: dict, k: int):
+    """The logged-feedback adapter of SquareCB (see ``_reference_logged``)."""
+    import _reference_squarecb as ref_sq
+
+    def run(X, U, t0, state, logged):
+        tr = ref_sq.squarecb(
+            X, np.zeros(X.shape[0], int), U, k, t0=t0, state=state,
+            logged=logged, **params,
+        )  # fmt: skip
+        return tr.played, tr.propensities, tr.state
+
+    return run, lambda s: dict(s)
+
+
+LOGGED_ADAPTERS = {
+    "SquareCB": _logged_squarecb,
+}

@@ -1,0 +1,156 @@
+"""Bandit Passive-Aggressive: PA steps along the Banditron's estimate."""
+
+from __future__ import annotations
+
+from numbers import Real
+from typing import TYPE_CHECKING
+
+from sklearn.utils._param_validation import Interval, StrOptions
+
+from skbandit.base import LinearBanditClassifier
+from skbandit.linear_model._bandit_pa_fast import UPDATES, BanditPAKernel
+
+if TYPE_CHECKING:
+    from skbandit._typing import RandomStateLike
+
+__all__ = ["BanditPassiveAggressive"]
+
+
+class BanditPassiveAggressive(LinearBanditClassifier):
+    r"""Bandit Passive-Aggressive: multiclass PA steps driven by bandit feedback.
+
+    Each round the learner computes the scores ``s = W x``, plays the greedy
+    label ``g`` with probability ``1 - gamma`` and a uniformly random label with
+    probability ``gamma`` (the Banditron's exploration), and learns only whether
+    the played label ``a`` was right (reward ``r``). Its update is a
+    Passive-Aggressive step (Crammer et al. 2006) whose direction is the
+    Banditron's importance-weighted estimate (Kakade et al. 2008) of the
+    multiclass update direction :math:`\Phi(x, y) - \Phi(x, g)`,
+
+    .. math:: \tilde U = x \left(\frac{r}{q} e_a - e_g\right)^\top ,
+              \qquad \mathbb{E}_a[\tilde U] = x (e_y - e_g)^\top ,
+
+    with ``q`` the probability with which ``a`` was drawn: the smallest change
+    of ``W`` that meets the constraint :math:`\langle W, \tilde U \rangle \ge 1`
+    (hard PA), or its soft versions PA-I and PA-II:
+
+    .. math:: m = \frac{r}{q} s_a - s_g, \quad \ell = (1 - m)_+, \quad
+              W \leftarrow W + \tau \tilde U, \quad
+              \tau = \frac{\ell}{\|\tilde U\|^2} \;\text{(PA)}, \;
+              \min\left(C, \frac{\ell}{\|\tilde U\|^2}\right) \;\text{(PA-I)}, \;
+              \frac{\ell}{\|\tilde U\|^2 + 1/(2C)} \;\text{(PA-II)},
+
+    where :math:`\|\tilde U\|^2 = \|x\|^2 (r/q - 1)^2` when ``a == g`` and
+    :math:`\|x\|^2 ((r/q)^2 + 1)` otherwise. A wrong round (``r = 0``) pushes
+    the greedy score down to at most -1; a right greedy round pushes it up; a
+    right exploration round raises ``s_a`` only to about ``q (1 + s_g)`` (the
+    PA step divides by :math:`\|\tilde U\|^2 \approx \|x\|^2 / q^2`), so the
+    weights never jump by ``x / q`` as the Banditron's do, and the learner
+    learns mostly from its greedy rounds. The exact floating-point operations
+    are those of ``docs/algorithms.md``.
+
+    Passive-Aggressive steps driven by the Banditron's estimate under
+    epsilon-greedy exploration are the idea of Zhong, Daucé and Ralaivola
+    (2015, "PAB"); the rule above is derived here from the PA problem with
+    :math:`\tilde U` in place of the full-information direction, and is not
+    claimed to reproduce their paper's update term for term.
+
+    Logged feedback (``partial_fit(X, LoggedFeedback(...))``, see
+    ``docs/logged.md``): the same update with the logged action and reward;
+    ``q`` is the logged propensity unless the round is the learner's own (then
+    the probability under its tie-broken greedy label). Rewards must be 0 or 1.
+
+    Parameters
+    ----------
+    gamma : float, default=0.125
+        Exploration rate in (0, 1]: the probability mass spread uniformly over
+        the classes (the Banditron's default; not tuned for this learner).
+    update : {"pa", "pa1", "pa2"}, default="pa1"
+        The Passive-Aggressive step: hard PA, PA-I (step capped at ``C``) or
+        PA-II (``1/(2C)`` added to the denominator).
+    C : float, default=1.0
+        Aggressiveness of PA-I and PA-II, > 0 (unused by ``"pa"``).
+    max_iter : int, default=5
+        Passes over the data in ``fit``. ``partial_fit`` always makes one.
+    shuffle : bool, default=True
+        Whether ``fit`` visits the rows in a new random order each pass.
+        ``partial_fit`` always plays the rows in the given order.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the learner's own ``numpy.random.Generator``, which draws two
+        uniforms per round (action, tie-break) and the shuffles of ``fit``;
+        created on the first ``partial_fit`` (or by each ``fit``) and then
+        advanced across calls, so a stream fed in chunks gives exactly the
+        result of one call.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        Class labels, sorted.
+    coef_ : ndarray of shape (n_classes, n_features)
+        One weight row per class (also when there are two classes).
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
+        Names of features seen during fit, when X has string column names.
+    t_ : int
+        Rounds played so far.
+    n_mistakes_ : int
+        Rounds whose played (explored) action was wrong.
+    n_greedy_mistakes_ : int
+        Rounds whose greedy action was wrong (bookkeeping only).
+    n_iter_ : int
+        Passes finished by the last call.
+
+    See Also
+    --------
+    Banditron : The same exploration and estimate, with a unit step.
+    ConservativeOneVsAll : PA steps of one-vs-all learners, without exploration.
+
+    References
+    ----------
+    .. [1] H. Zhong, E. Daucé and L. Ralaivola, "Online multiclass learning
+       with 'bandit' feedback under a Passive-Aggressive approach", ESANN 2015.
+    .. [2] K. Crammer, O. Dekel, J. Keshet, S. Shalev-Shwartz and Y. Singer,
+       "Online passive-aggressive algorithms", JMLR 7, 2006.
+    .. [3] S. M. Kakade, S. Shalev-Shwartz and A. Tewari, "Efficient bandit
+       algorithms for online multiclass prediction", ICML 2008.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_digits
+    >>> from skbandit import BanditPassiveAggressive
+    >>> X, y = load_digits(return_X_y=True)
+    >>> clf = BanditPassiveAggressive(random_state=0)
+    >>> clf = clf.partial_fit(X / 16, y, classes=range(10))
+    >>> clf.t_
+    1797
+    >>> print(f"online error {clf.n_mistakes_ / clf.t_:.2f}")
+    online error 0.52
+    """
+
+    _parameter_constraints: dict = {
+        **LinearBanditClassifier._parameter_constraints,
+        "gamma": [Interval(Real, 0, 1, closed="right")],
+        "update": [StrOptions(set(UPDATES))],
+        "C": [Interval(Real, 0, None, closed="neither")],
+    }
+
+    def __init__(
+        self,
+        *,
+        gamma: float = 0.125,
+        update: str = "pa1",
+        C: float = 1.0,
+        max_iter: int = 5,
+        shuffle: bool = True,
+        random_state: RandomStateLike = None,
+    ) -> None:
+        super().__init__(max_iter=max_iter, shuffle=shuffle, random_state=random_state)
+        self.gamma = gamma
+        self.update = update
+        self.C = C
+
+    def _make_kernel(self):
+        return BanditPAKernel(
+            self.coef_, float(self.gamma), UPDATES[self.update], float(self.C)
+        )
