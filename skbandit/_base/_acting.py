@@ -33,6 +33,7 @@ class ActingMixin:
 
         def _play_blocks(self, X, rows, run, commit, begin, rollback, logged=False): ...
 
+    # ---------------------------------------------------------------- acting
     def sample_actions(self, X, classes=None):
         """Draw an action for each row from the current exploration policy.
 
@@ -142,6 +143,7 @@ class ActingMixin:
         finally:
             bit_generator.state = saved
 
+    # -------------------------------------------------------- logged rounds
     def _partial_fit_logged(self, X, logged, classes):
         first_call = not hasattr(self, "classes_")
         if first_call:

@@ -187,7 +187,15 @@ def _check_magnitude(est, X) -> None:
 
 def _check_finite(est, X) -> None:
     """Refuse NaN and infinite values with scikit-learn's own error (the
-    message ``validate_data(..., ensure_all_finite=True)`` gives)."""
+    message ``validate_data(..., ensure_all_finite=True)`` gives).
+
+    Not the finiteness test of the hot paths: rows are tested by the compiled
+    ``within_bound`` scan at ``_MAX_ABS_X`` (``_check_magnitude``,
+    ``_lean_rows_ok``), the state by the same scan at the largest float64
+    (``StateMixin._state_finite``); this runs when such a scan failed, to raise
+    scikit-learn's message, and before a non-canonical CSR matrix's duplicates
+    are summed (a sum could turn an infinity into a NaN).
+    """
     check_array(
         X,
         accept_sparse=True,

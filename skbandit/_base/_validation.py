@@ -47,6 +47,7 @@ from skbandit.feedback import BanditFeedback, LoggedFeedback
 
 
 def _check_classes(classes) -> np.ndarray:
+    """The classes, sorted and distinct (``np.unique``); at least two."""
     classes = np.unique(np.asarray(classes))
     if classes.ndim != 1 or classes.shape[0] < 2:
         n = classes.shape[0] if classes.ndim == 1 else classes.size
@@ -67,6 +68,7 @@ class InputValidationMixin:
 
         def _validate_params(self) -> None: ...
 
+    # ------------------------------------------------------------------ rows
     def _validate_X(self, X, *, reset: bool):
         """Validated rows: float64, C-ordered or canonical CSR, finite, within
         the magnitude bound (module docstring, Input). A learner adding checks
@@ -147,6 +149,7 @@ class InputValidationMixin:
             return X
         return self._validate_X(X, reset=False)
 
+    # ------------------------------------- classes, labels and logged actions
     def _lean_label_code(self, y):
         """The code of ``y`` when it is one plain label of ``classes_`` (a list
         or 1-D array of length 1), else None (the full path then validates it
