@@ -35,7 +35,8 @@ from sklearn.utils.extmath import safe_sparse_dot
 
 from skbandit._base._acting import ActingMixin
 
-# Imported from here by the learners' modules and the evaluation.
+# Re-exported (``as``) for the learners' modules and the evaluation, which import
+# _kernel_arrays, _caller_stacklevel and _COUNTERS from here.
 from skbandit._base._rows import _kernel_arrays as _kernel_arrays
 from skbandit._base._scoring import ScoringMixin
 from skbandit._base._stacklevel import _caller_stacklevel as _caller_stacklevel
