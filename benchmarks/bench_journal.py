@@ -1,12 +1,12 @@
 """What the undo journal costs a batch ``partial_fit``: every learner with and
 without it, side by side in one run.
 
-The failure guarantee of a call is kept by an undo journal (``base.py``, module
-docstring): each kernel records the old value of every state entry before it
-writes it, the pass checks the entries each row wrote, and a failed block is
-replayed backwards. Here each learner plays one ``partial_fit`` call over the
-seeded SynSep-like stream of ``_harness.py`` (d = 400, k = 9; CSR and dense)
-three times per pass, in turn:
+The failure guarantee of a call is kept by an undo journal
+(``skbandit/_base/_transaction.py``, module docstring): each kernel records the
+old value of every state entry before it writes it, the pass checks the entries
+each row wrote, and a failed block is replayed backwards. Here each learner
+plays one ``partial_fit`` call over the seeded SynSep-like stream of
+``_harness.py`` (d = 400, k = 9; CSR and dense) three times per pass, in turn:
 
 * ``default``: the library as it is (a batch call on a model this small rolls
   its blocks back by a copy of the state, at most 1/16 of the block's input);
@@ -34,6 +34,7 @@ import time
 import numpy as np
 from _harness import GAMMA, N_CLASSES, machine_info, make_stream
 
+import skbandit._base._transaction as transaction
 import skbandit.base
 from skbandit import (
     SOBA,
@@ -88,17 +89,17 @@ MODES = ("default", "journal", "none")
 def _play(make, X, y, seed, mode: str) -> tuple[float, object]:
     global DETACHED
     est = make(seed)
-    ratio = skbandit.base._COPY_RATIO
+    ratio = transaction._COPY_RATIO
     DETACHED = mode == "none"
     if mode != "default":
-        skbandit.base._COPY_RATIO = float("inf")
+        transaction._COPY_RATIO = float("inf")
     try:
         t0 = time.perf_counter()
         est.partial_fit(X, y, classes=np.arange(N_CLASSES))
         return time.perf_counter() - t0, est
     finally:
         DETACHED = False
-        skbandit.base._COPY_RATIO = ratio
+        transaction._COPY_RATIO = ratio
 
 
 def main(argv=None) -> int:

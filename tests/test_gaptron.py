@@ -383,9 +383,7 @@ def _norm_warnings(caught):
 def test_one_warning_per_learner_about_large_rows(monkeypatch):
     """A chunked loop warns once (not once per call or block); clone() and a
     fresh instance warn again; fit starts a new learner and warns again."""
-    import skbandit.base
-
-    monkeypatch.setattr(skbandit.base, "_BLOCK_ROWS", 10)
+    monkeypatch.setattr("skbandit._base._transaction._BLOCK_ROWS", 10)
     X, y = make_stream(n=100, d=6, k=3, n_empty=0, seed=1)
     norms = np.linalg.norm(X, axis=1)
     bound = float(np.median(norms))

@@ -24,7 +24,7 @@ from _registry import ENTRIES, entry_params
 from numpy.testing import assert_array_equal
 from sklearn import get_config
 
-import skbandit.base
+import skbandit._base._rows
 from skbandit import SOBA, BanditFeedback, Banditron, LoggedFeedback
 from skbandit._core._kernel import py_argmax_ties, py_sample_inverse_cdf
 from skbandit._core._testing import PoisonedKernel, RecordingKernel
@@ -217,7 +217,7 @@ def test_within_bound_is_max_abs_within_the_bound():
     and NaNs of either sign (the sign bit of a NaN set too)."""
     from skbandit._core._kernel import max_abs, within_bound
 
-    bound = skbandit.base._MAX_ABS_X
+    bound = skbandit._base._rows._MAX_ABS_X
     neg_nan = np.copysign(np.nan, -1.0)
     special = np.array(
         [
@@ -293,7 +293,7 @@ def _failing_after_blocks(entry, n_ok, exc=_Fail):
 def test_failure_between_blocks_leaves_the_last_finished_block(
     entry, exc, container, monkeypatch
 ):
-    monkeypatch.setattr(skbandit.base, "_BLOCK_ROWS", 7)
+    monkeypatch.setattr("skbandit._base._transaction._BLOCK_ROWS", 7)
     X, y = make_stream(n=60, d=D, k=K, seed=2)
     Xc = sp.csr_matrix(X) if container == "csr" else X
     # a first successful call, then a call that fails in its third block
@@ -319,7 +319,7 @@ def test_failure_inside_a_block_rolls_that_block_back(entry, monkeypatch):
     """A failure after the kernel played a block but before it was committed (here:
     writing the log) restores the block's start: weights updated in place, the
     generator advanced by the uniforms, the counters and the log."""
-    monkeypatch.setattr(skbandit.base, "_BLOCK_ROWS", 10)
+    monkeypatch.setattr("skbandit._base._transaction._BLOCK_ROWS", 10)
     X, y = make_stream(n=60, d=D, k=K, seed=4)
     est = entry.make(random_state=4)
     fb = BanditFeedback(y)
@@ -344,7 +344,7 @@ def test_failure_inside_a_block_rolls_that_block_back(entry, monkeypatch):
 
 @pytest.mark.parametrize("entry", ALL)
 def test_failure_in_the_first_block_restores_the_previous_learner(entry, monkeypatch):
-    monkeypatch.setattr(skbandit.base, "_BLOCK_ROWS", 8)
+    monkeypatch.setattr("skbandit._base._transaction._BLOCK_ROWS", 8)
     X, y = make_stream(n=60, d=D, k=K, seed=6)
     # first call: the learner stays unfitted
     est = _failing_after_blocks(entry, n_ok=0)
@@ -372,7 +372,7 @@ def test_n_iter_counts_finished_passes(entry, logged, monkeypatch):
     ``max_iter``; a ``partial_fit`` that fails after a finished block 0."""
     if logged and not entry.bandit:
         pytest.skip("full-information learners do not learn from logged feedback")
-    monkeypatch.setattr(skbandit.base, "_BLOCK_ROWS", 8)
+    monkeypatch.setattr("skbandit._base._transaction._BLOCK_ROWS", 8)
     X, y = make_stream(n=20, d=D, k=K, seed=5)  # 3 blocks per pass
     if logged:
         rng = np.random.default_rng(0)
@@ -417,7 +417,7 @@ def test_invalid_distribution_raises_and_rolls_back(entry, mode, monkeypatch):
     negative entry, or a vector summing to 1.5): every path that plays, serves,
     learns or returns a distribution raises a FloatingPointError naming it, and
     the learner is as after its last finished block; nothing invalid is logged."""
-    monkeypatch.setattr(skbandit.base, "_BLOCK_ROWS", 8)
+    monkeypatch.setattr("skbandit._base._transaction._BLOCK_ROWS", 8)
     X, y = make_stream(n=120, d=D, k=K, seed=11)
     est = entry.make(random_state=11).partial_fit(X[:40], y[:40], classes=range(K))
     clean = copy.deepcopy(est)
@@ -519,8 +519,8 @@ def test_overflow_raises_and_keeps_the_last_finite_block(entry, container, monke
     pass (here provoked by values beyond the bound, which is lifted for the
     test; with it, such rows are refused before anything is played) stops the
     kernel and rolls the block back."""
-    monkeypatch.setattr(skbandit.base, "_BLOCK_ROWS", 16)
-    monkeypatch.setattr(skbandit.base, "_MAX_ABS_X", np.inf)
+    monkeypatch.setattr("skbandit._base._transaction._BLOCK_ROWS", 16)
+    monkeypatch.setattr("skbandit._base._rows._MAX_ABS_X", np.inf)
     # blocks of exactly 16 rows: SOBA full's pending updates end none early
     monkeypatch.setattr(SOBA, "_pending_passes", np.inf)
     X, y = make_stream(n=120, d=D, k=K, n_empty=0, seed=8)
@@ -649,7 +649,7 @@ def test_learn_receives_the_papers_probability_and_a_real_reward():
 
 @pytest.mark.parametrize("where", [5, 10])
 def test_kernel_status_stops_and_rolls_back_the_block(where, monkeypatch):
-    monkeypatch.setattr(skbandit.base, "_BLOCK_ROWS", 10)
+    monkeypatch.setattr("skbandit._base._transaction._BLOCK_ROWS", 10)
     X, y = make_stream(n=30, d=D, k=K, seed=1)
     est = Recorder(random_state=0, stop_at=10 + where, status=99)
     with pytest.raises(RuntimeError, match="status 99"):
@@ -799,7 +799,7 @@ def test_read_only_state_arrays_are_copied_before_learning(entry, tmp_path):
 def test_block_hooks_run_once_per_block_and_see_the_committed_state(monkeypatch):
     """_after_block edits the state in place (here: halves W, like a projection);
     the next block starts from it. Equivalent to chunked calls with the same edit."""
-    monkeypatch.setattr(skbandit.base, "_BLOCK_ROWS", 7)
+    monkeypatch.setattr("skbandit._base._transaction._BLOCK_ROWS", 7)
     sizes = []
 
     class Halving(Banditron):
@@ -832,7 +832,7 @@ def test_plain_labels_build_no_log(monkeypatch):
 
 
 def test_log_arrays_are_concatenated_once(monkeypatch):
-    monkeypatch.setattr(skbandit.base, "_BLOCK_ROWS", 5)
+    monkeypatch.setattr("skbandit._base._transaction._BLOCK_ROWS", 5)
     X, y = make_stream(n=30, d=D, k=K, seed=1)
     fb = BanditFeedback(y)
     Banditron(random_state=0).partial_fit(X, fb, classes=np.arange(K))

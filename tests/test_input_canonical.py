@@ -20,7 +20,7 @@ from _helpers import assert_same_learner, assert_same_log, assert_same_state, sn
 from _registry import entry_params
 from numpy.testing import assert_allclose, assert_array_equal
 
-import skbandit.base
+import skbandit._base._rows
 from skbandit import BanditFeedback, ConservativeOneVsAll, LoggedFeedback
 
 ALL = entry_params()
@@ -311,6 +311,6 @@ def test_the_bound_keeps_a_rows_squared_norm_finite():
     """The documented reason for 2**480: with fewer than 2**31 columns (the
     kernels' index limit) a row at the bound has ||x||^2 < 2**991, a factor
     2**32 below the largest float64."""
-    assert skbandit.base._MAX_ABS_X == BOUND
+    assert skbandit._base._rows._MAX_ABS_X == BOUND
     assert BOUND**2 * 2.0**31 == 2.0**991
     assert 2.0**991 * 2.0**32 < np.finfo(np.float64).max

@@ -146,7 +146,7 @@ def test_a_failed_call_then_a_good_one(entry, monkeypatch):
     fails after its first row updated the state in place; the journal undoes
     the arrays, and the next calls play as if the failed call never happened
     (a kernel holding values derived from the undone writes is dropped)."""
-    monkeypatch.setattr(base, "_MAX_ABS_X", np.inf)
+    monkeypatch.setattr("skbandit._base._rows._MAX_ABS_X", np.inf)
     rows, y = _rows()
     est = entry.make(random_state=0)
     _live(est, rows, y, 0, 10)

@@ -12,7 +12,7 @@ from _helpers import assert_same_learner, assert_same_state, snapshot
 from _registry import ENTRIES
 from sklearn.base import BaseEstimator
 
-import skbandit.base as base
+import skbandit._base._validation as val
 from skbandit import LoggedFeedback, SeparableOneVsAll
 
 ROWS = 12
@@ -41,7 +41,7 @@ class _Spy:
     def __init__(self, monkeypatch):
         self.validate_data = 0
         self.validate_params = 0
-        real_data, real_params = base.validate_data, BaseEstimator._validate_params
+        real_data, real_params = val.validate_data, BaseEstimator._validate_params
 
         def validate_data(*args, **kwargs):
             self.validate_data += 1
@@ -51,7 +51,7 @@ class _Spy:
             self.validate_params += 1
             return real_params(est)
 
-        monkeypatch.setattr(base, "validate_data", validate_data)
+        monkeypatch.setattr(val, "validate_data", validate_data)
         monkeypatch.setattr(BaseEstimator, "_validate_params", validate_params)
 
     def reset(self):

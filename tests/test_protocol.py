@@ -106,8 +106,6 @@ SPARSE_FORMATS = [
 def test_internal_blocking_is_invisible(entry, container, monkeypatch):
     """A long call is played in blocks of rows (bounded memory for the uniforms and
     outcomes); the block size must not change anything. Blocks of 7 rows here."""
-    import skbandit.base
-
     k, seed = 5, 31
     X, y = make_stream(n=150, d=8, k=k, seed=seed)
     Xc = sp.csr_matrix(X) if container == "csr" else X
@@ -116,7 +114,7 @@ def test_internal_blocking_is_invisible(entry, container, monkeypatch):
     whole.partial_fit(Xc, fb_whole, classes=np.arange(k))
     fit_whole = entry.make(random_state=seed, max_iter=2).fit(Xc, y)
 
-    monkeypatch.setattr(skbandit.base, "_BLOCK_ROWS", 7)
+    monkeypatch.setattr("skbandit._base._transaction._BLOCK_ROWS", 7)
     blocked = entry.make(random_state=seed)
     fb_blocked = BanditFeedback(y)
     blocked.partial_fit(Xc, fb_blocked, classes=np.arange(k))

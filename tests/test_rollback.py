@@ -24,7 +24,6 @@ from _data import make_stream
 from _helpers import assert_same_learner, assert_same_log, assert_same_state, snapshot
 from _registry import ENTRIES, entry_params
 
-import skbandit.base
 from skbandit import SOBA, BanditFeedback, Banditron, LoggedFeedback
 from skbandit._core._kernel import Journal
 from skbandit.base import BaseBanditClassifier
@@ -36,7 +35,7 @@ ALL = entry_params()
 def _journal_only(monkeypatch):
     """Every block of these tests is rolled back by the journal (never by the
     copy a batch call on a small model would make instead)."""
-    monkeypatch.setattr(skbandit.base, "_COPY_RATIO", np.inf)
+    monkeypatch.setattr("skbandit._base._transaction._COPY_RATIO", np.inf)
 
 
 BANDIT = entry_params([e for e in ENTRIES if e.bandit])
@@ -92,7 +91,7 @@ def test_overflow_inside_a_block_undoes_the_block(
     the learner is bit for bit as before the call, nothing is logged."""
     if logged and not entry.bandit:
         pytest.skip("full-information learners do not learn from logged feedback")
-    monkeypatch.setattr(skbandit.base, "_MAX_ABS_X", np.inf)
+    monkeypatch.setattr("skbandit._base._rows._MAX_ABS_X", np.inf)
     # one block per call: SOBA full's pending updates end none early
     monkeypatch.setattr(SOBA, "_pending_passes", np.inf)
     X, y = make_stream(n=160, d=D, k=K, n_empty=0, seed=21)
@@ -225,7 +224,7 @@ def _journals(monkeypatch, max_capacity=0):
         made.append(journal)
         return journal
 
-    monkeypatch.setattr(skbandit.base, "Journal", make)
+    monkeypatch.setattr("skbandit._base._transaction.Journal", make)
     return made
 
 
@@ -434,8 +433,8 @@ def test_copy_mode_rolls_back_an_overflow_too(entry, monkeypatch):
     """With every block rolled back by a copy of the state (forced here), an
     overflow inside a block is found by the check of the whole state after
     the block or by the scores, and the copy is restored: as before the call."""
-    monkeypatch.setattr(skbandit.base, "_COPY_RATIO", 0.0)
-    monkeypatch.setattr(skbandit.base, "_MAX_ABS_X", np.inf)
+    monkeypatch.setattr("skbandit._base._transaction._COPY_RATIO", 0.0)
+    monkeypatch.setattr("skbandit._base._rows._MAX_ABS_X", np.inf)
     monkeypatch.setattr(SOBA, "_pending_passes", np.inf)
     X, y = make_stream(n=160, d=D, k=K, n_empty=0, seed=25)
     X[60:] *= 1e200
@@ -459,7 +458,7 @@ def test_copy_and_journal_modes_play_the_same(entry, logged, monkeypatch):
     X, y = make_stream(n=200, d=D, k=K, seed=26)
     learners = []
     for ratio in (0.0, np.inf):
-        monkeypatch.setattr(skbandit.base, "_COPY_RATIO", ratio)
+        monkeypatch.setattr("skbandit._base._transaction._COPY_RATIO", ratio)
         est = entry.make(random_state=26)
         est.partial_fit(X[:120], _feedback(y[:120], logged, 5), classes=np.arange(K))
         est.partial_fit(X[120:], _feedback(y[120:], logged, 6))
@@ -471,7 +470,7 @@ def test_batch_calls_on_small_models_copy_and_one_row_calls_do_not(monkeypatch):
     """The default choice: a 2,000-row call on a 4 x 8 Banditron copies its
     state per block (the copy is far below 1/16 of the block's input); a
     one-row call uses the journal."""
-    monkeypatch.setattr(skbandit.base, "_COPY_RATIO", 16)
+    monkeypatch.setattr("skbandit._base._transaction._COPY_RATIO", 16)
     X, y = make_stream(n=2001, d=D, k=K, seed=27)
     est = Banditron(random_state=0)
     calls = {"n": 0}

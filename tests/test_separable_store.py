@@ -27,7 +27,6 @@ from _data import make_stream
 from _helpers import assert_same_learner, run_benchmark, snapshot
 from numpy.testing import assert_allclose, assert_array_equal
 
-import skbandit.base
 import skbandit.multiclass._separable_ova_fast as fast
 from skbandit import BanditFeedback, SeparableOneVsAll
 
@@ -201,7 +200,7 @@ def test_store_matches_reference_on_varied_sparse_rows(budget, update):
 
 @pytest.mark.parametrize("budget", [None, 5])
 def test_pickle_mid_stream_continues_the_same(budget, monkeypatch):
-    monkeypatch.setattr(skbandit.base, "_BLOCK_ROWS", 32)
+    monkeypatch.setattr("skbandit._base._transaction._BLOCK_ROWS", 32)
     X, y = make_stream(n=200, d=9, k=3, seed=4)
     X = sp.csr_matrix(X / 4.0)
     params = dict(kernel="rational", large_norm="project", budget=budget)
@@ -235,7 +234,7 @@ def _fail_after_block(est, n: int) -> None:
 
 @pytest.mark.parametrize("budget", [None, 3])
 def test_failed_block_restores_the_support_set(budget, monkeypatch):
-    monkeypatch.setattr(skbandit.base, "_BLOCK_ROWS", 40)
+    monkeypatch.setattr("skbandit._base._transaction._BLOCK_ROWS", 40)
     X, y = make_stream(n=200, d=9, k=3, seed=5)
     X = X / 4.0
     params = dict(kernel="rational", large_norm="project", budget=budget)
@@ -271,11 +270,12 @@ def test_failed_block_on_a_store_kept_across_calls_is_undone(budget, mode, monke
     entries and slots (other values, other columns) is undone by the journal
     and the store's checkpoint, and the learner goes on as one that played
     only the committed rows (``mode``: the block rolled back by the journal,
-    or by a copy of the state, ``base.py``'s copy mode). Catches a rollback
-    that restores the store's scalars but not the column indices or values
-    the block overwrote."""
-    monkeypatch.setattr(skbandit.base, "_BLOCK_ROWS", 40)
-    monkeypatch.setattr(skbandit.base, "_COPY_RATIO", 0 if mode == "copy" else 1 << 40)
+    or by a copy of the state, the copy mode of ``skbandit._base._transaction``).
+    Catches a rollback that restores the store's scalars but not the column
+    indices or values the block overwrote."""
+    monkeypatch.setattr("skbandit._base._transaction._BLOCK_ROWS", 40)
+    ratio = 0 if mode == "copy" else 1 << 40
+    monkeypatch.setattr("skbandit._base._transaction._COPY_RATIO", ratio)
     X, y = _varied_sparse_rows(400, 30, 3, seed=12)
     params = dict(kernel="rational", budget=budget)
     est = SeparableOneVsAll(random_state=12, **params)

@@ -1,0 +1,150 @@
+"""The state protocol (``StateMixin``).
+
+A learner's mutable state is the attributes named in ``_state_attrs`` (arrays
+that the kernel updates in place, or scalars), the counters ``t_``,
+``n_mistakes_`` and ``n_greedy_mistakes_``, and the generator ``_rng``.
+``_get_state`` copies all of it and ``_set_state`` restores it; the tests'
+snapshot/compare helpers, the NumPy reference runners and OnlineSelector's
+candidates use them, so a learner with other state (a diagonal, an inverse, a
+support set) is covered without special cases. Training never calls them: its
+rollback is the undo journal (``skbandit._base._transaction``), which restores
+the attributes as objects from ``_rollback_point``. ``_reset`` starts a new
+state (``_init_state``, the learner's hook), ``_model_bytes`` and
+``_state_finite`` measure and check it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from skbandit._core._kernel import within_bound
+
+if TYPE_CHECKING:
+    from skbandit._typing import RandomStateLike
+
+_COUNTERS = ("t_", "n_mistakes_", "n_greedy_mistakes_")
+
+# The largest finite float64: ``within_bound(values, _FLOAT_MAX)`` is "every
+# value finite" in one compiled scan.
+_FLOAT_MAX = float(np.finfo(np.float64).max)
+
+
+def _make_rng(random_state) -> np.random.Generator:
+    """The learner's own generator, from an int, None or a RandomState."""
+    if isinstance(random_state, np.random.RandomState):
+        return np.random.default_rng(random_state.randint(2**31 - 1))
+    return np.random.default_rng(random_state)
+
+
+class StateMixin:
+    """The learner's mutable state: copy, restore, rollback point, new state."""
+
+    if TYPE_CHECKING:  # what it uses of the skeleton (skbandit.base)
+        _state_attrs: tuple[str, ...]
+        random_state: RandomStateLike
+
+        def _init_state(self, n_features: int, n_classes: int) -> None: ...
+
+    def _get_state(self) -> dict:
+        """A copy of the whole mutable state: declared state, counters, generator."""
+        state = {}
+        for name in (*self._state_attrs, *_COUNTERS):
+            value = getattr(self, name)
+            state[name] = value.copy() if isinstance(value, np.ndarray) else value
+        state["_rng"] = self._rng.bit_generator.state
+        return state
+
+    def _set_state(self, state: dict) -> None:
+        """Restore a ``_get_state`` copy (arrays in place where shapes allow)."""
+        # a cached kernel may hold values derived from the arrays (``_kernel``)
+        self.__dict__.pop("_kernel_cache", None)
+        for name, value in state.items():
+            if name == "_rng":
+                self._rng.bit_generator.state = value
+                continue
+            current = getattr(self, name, None)
+            if (
+                isinstance(value, np.ndarray)
+                and isinstance(current, np.ndarray)
+                and current.shape == value.shape
+                and current.dtype == value.dtype
+                and current.flags.writeable
+            ):
+                np.copyto(current, value)
+            else:
+                setattr(self, name, value.copy() if hasattr(value, "copy") else value)
+
+    def _own_state_arrays(self) -> None:
+        """Make every state array writeable and C-contiguous (a learner loaded
+        read-only, e.g. memory-mapped by joblib, gets private copies)."""
+        for name in self._state_attrs:
+            value = getattr(self, name)
+            if isinstance(value, np.ndarray) and not (
+                value.flags.writeable and value.flags.c_contiguous
+            ):
+                setattr(self, name, np.array(value, order="C", copy=True))
+
+    def _reset(self, classes: np.ndarray, n_features: int) -> None:
+        # a new state: the old kernel (and the arrays it holds) is let go now
+        self.__dict__.pop("_kernel_cache", None)
+        self.classes_ = classes
+        self._rng = _make_rng(self.random_state)
+        self.t_ = 0
+        self.n_mistakes_ = 0
+        self.n_greedy_mistakes_ = 0
+        self._n_pending = 0
+        self._init_state(n_features, classes.shape[0])
+
+    def _model_bytes(self) -> int:
+        """Bytes of the state arrays (a meta-learner's candidates' included)."""
+        return sum(
+            value.nbytes
+            for learner in (self, *self.__dict__.get("candidates_", ()))
+            for name in learner._state_attrs
+            if isinstance(value := getattr(learner, name), np.ndarray)
+        )
+
+    def _state_finite(self) -> bool:
+        """Every value of every floating-point state array finite (O(model):
+        the copy mode's check), by the compiled scan that bounds the input
+        (``within_bound`` at the largest float64, False for NaN and
+        infinities); integer arrays are finite."""
+        return all(
+            value.dtype.kind != "f"
+            or within_bound(
+                np.ascontiguousarray(value, dtype=np.float64).reshape(-1), _FLOAT_MAX
+            )
+            for learner in (self, *self.__dict__.get("candidates_", ()))
+            for name in learner._state_attrs
+            if isinstance(value := getattr(learner, name), np.ndarray)
+        )
+
+    def _rollback_point(self, rng: bool = True):
+        """What a rollback restores besides the journal: the state attributes
+        as objects (arrays by reference: a hook may replace an array, its
+        contents are the journal's business), counters, generator (unless
+        ``rng`` is false), and the same for a meta-learner's ``candidates_``
+        but their generators, which are never drawn from (the meta-learner's
+        uniforms drive them: ``OnlineSelector._init_state``). O(number of
+        attributes)."""
+        state = {name: getattr(self, name) for name in (*self._state_attrs, *_COUNTERS)}
+        if rng:
+            state["_rng"] = self._rng.bit_generator.state
+        subs = [
+            c._rollback_point(rng=False) for c in self.__dict__.get("candidates_", ())
+        ]
+        return state, subs
+
+    def _restore_point(self, point) -> None:
+        state, subs = point
+        for name, value in state.items():
+            if name == "_rng":
+                self._rng.bit_generator.state = value
+            else:
+                setattr(self, name, value)
+        for learner, sub in zip(
+            self.__dict__.get("candidates_", ()), subs, strict=True
+        ):
+            learner._restore_point(sub)

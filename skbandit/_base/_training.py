@@ -1,0 +1,213 @@
+"""Training from labels (``TrainingMixin``): ``fit`` and ``partial_fit``.
+
+``fit`` and ``partial_fit`` validate everything first, then (on a first call)
+start a new state and play the rows with ``_play``, the block loop of
+``skbandit._base._transaction`` with the compiled pass driver ``run_pass``.
+Logged feedback passed to either is handed to ``skbandit._base._acting``; one
+known label on a fitted learner takes the lean single-row path
+(``_partial_fit_lean``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Self
+
+import numpy as np
+from sklearn.base import _fit_context
+from sklearn.utils.validation import check_consistent_length
+
+from skbandit._base._rows import _ONE_ROW, _kernel_arrays
+from skbandit._base._validation import _check_classes
+from skbandit._core._kernel import run_pass
+from skbandit.feedback import BanditFeedback, LoggedFeedback
+
+if TYPE_CHECKING:
+    from skbandit._typing import ArrayLike, MatrixLike
+
+
+class TrainingMixin:
+    """Learning from (simulated) bandit feedback on labelled rows."""
+
+    if TYPE_CHECKING:  # what it uses of the skeleton (skbandit.base)
+
+        def _transaction(self, method, *args): ...
+        def _lean_label_code(self, y): ...
+        def _play_blocks(self, X, rows, run, commit, begin, rollback, logged=False): ...
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X: MatrixLike, y: ArrayLike | BanditFeedback) -> Self:
+        """Learn from scratch: ``max_iter`` passes over (X, y) with bandit feedback.
+
+        The classes are the distinct labels of ``y``. Each pass visits the rows
+        in a random order when ``shuffle=True``, else in the given order.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training rows.
+        y : array-like of shape (n_samples,), BanditFeedback or LoggedFeedback
+            True labels, seen by the learner only through the reward bit; or
+            logged feedback, learned instead of the learner's own plays (the
+            classes are then the distinct logged actions).
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
+        return self._transaction(self._fit, X, y)
+
+    def _fit(self, X, y):
+        if isinstance(y, LoggedFeedback):
+            return self._fit_logged(X, y)
+        X, feedback, record = self._validate_fit_input(X, y, reset=True)
+        classes = _check_classes(feedback._labels_for_classes())
+        codes = feedback._encode(classes)
+        # Everything is validated: start the new state.
+        self._reset(classes, X.shape[1])
+        # passes finished (a pass that fails leaves the count of those before it)
+        self.n_iter_ = 0
+        n = X.shape[0]
+        for _ in range(self.max_iter):
+            if self.shuffle:
+                rows = self._rng.permutation(n).astype(np.int32)
+            else:
+                rows = np.arange(n, dtype=np.int32)
+            self._play(X, codes, rows, feedback, record)
+            self.n_iter_ += 1
+        return self
+
+    def partial_fit(
+        self,
+        X: MatrixLike,
+        y: ArrayLike | BanditFeedback,
+        classes: ArrayLike | None = None,
+    ) -> Self:
+        """One pass over the rows of X, in order, with bandit feedback.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Rows of the stream, played in order.
+        y : array-like of shape (n_samples,), BanditFeedback or LoggedFeedback
+            True labels, seen by the learner only through the reward bit; or
+            logged feedback (actions, rewards, propensities), from which the
+            learner learns instead of playing its own actions (see
+            ``sample_actions`` and ``docs/logged.md``). On a fitted learner,
+            with a ``LoggedFeedback`` or one plain label (a list or 1-D array),
+            a float64 C-ordered NumPy ``X`` or a canonical CSR ``X`` takes the
+            lean single-row path (a few checks and one compiled scan instead
+            of scikit-learn's full validation; the same errors for bad input,
+            the same play).
+        classes : array-like of shape (n_classes,), default=None
+            All classes of the stream. Required on the first call, and must be
+            the same (or omitted) on later calls.
+
+        Returns
+        -------
+        self : object
+            The updated estimator.
+        """
+        if type(y) is LoggedFeedback:
+            # Logged feedback validates its own parameters and input (the fast
+            # single-row path skips scikit-learn's per-call context).
+            return self._transaction(self._partial_fit_logged, X, y, classes)
+        code = self._lean_label_code(y) if "classes_" in self.__dict__ else None
+        if code is not None:
+            # One known plain label on a fitted learner (the simulator's
+            # one-row call): the lean path.
+            return self._transaction(self._partial_fit_lean, X, y, code, classes)
+        return self._partial_fit_labels(X, y, classes)
+
+    def _partial_fit_lean(self, X, y, code, classes):
+        """``partial_fit`` of a fitted learner on one known label, without
+        scikit-learn's per-call machinery: the parameters are re-validated
+        only when one was replaced, the row goes through ``_rows_fast``, the
+        label was looked up by ``_lean_label_code``. Same play as the full
+        path (``_partial_fit``)."""
+        self._validate_params_cached()
+        if classes is not None:
+            self._check_same_classes(classes, "the first call to partial_fit")
+        X = self._rows_fast(X)
+        check_consistent_length(X, y)
+        self.n_iter_ = 0
+        self._play(X, np.array([code], dtype=np.int32), _ONE_ROW, None, False)
+        self.n_iter_ = 1
+        return self
+
+    def _partial_fit_labels(self, X, y, classes):
+        return self._transaction(self._partial_fit, X, y, classes)
+
+    # scikit-learn's _fit_context skips parameter validation for a fitted learner
+    # only in a method named partial_fit (_partial_fit re-validates them anyway).
+    _partial_fit_labels.__name__ = "partial_fit"
+    _partial_fit_labels = _fit_context(prefer_skip_nested_validation=True)(
+        _partial_fit_labels
+    )
+
+    def _partial_fit(self, X, y, classes):
+        if isinstance(y, LoggedFeedback):
+            return self._partial_fit_logged(X, y, classes)
+        first_call = not hasattr(self, "classes_")
+        if not first_call:
+            # _fit_context validates the parameters of an unfitted learner only;
+            # a parameter changed mid-stream must be checked too.
+            self._validate_params()
+        if first_call:
+            if classes is None:
+                raise ValueError(
+                    "classes must be passed on the first call to partial_fit "
+                    "(the learner must know every possible action up front)."
+                )
+            new_classes = _check_classes(classes)
+        elif classes is not None:
+            self._check_same_classes(classes, "the first call to partial_fit")
+        X, feedback, record = self._validate_fit_input(X, y, reset=first_call)
+        codes = feedback._encode(new_classes if first_call else self.classes_)
+        if first_call:
+            self._reset(new_classes, X.shape[1])
+        self.n_iter_ = 0
+        self._play(X, codes, np.arange(X.shape[0], dtype=np.int32), feedback, record)
+        self.n_iter_ = 1
+        return self
+
+    def _play(self, X, codes, rows, feedback, record) -> None:
+        """Play ``rows`` of X in order, block by block; update state, counters
+        and (when ``record``) the feedback log. A failed block is rolled back."""
+        data, indices, indptr, dense = _kernel_arrays(X)
+
+        def run(kernel, block, uniforms):
+            n = block.shape[0]
+            out = (
+                np.empty(n, dtype=np.int32),  # played
+                np.empty(n, dtype=np.int32),  # greedy
+                np.empty(n, dtype=np.float64),  # rewards
+                np.empty(n, dtype=np.float64),  # propensities
+            )
+            done = run_pass(
+                kernel, data, indices, indptr, dense, block, codes, uniforms,
+                self.t_, *out,
+            )  # fmt: skip
+            return done, out
+
+        def commit(block, out):
+            n = block.shape[0]
+            played, greedy, rewards, propensities = (a[:n] for a in out)
+            self.t_ += n
+            self.n_mistakes_ += int(n - np.count_nonzero(rewards))
+            # Bookkeeping for evaluation only (the greedy action's mistakes);
+            # the learner's state never depends on it.
+            self.n_greedy_mistakes_ += int(np.count_nonzero(greedy != codes[block]))
+            if record:
+                feedback._record(block, played, rewards, propensities, self.classes_)
+
+        mark = [0]
+
+        def begin():
+            mark[0] = feedback._log_mark() if record else 0
+
+        def rollback():
+            if record:
+                feedback._truncate_log(mark[0])
+
+        self._play_blocks(X, rows, run, commit, begin, rollback)

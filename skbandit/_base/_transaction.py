@@ -1,0 +1,279 @@
+"""The pass transaction (``TransactionMixin``): blocks, journal, rollback,
+kernel cache.
+
+The failure guarantee
+---------------------
+* A call that fails validation (bad input or parameters) changes nothing.
+* Rows are played in blocks of at most ``_BLOCK_ROWS``. A failure or interrupt
+  while a block is played (including the non-finite check below) restores the
+  learner, counters, generator and feedback log to their values after the last
+  finished block; if no block of the call had finished, the learner is exactly
+  as before the call (a failed first call leaves it unfitted).
+* Rollback costs what the block did, not the model's size. Every kernel
+  records the address and old value of each state entry before it writes it,
+  in an undo journal shared by all kernels of the call
+  (``skbandit._core._kernel.Journal``; a selector's candidates write to the
+  same one). A failed block is undone by replaying the journal backwards (bit
+  for bit); the attributes themselves (arrays by reference, scalars), the
+  counters and the generator are restored from a record of O(number of
+  attributes) taken at the block's start. ``SOBA(covariance="full")`` does not
+  journal its (kd)^2 inverse: its rank-one updates stay pending until the block
+  is committed; the rational-kernel ``SeparableOneVsAll`` keeps its support set
+  in its cached kernel's store across calls (exported when read), journals the
+  store's writes and checkpoints its scalars per block. No learner copies
+  its model for rollback beyond the copy mode below (bounded by the input a
+  block reads), nor doubles its memory.
+* A block whose rows are many for the model's size is rolled back by a copy
+  of the state instead (``_get_state`` at its start, ``_set_state`` on a
+  failure, and the whole state checked finite after it), when that copy is at
+  most ``1/_COPY_RATIO`` (1/16) of the bytes of input the block reads: a batch
+  call on a small model then pays less than the journal's per-entry records,
+  and the copy is still bounded by the work done. One-row calls, and calls on
+  large models, use the journal.
+* The journal holds at most ``_journal_limit()`` entries (1/32 of the model's,
+  at least 2**16) past a row boundary: the pass then ends the block early,
+  after that row, and the next block starts there (the generator is set back
+  to after the rows played). Blocks are thus at most ``_BLOCK_ROWS`` rows, and
+  fewer on a long call whose rows write much; where they end changes nothing
+  but the point a failure rolls back to.
+* Before each row the pass driver reserves in the journal the entries the
+  row may record (the kernel's ``journal_bound``: an upper bound from the
+  row's stored entries). A journal that cannot grow (out of memory) thus
+  stops the pass before the row writes anything, and the ``MemoryError`` it
+  raises comes with the same rollback: no write is ever made unrecorded. The
+  buffers grow from that first reservation, doubling, up to the limit plus
+  one row: a call's journal is proportional to what it writes.
+* After each row the state entries it wrote are checked to be finite (O(what
+  the row wrote); the kernel also stops at the first row whose scores are not
+  finite), so an overflow raises a ``FloatingPointError`` that suggests scaling
+  the input.
+* Every distribution a learner plays, logs or returns is checked to be a
+  probability vector (the pass drivers check each round's, in O(k)); an
+  invalid one raises a ``FloatingPointError`` naming it, with the same rollback.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import TYPE_CHECKING
+
+import numpy as np
+import scipy.sparse as sp
+
+from skbandit._base._rows import _input_bytes
+from skbandit._core._kernel import DISTRIBUTION_TOL, Journal, KernelStatus
+
+# Rows per call of the compiled pass driver. Uniforms are drawn per block so
+# memory stays bounded on long streams; the generator yields the same stream
+# of numbers whatever the block size, so results do not depend on it.
+_BLOCK_ROWS = 1 << 16
+
+# A block is rolled back by a copy of the state (not the undo journal) when
+# the copy is at most 1/_COPY_RATIO of the bytes of input the block reads
+# (module docstring, The failure guarantee).
+_COPY_RATIO = 16
+
+STATUS_NONFINITE = int(KernelStatus.STATUS_NONFINITE)
+STATUS_INVALID_DISTRIBUTION = int(KernelStatus.STATUS_INVALID_DISTRIBUTION)
+STATUS_JOURNAL_ERROR = int(KernelStatus.STATUS_JOURNAL_ERROR)
+
+
+class TransactionMixin:
+    """Calls under the failure guarantee, played block by block with the
+    cached kernel."""
+
+    if TYPE_CHECKING:  # what it uses of the skeleton (skbandit.base)
+        _parameter_constraints: dict
+        _state_attrs: tuple[str, ...]
+
+        def _make_kernel(self): ...
+
+    def _transaction(self, method, *args):
+        """Run ``method`` under the failure guarantee (module docstring).
+
+        ``_play`` rolls a failed block back and counts finished blocks in
+        ``_blocks_done``; if none finished, every attribute is restored here
+        (this undoes what validation records on a first call, such as
+        ``n_features_in_``, and a ``fit`` that had replaced the state).
+        """
+        saved = dict(self.__dict__)
+        self._blocks_done = 0
+        try:
+            return method(*args)
+        except BaseException:
+            if self._blocks_done == 0:
+                self.__dict__.clear()
+                self.__dict__.update(saved)
+            # the cached kernel may hold values derived from writes the journal
+            # undid (``_kernel``): the next call builds a new one
+            self.__dict__.pop("_kernel_cache", None)
+            raise
+        finally:
+            self.__dict__.pop("_blocks_done", None)
+
+    def _play_blocks(self, X, rows, run, commit, begin, rollback, logged=False):
+        """The block loop of every training pass, under the failure guarantee
+        (module docstring).
+
+        For each block of at most ``_BLOCK_ROWS`` rounds: ``begin()``, draw the
+        uniforms, ``run(kernel, block, uniforms) -> (done, outputs)`` plays it
+        with the call's undo journal attached to the kernel, then
+        ``_after_block`` and ``commit(block, outputs)`` (counters, log) for the
+        ``done`` rounds played, and the journal is committed. A kernel that
+        stops early with status 0 (its journal reached its limit) ends a
+        shorter block: the generator is set back to after that block's draws.
+        On any failure the journal is replayed backwards (the kernels' writes
+        undone), the attributes, counters and generator are set back to the
+        block's start, then ``rollback()`` (e.g. truncate the log). Per block
+        this costs O(entries written + k); in the copy mode (module docstring)
+        O(model), at most 1/_COPY_RATIO of the block's input.
+        """
+        kernel, model_bytes = self._kernel()
+        if logged and kernel.full_information:
+            raise TypeError(
+                f"{type(self).__name__} is a full-information learner: it learns "
+                "from the true labels and cannot learn from LoggedFeedback."
+            )
+        journal = Journal(self._journal_limit(model_bytes))
+        # a block is rolled back by a copy of the state instead of the journal
+        # when the copy is at most 1/_COPY_RATIO of the input the block reads
+        # (batch calls on small models: the copy is then cheaper than journaling)
+        may_copy = model_bytes * _COPY_RATIO <= _input_bytes(X, None)
+        # rows per block: _BLOCK_ROWS, or after a block the journal ended early
+        # twice its rows (doubling again after a full one), so that a call
+        # whose rows write much does not draw uniforms for rows it cannot play
+        start, total, size = 0, rows.shape[0], _BLOCK_ROWS
+        while start < total:
+            block = rows[start : start + size]
+            n = block.shape[0]
+            point = self._rollback_point()
+            copy = may_copy and model_bytes * _COPY_RATIO <= _input_bytes(X, block)
+            saved = self._get_state() if copy else None
+            try:
+                begin()
+                kernel = self._before_block(kernel, n)
+                kernel.set_journal(None if copy else journal)
+                uniforms = self._rng.random((n, 2))
+                done, out = run(kernel, block, uniforms)
+                if kernel.status != 0:
+                    self._raise_kernel_status(kernel, X, row=block[min(done, n - 1)])
+                if copy and not self._state_finite():
+                    self._raise_kernel_status(kernel, X, status=STATUS_NONFINITE)
+                block_rows = n
+                if done < n:  # the journal reached its limit: a shorter block
+                    block, n = block[:done], done
+                    self._rng.bit_generator.state = point[0]["_rng"]
+                    self._rng.random((n, 2))
+                self._after_block(kernel)
+                commit(block, out)
+                journal.commit()
+            except BaseException:
+                kernel.status = 0
+                journal.undo()
+                self._restore_point(point)
+                if saved is not None:
+                    self._set_state(saved)  # into the block's own arrays
+                rollback()
+                raise
+            start += n
+            size = min(_BLOCK_ROWS, 2 * n if n < block_rows else 2 * size)
+            self._blocks_done += 1
+        kernel.set_journal(None)
+
+    def _journal_limit(self, model_bytes: int) -> int:
+        """Entries the undo journal holds before a block ends early: 1/32 of
+        the model's entries (``model_bytes`` of state arrays; the journal
+        stores 16 bytes per entry: about 6 % of the model's memory), at least
+        2**16 (1 MiB)."""
+        return max(1 << 16, model_bytes // (8 * 32))
+
+    def _kernel(self):
+        """``(kernel, model_bytes)``: the kernel wrapping the current state
+        arrays (made writeable and C-contiguous) and the bytes of those arrays.
+
+        Cached across calls (``_kernel_cache``), which a one-row call would
+        otherwise spend much of its time rebuilding. A kernel is built from the
+        parameters and the state attributes alone (the objects ``_cache_key``
+        lists, a meta-learner's candidates' included) and updates the arrays in
+        place, so it stays valid while every one of those objects is the same
+        (compared by identity, O(number of attributes)): ``set_params``, a
+        hook or a restore that replaces an array or a scalar, a new ``fit``,
+        all make a new kernel. A kernel may keep values derived from the arrays
+        it wraps and update them with its own writes (SquareCB's per-class
+        exploration from ``n_updates_``), so only the learner's kernel may
+        write the arrays while it is cached: ``_set_state``, which writes them
+        in place, drops the cache, and so does a call that fails (``_transaction``;
+        its derived values may hold what the journal undid), and pickling and
+        copying (``__getstate__``). ``exploration_distribution``,
+        not on the live loop, builds its own kernel.
+        """
+        key = self._cache_key()
+        cache = self.__dict__.get("_kernel_cache")
+        if (
+            cache is not None
+            and len(cache[0]) == len(key)
+            and all(map(operator.is_, cache[0], key))
+        ):
+            return cache[1], cache[2]
+        self._own_state_arrays()
+        kernel = self._make_kernel()
+        key = self._cache_key()  # the arrays _own_state_arrays may have replaced
+        model_bytes = self._model_bytes()
+        self._kernel_cache = (key, kernel, model_bytes)
+        return kernel, model_bytes
+
+    def _cache_key(self) -> tuple:
+        """The objects a kernel is built from (``_kernel``): the factory
+        ``_make_kernel`` itself (a test may replace it), the parameters' values
+        and the state attributes; a meta-learner adds its candidates'."""
+        get = self.__dict__.get
+        return (
+            type(self)._make_kernel,
+            *map(get, self._parameter_constraints),
+            *map(get, self._state_attrs),
+        )
+
+    def __getstate__(self):
+        # the cached kernel (a compiled object wrapping the state arrays) is
+        # not part of the learner: a copy or an unpickled learner builds its own
+        # (scikit-learn's __getstate__ may return the instance's own __dict__)
+        state = dict(super().__getstate__())
+        state.pop("_kernel_cache", None)
+        return state
+
+    def _raise_kernel_status(self, kernel, X, status=None, row=None, proba=None):
+        """Raise the error for a kernel's non-zero status (the caller rolls
+        back). ``row`` is the index in X of the row that stopped the kernel,
+        ``proba`` the invalid distribution (default: the kernel's last)."""
+        status = kernel.status if status is None else status
+        if status == STATUS_JOURNAL_ERROR:
+            raise MemoryError(
+                f"{type(self).__name__}: the undo journal of this call could not "
+                "grow (out of memory); the learner is left as after its last "
+                "finished block of rows."
+            )
+        if status == STATUS_INVALID_DISTRIBUTION:
+            p = kernel.py_proba() if proba is None else proba
+            where = "" if row is None else f" on row {int(row)} of X"
+            with np.printoptions(precision=4, threshold=10):
+                shown = str(np.asarray(p))
+            raise FloatingPointError(
+                f"{type(self).__name__}: its exploration distribution{where} is "
+                f"not a valid probability vector (entries finite and >= 0, "
+                f"summing to 1 within {DISTRIBUTION_TOL:g}): p = {shown}, sum "
+                f"{float(np.sum(p)):.17g}. Its arithmetic broke down (e.g. an "
+                "overflow of its exploration schedule or scores); nothing was "
+                "played or logged from that distribution, and the learner is "
+                "left as after its last finished block of rows."
+            )
+        if status == STATUS_NONFINITE:
+            data = X.data if sp.issparse(X) else X
+            scale = float(np.max(np.abs(data))) if data.size else 0.0
+            raise FloatingPointError(
+                f"{type(self).__name__}: the scores or the state became "
+                f"non-finite (floating-point overflow); the largest |x| in this "
+                f"call is {scale:.3g}. Scale the features, e.g. with "
+                "sklearn.preprocessing.MaxAbsScaler or StandardScaler. The "
+                "learner is left as after its last finished block of rows."
+            )
+        raise RuntimeError(f"kernel stopped with unknown status {status}")

@@ -1,0 +1,233 @@
+"""Input validation and label encoding (``InputValidationMixin``).
+
+Input
+-----
+``_validate_X`` gives every kernel one row form (``skbandit._base._rows``), on
+every path (``fit``, ``partial_fit``, logged feedback, ``sample_actions``,
+``predict``, ``decision_function``, ``exploration_distribution``, and the lean
+single-row path ``_rows_fast``): float64, finite, every
+``|x_ij| <= _MAX_ABS_X``, and CSR rows canonical (duplicate columns summed,
+indices sorted; the caller's matrix is copied only when it is not canonical,
+never modified). A learner's own row rule is the hook ``_check_rows``, which
+every path runs. ``_rows_fast`` accepts a fitted learner's dense float64
+C-ordered rows or canonical CSR rows as they are after O(1) checks and compiled
+O(nnz) scans (structure, canonical order, finiteness and magnitude in one pass
+over the values), without scikit-learn's ``validate_data``; with
+``_validate_params_cached`` and a dictionary look-up of the label or logged
+action (``_scalar_code``), one round of ``sample_actions`` and ``partial_fit``
+costs no per-call validation beyond that, and the compiled kernel of the
+previous call is reused while the parameters and state attributes it was built
+from are the same objects (``TransactionMixin._kernel``).
+
+Labels and actions
+------------------
+The classes are sorted and distinct (``_check_classes``; at least two), given
+on the first call and the same afterwards (``_check_same_classes``); labels
+and logged actions are encoded as their index in ``classes_``
+(``BanditFeedback._encode``, ``_check_logged``; one label or action by a
+dictionary look-up, ``_scalar_code``).
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import TYPE_CHECKING
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.utils.validation import check_consistent_length, validate_data
+
+from skbandit._base._rows import (
+    _canonical_csr,
+    _check_magnitude,
+    _check_sparse_structure,
+    _lean_rows_ok,
+)
+from skbandit.feedback import BanditFeedback, LoggedFeedback
+
+
+def _check_classes(classes) -> np.ndarray:
+    """The classes, sorted and distinct (``np.unique``); at least two."""
+    classes = np.unique(np.asarray(classes))
+    if classes.ndim != 1 or classes.shape[0] < 2:
+        n = classes.shape[0] if classes.ndim == 1 else classes.size
+        raise ValueError(
+            f"A bandit learner needs at least 2 classes; got {n} "
+            f"class{'' if n == 1 else 'es'}: {classes.tolist()}."
+        )
+    return classes
+
+
+class InputValidationMixin:
+    """Validation of rows, parameters, classes, labels and logged actions."""
+
+    if TYPE_CHECKING:  # what it uses of the skeleton (skbandit.base)
+        _parameter_constraints: dict
+        _logged_rewards: str
+        classes_: np.ndarray
+
+        def _validate_params(self) -> None: ...
+
+    # ------------------------------------------------------------------ rows
+    def _validate_X(self, X, *, reset: bool):
+        """Validated rows: float64, C-ordered or canonical CSR, finite, within
+        the magnitude bound (module docstring, Input). A learner adding checks
+        overrides this and calls it first."""
+        original, checked, canonical = X, None, None
+        if sp.issparse(X):
+            canonical = _check_sparse_structure(X)
+            checked = getattr(X, "indices", None)
+        X = validate_data(
+            self,
+            X,
+            reset=reset,
+            accept_sparse="csr",
+            accept_large_sparse=True,
+            dtype=np.float64,
+            order="C",
+            # NaN and infinities: refused by _check_magnitude's bound (with
+            # scikit-learn's messages), one scan of the values instead of two
+            ensure_all_finite=False,
+        )
+        if sp.issparse(X):
+            if X.indices is not checked:
+                # A conversion from another format produced new CSR arrays.
+                canonical = _check_sparse_structure(X)
+            X = _canonical_csr(self, X, original, canonical)
+        _check_magnitude(self, X)
+        self._check_rows(X)
+        return X
+
+    def _check_rows(self, X) -> None:
+        """A learner's own checks of rows already in the common form (float64,
+        C-ordered or canonical CSR, finite, within the magnitude bound); raise
+        ``ValueError`` to refuse them. Run on every path, the lean single-row
+        path (``_rows_fast``) included; the default accepts every row. A
+        learner adds checks here rather than by overriding ``_validate_X``
+        (an override is not run by the lean path, which then falls back to the
+        full validation on every call)."""
+
+    def _validate_fit_input(self, X, y, *, reset: bool):
+        # Plain labels are wrapped in a feedback object whose log nobody reads:
+        # it is not kept.
+        record = isinstance(y, BanditFeedback)
+        feedback = y if record else BanditFeedback(y)
+        X = self._validate_X(X, reset=reset)
+        check_consistent_length(X, feedback)
+        return X, feedback, record
+
+    def _validate_params_cached(self) -> None:
+        """``_validate_params``, skipped when no parameter object was replaced
+        since the last validation (the lean single-row path)."""
+        values = tuple(map(self.__dict__.get, self._parameter_constraints))
+        cached = self.__dict__.get("_validated_params")
+        if (
+            cached is not None
+            and len(cached) == len(values)
+            and all(map(operator.is_, cached, values))
+        ):
+            return
+        self._validate_params()
+        self._validated_params = values
+
+    def _rows_fast(self, X):
+        """Validated rows of a fitted learner: the lean path. A float64
+        C-ordered 2-D NumPy array, or a canonical CSR matrix (float64 values,
+        well-formed index arrays, each row's columns strictly increasing), of
+        the right width with finite values within the magnitude bound is
+        accepted as it is after O(1) checks and one compiled scan of its
+        values, then the learner's own ``_check_rows``; anything else (and
+        every row of a learner that overrides ``_validate_X`` or was fitted on
+        named features) goes through the full validation (``_validate_X``),
+        which converts it or raises the usual errors."""
+        if (
+            type(self)._validate_X is _BASE_VALIDATE_X
+            and "feature_names_in_" not in self.__dict__
+            and _lean_rows_ok(X, self.n_features_in_)
+        ):
+            self._check_rows(X)
+            return X
+        return self._validate_X(X, reset=False)
+
+    # ------------------------------------- classes, labels and logged actions
+    def _lean_label_code(self, y):
+        """The code of ``y`` when it is one plain label of ``classes_`` (a list
+        or 1-D array of length 1), else None (the full path then validates it
+        and raises the usual errors)."""
+        if type(y) is list or (type(y) is np.ndarray and y.ndim == 1):
+            if len(y) == 1:
+                return self._scalar_code(y[0], self.classes_)
+        return None
+
+    def _check_same_classes(self, classes, where: str) -> np.ndarray:
+        """``classes`` passed again after the first call: they must be
+        ``classes_``."""
+        new_classes = _check_classes(classes)
+        if not np.array_equal(new_classes, self.classes_):
+            raise ValueError(
+                f"classes={new_classes.tolist()} is not the same as on "
+                f"{where}, was: {self.classes_.tolist()}"
+            )
+        return new_classes
+
+    def _scalar_code(self, action, classes: np.ndarray):
+        """The code of one action (the single-row path), or None if unknown."""
+        table = self.__dict__.get("_code_table")
+        if table is None or table[0] is not classes:
+            table = (classes, {c: i for i, c in enumerate(classes.tolist())})
+            if classes is self.__dict__.get("classes_"):
+                self._code_table = table
+        try:
+            code = table[1].get(action.item() if hasattr(action, "item") else action)
+        except TypeError:  # unhashable
+            return None
+        # a dict matches 1 == 1.0 == True; the array path's comparison agrees
+        return code
+
+    def _check_logged(self, logged: LoggedFeedback, classes: np.ndarray):
+        """Codes of the logged actions and the rewards, checked for this learner."""
+        actions = logged.actions
+        if actions.shape[0] == 1:
+            code = self._scalar_code(actions.item(0), classes)
+            r = logged.rewards.item(0)
+            if code is not None and (
+                r == 0.0
+                or r == 1.0
+                or (self._logged_rewards != "binary" and 0.0 < r < 1.0)
+            ):
+                return np.array([code], dtype=np.int32)
+            # otherwise the array path below raises the error
+        k = classes.shape[0]
+        try:
+            codes = np.minimum(np.searchsorted(classes, actions), k - 1)
+            known = classes[codes] == actions
+        except TypeError as exc:
+            raise ValueError(
+                f"LoggedFeedback: actions of type {actions.dtype} cannot be "
+                f"compared with classes of type {classes.dtype}: {exc}"
+            ) from None
+        if not np.all(known):
+            unknown = np.unique(actions[~known])
+            raise ValueError(
+                f"LoggedFeedback: actions not in classes_: {unknown.tolist()[:10]} "
+                f"(classes are {classes.tolist()[:20]})."
+            )
+        rewards = logged.rewards
+        if self._logged_rewards == "binary":
+            if not np.all((rewards == 0.0) | (rewards == 1.0)):
+                bad = rewards[(rewards != 0.0) & (rewards != 1.0)]
+                raise ValueError(
+                    f"{type(self).__name__} learns from rewards 0 or 1 (its "
+                    f"algorithm assumes the bit 1[action == label]); got "
+                    f"rewards {bad[:5].tolist()}."
+                )
+        elif rewards.shape[0] and not (rewards.min() >= 0.0 and rewards.max() <= 1.0):
+            bad = rewards[(rewards < 0.0) | (rewards > 1.0)]
+            raise ValueError(
+                f"{type(self).__name__} learns from rewards in [0, 1]; got "
+                f"rewards {bad[:5].tolist()}."
+            )
+        return codes.astype(np.int32, copy=False)
+
+
+_BASE_VALIDATE_X = InputValidationMixin._validate_X
