@@ -18,6 +18,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from skbandit._base._rows import _ONE_ROW, _kernel_arrays
 from skbandit._base._stacklevel import _caller_stacklevel
+from skbandit._base._state import _rng_restore, _rng_snapshot
 from skbandit._base._validation import _check_classes
 from skbandit._core._kernel import run_act, run_logged
 from skbandit.feedback import OffPolicyWarning
@@ -129,19 +130,20 @@ class ActingMixin:
 
     def _peek_uniforms(self, skip: int, n: int) -> np.ndarray:
         """The uniform pairs of the rounds ``skip + 1 .. skip + n`` ahead, read
-        without advancing the learner's generator."""
-        bit_generator = self._rng.bit_generator
-        saved = bit_generator.state
+        without advancing the learner's generator (its state is saved and
+        restored exactly: ``_rng_snapshot``)."""
+        rng = self._rng
+        saved = _rng_snapshot(rng)
         try:
             if skip:
-                if type(bit_generator) is np.random.PCG64:
+                if type(rng.bit_generator) is np.random.PCG64:
                     # PCG64 makes one 64-bit draw per double: jump in O(log skip).
-                    bit_generator.advance(2 * skip)
+                    rng.bit_generator.advance(2 * skip)
                 else:
-                    self._rng.random(2 * skip)
-            return self._rng.random((n, 2))
+                    rng.random(2 * skip)
+            return rng.random((n, 2))
         finally:
-            bit_generator.state = saved
+            _rng_restore(rng, saved)
 
     # -------------------------------------------------------- logged rounds
     def _partial_fit_logged(self, X, logged, classes):

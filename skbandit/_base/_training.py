@@ -17,7 +17,7 @@ from sklearn.base import _fit_context
 from sklearn.utils.validation import check_consistent_length
 
 from skbandit._base._rows import _ONE_ROW, _kernel_arrays
-from skbandit._base._validation import _check_classes
+from skbandit._base._validation import _check_classes, _one_code
 from skbandit._core._kernel import run_pass
 from skbandit.feedback import BanditFeedback, LoggedFeedback
 
@@ -131,7 +131,7 @@ class TrainingMixin:
         X = self._rows_fast(X)
         check_consistent_length(X, y)
         self.n_iter_ = 0
-        self._play(X, np.array([code], dtype=np.int32), _ONE_ROW, None, False)
+        self._play(X, _one_code(code), _ONE_ROW, None, False)
         self.n_iter_ = 1
         return self
 

@@ -61,6 +61,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from skbandit._base._rows import _input_bytes
+from skbandit._base._state import _rng_restore
 from skbandit._core._kernel import DISTRIBUTION_TOL, Journal, KernelStatus
 
 # Rows per call of the compiled pass driver. Uniforms are drawn per block so
@@ -162,7 +163,7 @@ class TransactionMixin:
                 block_rows = n
                 if done < n:  # the journal reached its limit: a shorter block
                     block, n = block[:done], done
-                    self._rng.bit_generator.state = point[0]["_rng"]
+                    _rng_restore(self._rng, point[0]["_rng"])
                     self._rng.random((n, 2))
                 self._after_block(kernel)
                 commit(block, out)
