@@ -33,7 +33,9 @@ _COUNTERS = ("t_", "n_mistakes_", "n_greedy_mistakes_")
 _FLOAT_MAX = float(np.finfo(np.float64).max)
 
 
-_string_at = ctypes.string_at
+# ctypes' foreign function behind ``ctypes.string_at`` (called directly: a
+# Python frame less per snapshot), or the public wrapper
+_string_at = getattr(ctypes, "_string_at", ctypes.string_at)
 _memmove = ctypes.memmove
 
 
