@@ -20,10 +20,11 @@ import numpy as np
 import pytest
 from _helpers import assert_same_learner, snapshot
 from numpy.testing import assert_array_equal
+from sklearn.utils._param_validation import InvalidParameterError
 
 import skbandit._base._state as state_module
 import skbandit.feedback as feedback_module
-from skbandit import Banditron, LoggedFeedback, SquareCB
+from skbandit import Banditron, LoggedFeedback, OnlineSelector, SquareCB
 from skbandit._base._validation import _one_code
 
 
@@ -252,3 +253,66 @@ def test_one_code_is_a_read_only_cached_code():
     assert not codes.flags.writeable and _one_code(2) is codes
     with pytest.raises(ValueError, match="read-only"):
         codes[0] = 1
+
+
+# ------------------------------------------------ parameters and the kernel
+def _live_calls(est, X, y):
+    """The three one-row calls of a fitted learner (lean paths)."""
+    row = X[:1]
+
+    def serve():
+        est.sample_actions(row)
+
+    def learn():
+        est.partial_fit(row, LoggedFeedback(np.array([y[0]]), [1.0], np.array([0.5])))
+
+    def simulate():
+        est.partial_fit(row, [y[0]])
+
+    return {"sample_actions": serve, "logged": learn, "simulator": simulate}
+
+
+@pytest.mark.parametrize("call", ["sample_actions", "logged", "simulator"])
+@pytest.mark.parametrize(
+    "make, bad",
+    [
+        (lambda: Banditron(random_state=0), {"gamma": 2.0}),
+        (lambda: SquareCB(random_state=0), {"gamma_scale": -1.0}),
+        (
+            lambda: OnlineSelector(
+                candidates=[Banditron(gamma=0.1), SquareCB()], random_state=0
+            ),
+            {"exploration": -0.5},
+        ),
+    ],
+    ids=["Banditron", "SquareCB", "OnlineSelector"],
+)
+def test_a_replaced_parameter_is_validated_on_the_lean_path(make, bad, call):
+    """The lean one-row calls skip the parameters' check while the cached
+    kernel is valid (``TransactionMixin._lean_kernel``: its key holds the
+    parameter objects it was built with). A parameter replaced by an invalid
+    value mid-stream must still be refused by each call, with nothing changed;
+    put back, the learner goes on as one that never saw it. Catches a lean
+    path that trusts a kernel cache the new parameter does not match."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 5))
+    y = rng.integers(0, 3, size=30)
+    est, twin = make(), make()
+    for learner in (est, twin):
+        learner.partial_fit(X[:10], y[:10], classes=[0, 1, 2])
+        for fn in _live_calls(learner, X[10:], y[10:]).values():
+            fn()  # the kernel is cached now
+    pending = est.n_pending_
+    good = {name: est.get_params()[name] for name in bad}
+    est.set_params(**bad)
+    with pytest.raises(InvalidParameterError):
+        _live_calls(est, X[10:], y[10:])[call]()
+    assert est.n_pending_ == pending
+    est.set_params(**good)
+    assert_same_learner(est, twin)
+    for fn in _live_calls(est, X[11:], y[11:]).values():
+        fn()
+    for fn in _live_calls(twin, X[11:], y[11:]).values():
+        fn()
+    assert_same_learner(est, twin)
+    assert est.n_pending_ == twin.n_pending_

@@ -32,7 +32,10 @@ class ActingMixin:
         _off_policy_ok: bool
         _rng: np.random.Generator
 
-        def _play_blocks(self, X, rows, run, commit, begin, rollback, logged=False): ...
+        def _play_blocks(
+            self, X, rows, run, commit, begin, rollback, logged=False, cached=None
+        ): ...
+        def _lean_kernel(self): ...
 
     # ---------------------------------------------------------------- acting
     def sample_actions(self, X, classes=None):
@@ -83,8 +86,8 @@ class ActingMixin:
             depends on the round index).
         """
         if classes is None and hasattr(self, "classes_"):
-            self._validate_params_cached()
-            return self._act(self._rows_fast(X))
+            cached = self._lean_kernel()
+            return self._act(self._rows_fast(X), cached)
         return self._transaction(self._sample_actions_first, X, classes)
 
     @property
@@ -110,11 +113,11 @@ class ActingMixin:
             self._reset(new_classes, X.shape[1])
         return self._act(X)
 
-    def _act(self, X):
+    def _act(self, X, cached=None):
         n = X.shape[0]
         pending = self.__dict__.get("_n_pending", 0)
         uniforms = self._peek_uniforms(pending, n)
-        kernel = self._kernel()[0]
+        kernel = (self._kernel() if cached is None else cached)[0]
         played = np.empty(n, dtype=np.int32)
         propensities = np.empty(n, dtype=np.float64)
         data, indices, indptr, dense = _kernel_arrays(X)
@@ -148,6 +151,7 @@ class ActingMixin:
     # -------------------------------------------------------- logged rounds
     def _partial_fit_logged(self, X, logged, classes):
         first_call = not hasattr(self, "classes_")
+        cached = None
         if first_call:
             self._validate_params()
             if classes is None:
@@ -158,7 +162,7 @@ class ActingMixin:
             new_classes = _check_classes(classes)
             X = self._validate_X(X, reset=True)
         else:
-            self._validate_params_cached()
+            cached = self._lean_kernel()
             new_classes = self.classes_
             if classes is not None:
                 self._check_same_classes(classes, "the first call to partial_fit")
@@ -174,7 +178,7 @@ class ActingMixin:
         self.n_iter_ = 0
         n = X.shape[0]
         rows = _ONE_ROW if n == 1 else np.arange(n, dtype=np.int32)
-        self._warn_off_policy(self._play_logged(X, codes, logged, rows))
+        self._warn_off_policy(self._play_logged(X, codes, logged, rows, cached))
         self.n_iter_ = 1
         return self
 
@@ -213,9 +217,10 @@ class ActingMixin:
                 stacklevel=_caller_stacklevel(),
             )
 
-    def _play_logged(self, X, codes, logged, rows) -> int:
+    def _play_logged(self, X, codes, logged, rows, cached=None) -> int:
         """Learn the logged rounds ``rows`` of X in order, block by block, under
-        the failure guarantee; returns the number of off-policy rounds."""
+        the failure guarantee; returns the number of off-policy rounds.
+        ``cached``: the kernel of ``_lean_kernel``, if any."""
         data, indices, indptr, dense = _kernel_arrays(X)
         rewards, propensities = logged.rewards, logged.propensities
         binary = self._logged_rewards == "binary"
@@ -264,5 +269,7 @@ class ActingMixin:
         def rollback():
             self._n_pending = pending[0]
 
-        self._play_blocks(X, rows, run, commit, begin, rollback, logged=True)
+        self._play_blocks(
+            X, rows, run, commit, begin, rollback, logged=True, cached=cached
+        )
         return n_off

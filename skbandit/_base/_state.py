@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import ctypes
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -56,9 +56,9 @@ def _pcg64_raw_size() -> int | None:
     """
     try:
         probe = np.random.PCG64(20261125)
-        state = probe.state
-        state.update(has_uint32=1, uinteger=0x9E3779B9)
-        probe.state = state
+        state: dict[str, Any] = dict(probe.state)
+        state["has_uint32"], state["uinteger"] = 1, 0x9E3779B9
+        probe.state = state  # type: ignore[assignment]  # the same keys
         addr = probe.ctypes.state_address
         offset = int.from_bytes(_string_at(addr, 8), sys.byteorder) - addr
         if not 16 <= offset <= 64:
@@ -98,7 +98,8 @@ def _rng_restore(rng: np.random.Generator, snapshot) -> None:
     if type(snapshot) is dict:
         bit_generator.state = snapshot
     elif snapshot[0] is bit_generator:
-        _memmove(bit_generator.ctypes.state_address, snapshot[1], _PCG64_RAW_SIZE)
+        raw = snapshot[1]  # (only made when _PCG64_RAW_SIZE is known)
+        _memmove(bit_generator.ctypes.state_address, raw, len(raw))
     else:  # another generator object: through its state property
         bit_generator.state = _raw_to_state(snapshot)
 
