@@ -17,7 +17,8 @@ over the values), without scikit-learn's ``validate_data``; with
 action (``_scalar_code``), one round of ``sample_actions`` and ``partial_fit``
 costs no per-call validation beyond that, and the compiled kernel of the
 previous call is reused while the parameters and state attributes it was built
-from are the same objects (``TransactionMixin._kernel``).
+from are the same objects (``TransactionMixin._kernel``; a valid cached kernel
+also stands for the parameters' check, ``TransactionMixin._lean_kernel``).
 
 Labels and actions
 ------------------
