@@ -291,7 +291,7 @@ def _one_round(actions, rewards, propensities):
     (0, 1]) and one finite reward, a ``float`` in a list or a float64 array of
     one. None for anything else, which ``_checked_rounds`` converts, checks and
     refuses with its errors; on what this accepts both give the same arrays
-    (``tests/test_logged.py::test_one_round_fast_path``)."""
+    (``tests/test_live_round.py::test_one_round_fast_path``)."""
     if not (
         type(actions) is np.ndarray
         and type(propensities) is np.ndarray
