@@ -153,6 +153,33 @@ def test_pickling_mid_stream_after_raw_snapshots():
         assert_array_equal(other.sample_actions(X[5:9])[0], served[0])
 
 
+def test_state_property_fallback_plays_the_same(monkeypatch):
+    """Where NumPy's layout is not the verified one (``_PCG64_RAW_SIZE`` None)
+    the snapshots go through the ``state`` property: the same live loop, a
+    failed block included, leaves the same learner either way."""
+
+    def run():
+        est, X, y = _fitted(9, SquareCB)
+        for i in range(6):
+            a, p = est.sample_actions(X[i : i + 2])
+            est.partial_fit(X[i : i + 2], LoggedFeedback(a, [1.0, 0.0], p))
+        est._after_block = _interrupt
+        with pytest.raises(KeyboardInterrupt):
+            est.partial_fit(X[8:9], y[8:9])
+        del est._after_block
+        est.partial_fit(X[9:12], y[9:12])
+        return est
+
+    raw = run()
+    monkeypatch.setattr(state_module, "_PCG64_RAW_SIZE", None)
+    assert type(state_module._rng_snapshot(np.random.default_rng(0))) is dict
+    assert_same_learner(run(), raw)
+
+
+def _interrupt(kernel):
+    raise KeyboardInterrupt
+
+
 # ---------------------------------------------------------- LoggedFeedback
 _ACTION_FORMS = [
     np.array([2]),
