@@ -69,18 +69,18 @@ DETACHED = False
 _PLAY_BLOCKS = skbandit.base.BaseBanditClassifier._play_blocks
 
 
-def _play_blocks(self, X, rows, run, commit, begin, rollback, logged=False):
+def _play_blocks(self, X, rows, run, commit, begin, rollback, **kwargs):
     """``_play_blocks`` whose kernels get no journal while ``DETACHED``:
     ``set_journal(None)`` just before each block is run (the block loop itself
     is the library's)."""
     if not DETACHED:
-        return _PLAY_BLOCKS(self, X, rows, run, commit, begin, rollback, logged)
+        return _PLAY_BLOCKS(self, X, rows, run, commit, begin, rollback, **kwargs)
 
     def run_detached(kernel, block, uniforms):
         kernel.set_journal(None)
         return run(kernel, block, uniforms)
 
-    return _PLAY_BLOCKS(self, X, rows, run_detached, commit, begin, rollback, logged)
+    return _PLAY_BLOCKS(self, X, rows, run_detached, commit, begin, rollback, **kwargs)
 
 
 MODES = ("default", "journal", "none")

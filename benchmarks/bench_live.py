@@ -105,6 +105,15 @@ def _banditron(seed):
     return Banditron(gamma=GAMMA, random_state=seed)
 
 
+# The learners of the first table's live loop, as ``(name, factory(seed))``
+# (also what ``count_instructions.py --live --script bench_live.py`` counts).
+LIVE_LEARNERS = [
+    ("Banditron", _banditron),
+    ("SquareCB", lambda seed: SquareCB(random_state=seed)),
+    ("OnlineSelector", lambda seed: OnlineSelector(random_state=seed)),
+]
+
+
 def skbandit_logged(X, y, seed, make=_banditron, classes=CLASSES):
     """The live loop: sample_actions, reward, partial_fit(LoggedFeedback)."""
     clf = make(seed)
@@ -423,10 +432,10 @@ def main(argv=None) -> int:
     ]
     # the live loop of the learners whose kernels cost most to build (SquareCB's
     # per-class schedule, the selector's four candidates), at their defaults
-    for name, cls in (("SquareCB", SquareCB), ("OnlineSelector", OnlineSelector)):
+    for name, factory in LIVE_LEARNERS[1:]:
 
-        def live(X, y, seed, cls=cls):
-            return skbandit_logged(X, y, seed, lambda s: cls(random_state=s))
+        def live(X, y, seed, factory=factory):
+            return skbandit_logged(X, y, seed, factory)
 
         for form, X in (("dense", Xd), ("CSR", Xs)):
             cases.append((f"skbandit {name} live loop, {form} row", live, X))

@@ -18,6 +18,14 @@ This script counts them with Valgrind's callgrind, only inside the measured call
   instrumentation, zero the counters, collect, stop collecting, dump. Nothing
   outside the regions (imports, data generation, warm-up) is counted.
 
+With ``--live`` the calls measured are rounds of the live loop instead, one row
+per call: ``sample_actions(row)`` then ``partial_fit(row, LoggedFeedback(action,
+reward, propensity))`` (the reward 1[action == label], computed in Python as a
+deployed loop would), "1 row" one round and "n rows" ``--rounds`` rounds; the
+learners are then the script's ``LIVE_LEARNERS`` when it has them (``--script
+bench_live.py``: Banditron, SquareCB, OnlineSelector), else its ``LEARNERS``.
+``Ir/round`` is then the instructions of one live round.
+
 Printed per learner and input: ``Ir/round`` = Ir(n rows) / n; ``marginal`` =
 (Ir(n rows) - Ir(1 row)) / (n - 1), the cost of one more row in a call; ``per
 call`` = Ir(1 row) - marginal, the fixed cost of a call. ``--annotate N`` adds,
@@ -33,6 +41,7 @@ leaves in ``DIR/venv``) is measured on exactly the same input:
     python benchmarks/count_instructions.py --inputs csr --annotate 15
     python benchmarks/count_instructions.py --python /tmp/prev/venv/bin/python
     python benchmarks/count_instructions.py --script bench_ova.py --rounds 5000
+    python benchmarks/count_instructions.py --live --script bench_live.py --rounds 2000
 
 Needs Linux, ``valgrind`` and a C compiler with Valgrind's headers. Each child
 runs about 30-60x slower than natively (20,000 rounds: a minute or two per
@@ -89,14 +98,17 @@ def build_helper(workdir: Path) -> Path:
     return lib
 
 
-def load_learners(script: str) -> list[tuple[str, Any]]:
-    """The ``LEARNERS`` list of a benchmark script in this directory."""
+def load_learners(script: str, live: bool = False) -> list[tuple[str, Any]]:
+    """The ``LEARNERS`` list of a benchmark script in this directory (its
+    ``LIVE_LEARNERS`` for ``--live`` when it has them)."""
     sys.path.insert(0, str(BENCHMARKS))
     path = BENCHMARKS / script
     spec = importlib.util.spec_from_file_location(path.stem, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
+    if live and hasattr(module, "LIVE_LEARNERS"):
+        return list(module.LIVE_LEARNERS)
     return list(module.LEARNERS)
 
 
@@ -110,26 +122,53 @@ def child(args: argparse.Namespace) -> int:
     cg.cg_end.argtypes = [ctypes.c_char_p]
     if not cg.cg_running():
         sys.exit("count_instructions.py --child: not running under valgrind")
-    factory = dict(load_learners(args.script))[args.learner]
+    factory = dict(load_learners(args.script, args.live))[args.learner]
     w, n = args.warmup, args.rounds
     X, y = make_stream(w + 1 + n, 0, dense=args.input == "dense")
     # slices made before measuring (a CSR slice is a copy)
     parts = [(X[:w], y[:w]), (X[w : w + 1], y[w : w + 1]), (X[w + 1 :], y[w + 1 :])]
     est = factory(0)
     est.partial_fit(*parts[0], classes=CLASSES)
-    fit = est.partial_fit
-    Xa, ya = parts[1]
-    Xb, yb = parts[2]
+    if args.live:
+        live_child(cg, est, X[w:], y[w:], n)
+    else:
+        fit = est.partial_fit
+        Xa, ya = parts[1]
+        Xb, yb = parts[2]
+        cg.cg_begin()
+        cg.cg_end(b"noop")
+        cg.cg_begin()
+        fit(Xa, ya)
+        cg.cg_end(b"1 row")
+        cg.cg_begin()
+        fit(Xb, yb)
+        cg.cg_end(b"n rows")
+    print(json.dumps({"skbandit": skbandit.__file__, "t_": int(est.t_)}))
+    return 0
+
+
+def live_child(cg, est, X, y, n: int) -> None:
+    """The ``--live`` regions: one round of the live loop, then ``n`` rounds."""
+    from skbandit import LoggedFeedback
+
+    rows = [X[i : i + 1] for i in range(n + 1)]  # made before measuring
+    labels = y.tolist()
+
+    def round_(i):
+        row = rows[i]
+        action, propensity = est.sample_actions(row)
+        reward = 1.0 if action[0] == labels[i] else 0.0
+        est.partial_fit(row, LoggedFeedback(action, [reward], propensity))
+
     cg.cg_begin()
     cg.cg_end(b"noop")
     cg.cg_begin()
-    fit(Xa, ya)
+    round_(0)
     cg.cg_end(b"1 row")
     cg.cg_begin()
-    fit(Xb, yb)
+    for i in range(1, n + 1):
+        round_(i)
     cg.cg_end(b"n rows")
-    print(json.dumps({"skbandit": skbandit.__file__, "t_": int(est.t_)}))
-    return 0
 
 
 # ------------------------------------------------------------------ parent
@@ -170,7 +209,7 @@ def measure(
         f"--callgrind-out-file={out}", python, str(Path(__file__).resolve()),
         "--child", "--script", args.script, "--learner", learner, "--input", kind,
         "--rounds", str(args.rounds), "--warmup", str(args.warmup),
-    ]  # fmt: skip
+    ] + (["--live"] if args.live else [])  # fmt: skip
     done = subprocess.run(
         cmd, env=env, cwd=tempfile.gettempdir(), capture_output=True, text=True
     )
@@ -214,6 +253,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     add("--python", default=sys.executable, help="interpreter whose skbandit to count")
     add("--annotate", type=int, default=0, metavar="N",
         help="also list the N most expensive functions (own instructions)")  # fmt: skip
+    add("--live", action="store_true",
+        help="count rounds of the live loop instead")  # fmt: skip
     add("--keep", type=Path, help="keep callgrind's dumps in this directory")
     add("--json", metavar="PATH", help="also write the results")
     add("--child", action="store_true", help=argparse.SUPPRESS)
@@ -231,7 +272,7 @@ def main(argv: list[str] | None = None) -> int:
         return child(args)
     if shutil.which("valgrind") is None:
         sys.exit("count_instructions.py: valgrind is not installed")
-    names = [name for name, _ in load_learners(args.script)]
+    names = [name for name, _ in load_learners(args.script, args.live)]
     for name in args.learners or []:
         if name not in names:
             sys.exit(
@@ -246,9 +287,14 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     try:
         width = max(len(n) for n in names)
+        what = (
+            f"{args.rounds} rounds of the live loop, one row per call,"
+            if args.live
+            else f"partial_fit of {args.rounds} rows"
+        )
         print(
-            f"{args.script}: partial_fit of {args.rounds} rows after a "
-            f"{args.warmup}-row warm-up, python {args.python}"
+            f"{args.script}: {what} after a {args.warmup}-row warm-up, "
+            f"python {args.python}"
         )
         print(
             f"{'learner':{width}}  input  {'Ir/round':>9}  {'marginal':>9}  "
@@ -269,7 +315,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.json:
             with open(args.json, "w") as f:
                 json.dump({"script": args.script, "python": args.python,
-                           "rows": rows}, f, indent=2)  # fmt: skip
+                           "live": args.live, "rows": rows}, f, indent=2)  # fmt: skip
             print(f"wrote {args.json}")
     finally:
         if not args.keep:

@@ -260,34 +260,10 @@ class LoggedFeedback:
     """
 
     def __init__(self, actions, rewards, propensities) -> None:
-        actions = _as_1d(actions, "actions")
-        rewards = _as_1d(rewards, "rewards", np.float64)
-        propensities = _as_1d(propensities, "propensities", np.float64)
-        n = actions.shape[0]
-        if rewards.shape[0] != n or propensities.shape[0] != n:
-            raise ValueError(
-                "LoggedFeedback needs one action, reward and propensity per "
-                f"round; got {n} actions, {rewards.shape[0]} rewards and "
-                f"{propensities.shape[0]} propensities."
-            )
-        if n == 1:  # the single-row path: Python scalars
-            r, p = float(rewards[0]), float(propensities[0])
-            finite, valid = r - r == 0.0, 0.0 < p <= 1.0
-        else:
-            finite = bool(np.all(np.isfinite(rewards)))
-            valid = not n or (propensities.min() > 0.0 and propensities.max() <= 1.0)
-        if not finite:
-            raise ValueError("LoggedFeedback: rewards must be finite (no NaN or inf).")
-        if not valid:
-            bad = propensities[~((propensities > 0.0) & (propensities <= 1.0))]
-            raise ValueError(
-                "LoggedFeedback: propensities must be probabilities in (0, 1]; "
-                f"got {bad[:5].tolist()} (a logged action must have had a "
-                "positive probability of being shown)."
-            )
-        self.actions = actions
-        self.rewards = rewards
-        self.propensities = propensities
+        one = _one_round(actions, rewards, propensities)
+        if one is None:
+            one = _checked_rounds(actions, rewards, propensities)
+        self.actions, self.rewards, self.propensities = one
 
     def __len__(self) -> int:
         return self.actions.shape[0]
@@ -306,6 +282,72 @@ class LoggedFeedback:
 
     def __repr__(self) -> str:
         return f"LoggedFeedback(n_samples={len(self)})"
+
+
+def _one_round(actions, rewards, propensities):
+    """``(actions, rewards, propensities)`` of one valid round as the live loop
+    passes it, checked on Python scalars: ``sample_actions``' arrays (a 1-D
+    ``ndarray`` of one action, not of objects, and one float64 propensity in
+    (0, 1]) and one finite reward, a ``float`` in a list or a float64 array of
+    one. None for anything else, which ``_checked_rounds`` converts, checks and
+    refuses with its errors; on what this accepts both give the same arrays
+    (``tests/test_live_round.py::test_one_round_fast_path``)."""
+    if not (
+        type(actions) is np.ndarray
+        and type(propensities) is np.ndarray
+        and actions.shape == (1,)
+        and propensities.shape == (1,)
+        and propensities.dtype == np.float64
+        and actions.dtype.kind != "O"
+    ):
+        return None
+    if type(rewards) is list and len(rewards) == 1 and type(rewards[0]) is float:
+        r = rewards[0]
+        rewards = np.array(rewards)  # float64
+    elif (
+        type(rewards) is np.ndarray
+        and rewards.shape == (1,)
+        and rewards.dtype == np.float64
+    ):
+        r = rewards.item(0)
+    else:
+        return None
+    p = propensities.item(0)
+    if r - r == 0.0 and 0.0 < p <= 1.0:  # finite; a probability
+        return actions, rewards, propensities
+    return None
+
+
+def _checked_rounds(actions, rewards, propensities):
+    """``(actions, rewards, propensities)`` as 1-D arrays (rewards and
+    propensities float64), checked: one of each per round, finite rewards,
+    propensities in (0, 1]; ``ValueError`` naming the problem otherwise."""
+    actions = _as_1d(actions, "actions")
+    rewards = _as_1d(rewards, "rewards", np.float64)
+    propensities = _as_1d(propensities, "propensities", np.float64)
+    n = actions.shape[0]
+    if rewards.shape[0] != n or propensities.shape[0] != n:
+        raise ValueError(
+            "LoggedFeedback needs one action, reward and propensity per "
+            f"round; got {n} actions, {rewards.shape[0]} rewards and "
+            f"{propensities.shape[0]} propensities."
+        )
+    if n == 1:  # the single-row path: Python scalars
+        r, p = float(rewards[0]), float(propensities[0])
+        finite, valid = r - r == 0.0, 0.0 < p <= 1.0
+    else:
+        finite = bool(np.all(np.isfinite(rewards)))
+        valid = not n or (propensities.min() > 0.0 and propensities.max() <= 1.0)
+    if not finite:
+        raise ValueError("LoggedFeedback: rewards must be finite (no NaN or inf).")
+    if not valid:
+        bad = propensities[~((propensities > 0.0) & (propensities <= 1.0))]
+        raise ValueError(
+            "LoggedFeedback: propensities must be probabilities in (0, 1]; "
+            f"got {bad[:5].tolist()} (a logged action must have had a "
+            "positive probability of being shown)."
+        )
+    return actions, rewards, propensities
 
 
 def _as_1d(values, name: str, dtype=None) -> np.ndarray:

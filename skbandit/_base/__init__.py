@@ -24,11 +24,14 @@ Module map
 ``_state``
     ``StateMixin``: the state protocol — ``_get_state``/``_set_state``,
     ``_reset`` (a new state), ``_rollback_point``/``_restore_point``,
-    ``_model_bytes``, ``_state_finite``, ``_own_state_arrays``.
+    ``_model_bytes``, ``_state_finite``, ``_own_state_arrays``; the
+    generator's exact snapshot (``_rng_snapshot``/``_rng_restore``: the raw
+    bytes of a ``PCG64``, verified once against its ``state`` property).
 ``_transaction``
     ``TransactionMixin``: the pass transaction and the failure guarantee —
     ``_transaction`` (a call), ``_play_blocks`` (the block loop: undo journal,
     copy mode, early block ends, rollback), the kernel cache (``_kernel``,
+    ``_cached_kernel``, ``_lean_kernel`` (a one-row call's parameter check),
     ``_cache_key``, ``__getstate__``), ``_raise_kernel_status``.
 ``_training``
     ``TrainingMixin``: ``fit``, ``partial_fit`` (the full and the lean
@@ -46,9 +49,9 @@ Module map
 
 Dependencies run one way: ``_rows`` and ``_stacklevel`` import nothing of the
 skeleton; ``_validation`` imports ``_rows``; the mixins import those two (and
-``_state`` its counters); ``skbandit.base`` imports the mixins. Nothing here
-imports ``skbandit.base``. Module-level settings live where they are used (a
-test patches them there): ``_rows._MAX_ABS_X``, ``_transaction._BLOCK_ROWS``,
-``_transaction._COPY_RATIO``, ``_transaction.Journal``,
-``_validation.validate_data``.
+``_state`` its counters and generator snapshot); ``skbandit.base`` imports the
+mixins. Nothing here imports ``skbandit.base``. Module-level settings live
+where they are used (a test patches them there): ``_rows._MAX_ABS_X``,
+``_transaction._BLOCK_ROWS``, ``_transaction._COPY_RATIO``,
+``_transaction.Journal``, ``_validation.validate_data``.
 """

@@ -18,6 +18,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from skbandit._base._rows import _ONE_ROW, _kernel_arrays
 from skbandit._base._stacklevel import _caller_stacklevel
+from skbandit._base._state import _rng_restore, _rng_snapshot
 from skbandit._base._validation import _check_classes
 from skbandit._core._kernel import run_act, run_logged
 from skbandit.feedback import OffPolicyWarning
@@ -31,7 +32,10 @@ class ActingMixin:
         _off_policy_ok: bool
         _rng: np.random.Generator
 
-        def _play_blocks(self, X, rows, run, commit, begin, rollback, logged=False): ...
+        def _play_blocks(
+            self, X, rows, run, commit, begin, rollback, logged=False, cached=None
+        ): ...
+        def _lean_kernel(self): ...
 
     # ---------------------------------------------------------------- acting
     def sample_actions(self, X, classes=None):
@@ -82,8 +86,8 @@ class ActingMixin:
             depends on the round index).
         """
         if classes is None and hasattr(self, "classes_"):
-            self._validate_params_cached()
-            return self._act(self._rows_fast(X))
+            cached = self._lean_kernel()
+            return self._act(self._rows_fast(X), cached)
         return self._transaction(self._sample_actions_first, X, classes)
 
     @property
@@ -109,11 +113,11 @@ class ActingMixin:
             self._reset(new_classes, X.shape[1])
         return self._act(X)
 
-    def _act(self, X):
+    def _act(self, X, cached=None):
         n = X.shape[0]
         pending = self.__dict__.get("_n_pending", 0)
         uniforms = self._peek_uniforms(pending, n)
-        kernel = self._kernel()[0]
+        kernel = (self._kernel() if cached is None else cached)[0]
         played = np.empty(n, dtype=np.int32)
         propensities = np.empty(n, dtype=np.float64)
         data, indices, indptr, dense = _kernel_arrays(X)
@@ -129,23 +133,25 @@ class ActingMixin:
 
     def _peek_uniforms(self, skip: int, n: int) -> np.ndarray:
         """The uniform pairs of the rounds ``skip + 1 .. skip + n`` ahead, read
-        without advancing the learner's generator."""
-        bit_generator = self._rng.bit_generator
-        saved = bit_generator.state
+        without advancing the learner's generator (its state is saved and
+        restored exactly: ``_rng_snapshot``)."""
+        rng = self._rng
+        saved = _rng_snapshot(rng)
         try:
             if skip:
-                if type(bit_generator) is np.random.PCG64:
+                if type(rng.bit_generator) is np.random.PCG64:
                     # PCG64 makes one 64-bit draw per double: jump in O(log skip).
-                    bit_generator.advance(2 * skip)
+                    rng.bit_generator.advance(2 * skip)
                 else:
-                    self._rng.random(2 * skip)
-            return self._rng.random((n, 2))
+                    rng.random(2 * skip)
+            return rng.random((n, 2))
         finally:
-            bit_generator.state = saved
+            _rng_restore(rng, saved)
 
     # -------------------------------------------------------- logged rounds
     def _partial_fit_logged(self, X, logged, classes):
         first_call = not hasattr(self, "classes_")
+        cached = None
         if first_call:
             self._validate_params()
             if classes is None:
@@ -156,7 +162,7 @@ class ActingMixin:
             new_classes = _check_classes(classes)
             X = self._validate_X(X, reset=True)
         else:
-            self._validate_params_cached()
+            cached = self._lean_kernel()
             new_classes = self.classes_
             if classes is not None:
                 self._check_same_classes(classes, "the first call to partial_fit")
@@ -172,7 +178,7 @@ class ActingMixin:
         self.n_iter_ = 0
         n = X.shape[0]
         rows = _ONE_ROW if n == 1 else np.arange(n, dtype=np.int32)
-        self._warn_off_policy(self._play_logged(X, codes, logged, rows))
+        self._warn_off_policy(self._play_logged(X, codes, logged, rows, cached))
         self.n_iter_ = 1
         return self
 
@@ -211,9 +217,10 @@ class ActingMixin:
                 stacklevel=_caller_stacklevel(),
             )
 
-    def _play_logged(self, X, codes, logged, rows) -> int:
+    def _play_logged(self, X, codes, logged, rows, cached=None) -> int:
         """Learn the logged rounds ``rows`` of X in order, block by block, under
-        the failure guarantee; returns the number of off-policy rounds."""
+        the failure guarantee; returns the number of off-policy rounds.
+        ``cached``: the kernel of ``_lean_kernel``, if any."""
         data, indices, indptr, dense = _kernel_arrays(X)
         rewards, propensities = logged.rewards, logged.propensities
         binary = self._logged_rewards == "binary"
@@ -262,5 +269,7 @@ class ActingMixin:
         def rollback():
             self._n_pending = pending[0]
 
-        self._play_blocks(X, rows, run, commit, begin, rollback, logged=True)
+        self._play_blocks(
+            X, rows, run, commit, begin, rollback, logged=True, cached=cached
+        )
         return n_off

@@ -221,7 +221,7 @@ def _kernel_arrays(X):
     """``(data, indices, indptr, dense)`` as the kernels read them: dense rows
     flattened, or CSR with int32 indices (only the index arrays are copied when
     they are int64; the values are never copied)."""
-    if not sp.issparse(X):
+    if type(X) is np.ndarray or not sp.issparse(X):  # (the exact type: cheaper)
         return X.reshape(-1), _NO_INDICES, _NO_INDPTR, True
     if X.nnz >= 2**31 or X.shape[1] >= 2**31:
         raise ValueError(
@@ -236,7 +236,7 @@ def _kernel_arrays(X):
 def _input_bytes(X, rows) -> int:
     """Bytes of the rows ``rows`` of X as the kernels read them (all rows when
     None): 8 per dense entry, 12 per stored CSR entry."""
-    if not sp.issparse(X):
+    if type(X) is np.ndarray or not sp.issparse(X):
         return 8 * X.shape[1] * (X.shape[0] if rows is None else rows.shape[0])
     if rows is None:
         return 12 * X.nnz

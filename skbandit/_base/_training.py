@@ -17,7 +17,7 @@ from sklearn.base import _fit_context
 from sklearn.utils.validation import check_consistent_length
 
 from skbandit._base._rows import _ONE_ROW, _kernel_arrays
-from skbandit._base._validation import _check_classes
+from skbandit._base._validation import _check_classes, _one_code
 from skbandit._core._kernel import run_pass
 from skbandit.feedback import BanditFeedback, LoggedFeedback
 
@@ -32,7 +32,10 @@ class TrainingMixin:
 
         def _transaction(self, method, *args): ...
         def _lean_label_code(self, y): ...
-        def _play_blocks(self, X, rows, run, commit, begin, rollback, logged=False): ...
+        def _play_blocks(
+            self, X, rows, run, commit, begin, rollback, logged=False, cached=None
+        ): ...
+        def _lean_kernel(self): ...
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: MatrixLike, y: ArrayLike | BanditFeedback) -> Self:
@@ -125,13 +128,13 @@ class TrainingMixin:
         only when one was replaced, the row goes through ``_rows_fast``, the
         label was looked up by ``_lean_label_code``. Same play as the full
         path (``_partial_fit``)."""
-        self._validate_params_cached()
+        cached = self._lean_kernel()
         if classes is not None:
             self._check_same_classes(classes, "the first call to partial_fit")
         X = self._rows_fast(X)
         check_consistent_length(X, y)
         self.n_iter_ = 0
-        self._play(X, np.array([code], dtype=np.int32), _ONE_ROW, None, False)
+        self._play(X, _one_code(code), _ONE_ROW, None, False, cached)
         self.n_iter_ = 1
         return self
 
@@ -171,7 +174,7 @@ class TrainingMixin:
         self.n_iter_ = 1
         return self
 
-    def _play(self, X, codes, rows, feedback, record) -> None:
+    def _play(self, X, codes, rows, feedback, record, cached=None) -> None:
         """Play ``rows`` of X in order, block by block; update state, counters
         and (when ``record``) the feedback log. A failed block is rolled back."""
         data, indices, indptr, dense = _kernel_arrays(X)
@@ -210,4 +213,4 @@ class TrainingMixin:
             if record:
                 feedback._truncate_log(mark[0])
 
-        self._play_blocks(X, rows, run, commit, begin, rollback)
+        self._play_blocks(X, rows, run, commit, begin, rollback, cached=cached)

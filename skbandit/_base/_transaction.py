@@ -61,6 +61,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from skbandit._base._rows import _input_bytes
+from skbandit._base._state import _rng_restore
 from skbandit._core._kernel import DISTRIBUTION_TOL, Journal, KernelStatus
 
 # Rows per call of the compiled pass driver. Uniforms are drawn per block so
@@ -111,7 +112,9 @@ class TransactionMixin:
         finally:
             self.__dict__.pop("_blocks_done", None)
 
-    def _play_blocks(self, X, rows, run, commit, begin, rollback, logged=False):
+    def _play_blocks(
+        self, X, rows, run, commit, begin, rollback, logged=False, cached=None
+    ):
         """The block loop of every training pass, under the failure guarantee
         (module docstring).
 
@@ -126,9 +129,10 @@ class TransactionMixin:
         undone), the attributes, counters and generator are set back to the
         block's start, then ``rollback()`` (e.g. truncate the log). Per block
         this costs O(entries written + k); in the copy mode (module docstring)
-        O(model), at most 1/_COPY_RATIO of the block's input.
+        O(model), at most 1/_COPY_RATIO of the block's input. ``cached`` is
+        ``_kernel()``'s answer when the caller has it (``_lean_kernel``).
         """
-        kernel, model_bytes = self._kernel()
+        kernel, model_bytes = self._kernel() if cached is None else cached
         if logged and kernel.full_information:
             raise TypeError(
                 f"{type(self).__name__} is a full-information learner: it learns "
@@ -162,7 +166,7 @@ class TransactionMixin:
                 block_rows = n
                 if done < n:  # the journal reached its limit: a shorter block
                     block, n = block[:done], done
-                    self._rng.bit_generator.state = point[0]["_rng"]
+                    _rng_restore(self._rng, point[0]["_rng"])
                     self._rng.random((n, 2))
                 self._after_block(kernel)
                 commit(block, out)
@@ -207,6 +211,19 @@ class TransactionMixin:
         copying (``__getstate__``). ``exploration_distribution``,
         not on the live loop, builds its own kernel.
         """
+        cached = self._cached_kernel()
+        if cached is not None:
+            return cached
+        self._own_state_arrays()
+        kernel = self._make_kernel()
+        key = self._cache_key()  # the arrays _own_state_arrays may have replaced
+        model_bytes = self._model_bytes()
+        self._kernel_cache = (key, kernel, model_bytes)
+        return kernel, model_bytes
+
+    def _cached_kernel(self):
+        """``(kernel, model_bytes)`` of the cache when it is valid for the
+        current objects (``_kernel``), else None."""
         key = self._cache_key()
         cache = self.__dict__.get("_kernel_cache")
         if (
@@ -215,12 +232,23 @@ class TransactionMixin:
             and all(map(operator.is_, cache[0], key))
         ):
             return cache[1], cache[2]
-        self._own_state_arrays()
-        kernel = self._make_kernel()
-        key = self._cache_key()  # the arrays _own_state_arrays may have replaced
-        model_bytes = self._model_bytes()
-        self._kernel_cache = (key, kernel, model_bytes)
-        return kernel, model_bytes
+        return None
+
+    def _lean_kernel(self):
+        """The parameters' check of a lean one-row call on a fitted learner,
+        and the cached kernel when valid (to pass on to ``_play_blocks`` or
+        ``_act``), else None (the caller builds it, after validating its input).
+
+        A valid cached kernel means the parameter objects are those it was
+        built with (they are part of its key, compared by identity), and every
+        kernel is built after its call validated them: then
+        ``_validate_params_cached`` has nothing to check and is skipped, and the
+        call compares the objects once instead of twice (each comparison
+        builds a tuple of every parameter and state attribute)."""
+        cached = self._cached_kernel()
+        if cached is None:
+            self._validate_params_cached()
+        return cached
 
     def _cache_key(self) -> tuple:
         """The objects a kernel is built from (``_kernel``): the factory

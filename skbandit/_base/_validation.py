@@ -17,7 +17,8 @@ over the values), without scikit-learn's ``validate_data``; with
 action (``_scalar_code``), one round of ``sample_actions`` and ``partial_fit``
 costs no per-call validation beyond that, and the compiled kernel of the
 previous call is reused while the parameters and state attributes it was built
-from are the same objects (``TransactionMixin._kernel``).
+from are the same objects (``TransactionMixin._kernel``; a valid cached kernel
+also stands for the parameters' check, ``TransactionMixin._lean_kernel``).
 
 Labels and actions
 ------------------
@@ -30,6 +31,7 @@ dictionary look-up, ``_scalar_code``).
 
 from __future__ import annotations
 
+import functools
 import operator
 from typing import TYPE_CHECKING
 
@@ -56,6 +58,15 @@ def _check_classes(classes) -> np.ndarray:
             f"class{'' if n == 1 else 'es'}: {classes.tolist()}."
         )
     return classes
+
+
+@functools.lru_cache(maxsize=4096)
+def _one_code(code: int) -> np.ndarray:
+    """``np.array([code], dtype=np.int32)``, read-only and cached: the codes
+    argument of a one-row call (the kernels only read it)."""
+    codes = np.array([code], dtype=np.int32)
+    codes.flags.writeable = False
+    return codes
 
 
 class InputValidationMixin:
@@ -195,7 +206,7 @@ class InputValidationMixin:
                 or r == 1.0
                 or (self._logged_rewards != "binary" and 0.0 < r < 1.0)
             ):
-                return np.array([code], dtype=np.int32)
+                return _one_code(code)
             # otherwise the array path below raises the error
         k = classes.shape[0]
         try:
