@@ -42,7 +42,7 @@ from skbandit.multiclass._selector import default_candidates
 
 CANDIDATE_NAMES = [
     "SquareCB()",
-    "SquareCB(gamma_scale=300, gamma_exponent=0.5)",
+    "SquareCB(exploration=InverseGap(300, exponent=0.5))",
     "ConservativeOneVsAll()",
     "OffsetTree()",
 ]

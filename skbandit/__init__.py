@@ -5,6 +5,7 @@ right. ``BanditFeedback`` simulates that environment from true labels; the
 estimators learn through ``partial_fit`` chunk after chunk.
 """
 
+from skbandit import exploration as exploration
 from skbandit.feedback import BanditFeedback, LoggedFeedback, OffPolicyWarning
 from skbandit.linear_model import (
     SOBA,

@@ -120,6 +120,17 @@ def greedy_label(s: np.ndarray, u2: float) -> int:
     return int(M[min(int(u2 * m), m - 1)])
 
 
+def resolved_exploration(name: str, params: dict, k: int):
+    """The rule a learner ``name`` with ``params`` plays with ``k`` classes:
+    its ``exploration`` parameter with every ``None`` parameter resolved (the
+    references compute its distribution with the rule's NumPy twin)."""
+    import skbandit
+
+    est = getattr(skbandit, name)(**params)
+    est.classes_ = np.arange(k)
+    return est._resolve_exploration()
+
+
 def epsilon_greedy(k: int, greedy: int, gamma: float) -> np.ndarray:
     """p = full(k, gamma / k); p[greedy] += 1 - gamma (exactly these float ops)."""
     p = np.full(k, gamma / k)
@@ -174,13 +185,15 @@ def banditron(
     U: np.ndarray,
     k: int,
     *,
-    gamma: float,
+    exploration,
     W0: np.ndarray | None = None,
     A0: np.ndarray | None = None,
     t0: int = 0,
 ) -> Trace:
     """Banditron (Kakade, Shalev-Shwartz & Tewari 2008), with the accumulator
-    ``A`` of its averaged iterate; ``t0`` rounds were played before the call."""
+    ``A`` of its averaged iterate; ``t0`` rounds were played before the call.
+    ``exploration``: the rule played (a resolved ``skbandit.exploration``
+    object, through its NumPy twin; the paper's is ``EpsilonGreedy(gamma)``)."""
     W, n = _start(X, y, U, k, W0)
     A = np.zeros_like(W) if A0 is None else np.array(A0, dtype=np.float64)
     played = np.empty(n, dtype=np.int64)
@@ -191,7 +204,12 @@ def banditron(
         cols, vals = _row(X, t)
         s = scores(W, cols, vals)
         g = greedy_label(s, U[t, 1])
-        p = epsilon_greedy(k, g, gamma)
+        r = t0 + t + 1  # the global round index
+
+        def dist(c, s=s, r=r):
+            return exploration.distribution(s, r, c)
+
+        p = dist(g)
         a = sample(p, U[t, 0])
         reward = a == y[t]  # the only place the label is used
         before = float(t0 + t)  # (global round index) - 1
@@ -200,9 +218,7 @@ def banditron(
         if reward:
             _add(W, a, cols, vals / p[a])  # the paper's p_g(a), g tie-broken
             _add(A, a, cols, (before / p[a]) * vals)
-        props[t] = marginal_propensity(
-            lambda c: epsilon_greedy(k, c, gamma), maximisers(s), a
-        )
+        props[t] = marginal_propensity(dist, maximisers(s), a)
         played[t], greedy[t], rewards[t] = a, g, reward
     return Trace(W, played, greedy, rewards, props, A)
 
@@ -227,7 +243,7 @@ def perceptron(X, y, U: np.ndarray, k: int, *, W0: np.ndarray | None = None) -> 
 
 # name of the estimator class -> (reference function, names of its parameters)
 REFERENCES: dict[str, tuple[Callable[..., Trace], tuple[str, ...]]] = {
-    "Banditron": (banditron, ("gamma",)),
+    "Banditron": (banditron, ("exploration",)),
     "MulticlassPerceptron": (perceptron, ()),
 }
 
@@ -248,6 +264,8 @@ def run_partial_fit(
     func, names = REFERENCES[name]
     U = rng.random((X.shape[0], 2))
     kwargs = {p: params[p] for p in names}
+    if "exploration" in kwargs:
+        kwargs["exploration"] = resolved_exploration(name, params, k)
     if name == "Banditron":
         kwargs.update(A0=A0, t0=t0)
     return func(X, y, U, k, W0=W0, **kwargs)

@@ -48,6 +48,9 @@ from _reference import (
     sample,
     scores,
 )
+from sklearn.base import clone
+
+from skbandit.exploration import RULES
 
 LN2 = math.log(2.0)
 LOSSES = ("logistic", "hinge", "smooth_hinge")
@@ -180,7 +183,7 @@ def gaptron(
     *,
     loss: str,
     feedback: str,
-    gamma: float,
+    exploration,
     eta: float,
     adagrad: bool = False,
     x_norm_bound: float = 1.0,
@@ -190,10 +193,13 @@ def gaptron(
     t0: int = 0,
     logged=None,
 ) -> GaptronTrace:
-    """Gaptron with resolved ``gamma`` and ``eta`` (AdaGrad-norm scale if
-    ``adagrad``); ``logged`` (actions, rewards, propensities) learns logged
-    rounds (bandit feedback, ``logged_round``). ``A`` gets each update times
-    ``s - 1`` for the global round ``s`` (``t0`` rounds before the call)."""
+    """Gaptron with the resolved exploration rule and ``eta`` (AdaGrad-norm
+    scale if ``adagrad``); the rule's distribution comes from its NumPy twin
+    (Gaptron's own: ``GapMap(gamma, loss=loss)``, whose gap map ``gap_map``
+    above checks independently); ``logged`` (actions, rewards, propensities)
+    learns logged rounds (bandit feedback, ``logged_round``). ``A`` gets each
+    update times ``s - 1`` for the global round ``s`` (``t0`` rounds before
+    the call)."""
     n, d = X.shape
     assert U.shape == (n, 2) and len(y) == n
     W = np.zeros((k, d)) if W0 is None else np.array(W0, dtype=np.float64)
@@ -209,11 +215,13 @@ def gaptron(
         cols, vals = _row(X, t)
         s = scores(W, cols, vals)
         g = greedy_label(s, U[t, 1])
-        p = distribution(loss, s, g, gamma)
+
+        def dist(c, s=s, r=t0 + t + 1):
+            return exploration.distribution(s, r, c)
+
+        p = dist(g)
         a = sample(p, U[t, 0])
-        props[t] = marginal_propensity(
-            lambda c, s=s: distribution(loss, s, c, gamma), maximisers(s), a
-        )
+        props[t] = marginal_propensity(dist, maximisers(s), a)
         if logged is None:
             reward, prob = a == y[t], p[a]  # bandit: the only use of the label
         else:
@@ -249,11 +257,19 @@ def gaptron(
     return GaptronTrace(W, played, greedy, rewards, props, G, n_large, A)
 
 
-def resolve(loss, feedback, k, *, gamma="auto", eta="adagrad", adagrad_scale=1024.0,
-            x_norm_bound=1.0, n_rounds=None):  # fmt: skip
-    """(gamma, eta, adagrad) from the estimator's parameters, as documented."""
+def resolve(loss, feedback, k, *, exploration=None, eta="adagrad",
+            adagrad_scale=1024.0, x_norm_bound=1.0, n_rounds=None):  # fmt: skip
+    """(rule, eta, adagrad) from the estimator's parameters, as documented: the
+    exploration rule (``GapMap`` by default) with the "auto" gamma as its
+    ``None`` epsilon and ``loss`` as its ``None`` loss."""
     X = float(x_norm_bound)
-    if gamma == "auto":
+    if exploration is None or isinstance(exploration, str):
+        rule = RULES[exploration or "gap_map"]()
+    else:
+        rule = clone(exploration)
+    params = rule.get_params()
+    gamma = params.get("epsilon", "auto")
+    if gamma is None or gamma == "auto":
         if feedback == "full":
             gamma = 0.0
         elif n_rounds is None:
@@ -262,28 +278,34 @@ def resolve(loss, feedback, k, *, gamma="auto", eta="adagrad", adagrad_scale=102
             c = {"logistic": 1 / (4 * math.log(2.0)), "hinge": 1.0, "smooth_hinge": 2.0}
             gamma = min(1.0, k * X * math.sqrt(c[loss] / n_rounds))
     gamma = float(gamma)
+    if "epsilon" in params:
+        rule.set_params(epsilon=gamma)
+    if "loss" in params and params["loss"] is None:
+        rule.set_params(loss=loss)
+    rule = rule._resolved({})  # the rule's own fallbacks for the others
     if eta == "adagrad":
-        return gamma, float(adagrad_scale), True
+        return rule, float(adagrad_scale), True
     if eta == "auto":
         eta = full_information_step(loss, k, X)
         if feedback == "bandit":
             eta = gamma * eta / k
-    return gamma, float(eta), False
+    return rule, float(eta), False
 
 
 def run_partial_fit(
     X, y, k, rng, *, W0=None, G0=0.0, A0=None, t0=0, **params
 ) -> GaptronTrace:
     """Replay one ``partial_fit(X, y)`` of ``Gaptron(**params)``."""
-    gamma, eta, adagrad = resolve(
+    rule, eta, adagrad = resolve(
         params["loss"], params["feedback"], k,
-        **{p: params[p] for p in ("gamma", "eta", "adagrad_scale", "x_norm_bound",
-                                  "n_rounds")
+        **{p: params[p] for p in ("exploration", "eta", "adagrad_scale",
+                                  "x_norm_bound", "n_rounds")
            if p in params},
     )  # fmt: skip
     U = rng.random((X.shape[0], 2))
     return gaptron(
-        X, y, U, k, loss=params["loss"], feedback=params["feedback"], gamma=gamma,
+        X, y, U, k, loss=params["loss"], feedback=params["feedback"],
+        exploration=rule,
         eta=eta, adagrad=adagrad, x_norm_bound=float(params.get("x_norm_bound", 1.0)),
         W0=W0, G0=G0, A0=A0, t0=t0,
     )  # fmt: skip

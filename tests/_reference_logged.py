@@ -22,7 +22,6 @@ from _reference import (
     _add,
     _row,
     _sub,
-    epsilon_greedy,
     greedy_label,
     marginal_propensity,
     maximisers,
@@ -31,38 +30,54 @@ from _reference import (
 )
 
 import skbandit
+from skbandit.exploration import EpsilonGreedy
 
 
-def banditron_act(W, x_cols, x_vals, u1, u2, k, gamma):
-    """(action b, greedy g, p_g, marginal P(b)) of one round."""
+def _rule(gamma):
+    """The exploration rule: a resolved rule object, or the Banditron's
+    epsilon-greedy rate ``gamma``."""
+    return gamma if hasattr(gamma, "distribution") else EpsilonGreedy(float(gamma))
+
+
+def banditron_act(W, x_cols, x_vals, u1, u2, k, gamma, t=1):
+    """(action b, greedy g, p_g, marginal P(b)) of round ``t``; ``gamma``: the
+    epsilon-greedy rate or an exploration rule (its NumPy twin)."""
+    rule = _rule(gamma)
     s = scores(W, x_cols, x_vals)
     g = greedy_label(s, u2)
-    p = epsilon_greedy(k, g, gamma)
+
+    def dist(c):
+        return rule.distribution(s, t, c)
+
+    p = dist(g)
     b = sample(p, u1)
-    marginal = marginal_propensity(
-        lambda c: epsilon_greedy(k, c, gamma), maximisers(s), b
-    )
+    marginal = marginal_propensity(dist, maximisers(s), b)
     return b, g, p, marginal
 
 
-def banditron_serve(X, U, W, k, gamma):
-    """Actions and logged propensities for the rows of X, pairs ``U``."""
+def banditron_serve(X, U, W, k, gamma, t0=0):
+    """Actions and logged propensities for the rows of X (rounds ``t0 + 1,
+    ...``), pairs ``U``."""
     n = X.shape[0]
     actions = np.empty(n, dtype=np.int64)
     props = np.empty(n, dtype=np.float64)
     for i in range(n):
         cols, vals = _row(X, i)
-        b, _, _, marginal = banditron_act(W, cols, vals, U[i, 0], U[i, 1], k, gamma)
+        b, _, _, marginal = banditron_act(
+            W, cols, vals, U[i, 0], U[i, 1], k, gamma, t0 + i + 1
+        )
         actions[i], props[i] = b, marginal
     return actions, props
 
 
-def banditron_learn(X, actions, rewards, props, U, W, k, gamma):
+def banditron_learn(X, actions, rewards, props, U, W, k, gamma, t0=0):
     """Learn logged rounds in place; returns the 0/1 'own round' flags."""
     own = np.zeros(X.shape[0], dtype=np.int8)
     for i in range(X.shape[0]):
         cols, vals = _row(X, i)
-        b, g, p, marginal = banditron_act(W, cols, vals, U[i, 0], U[i, 1], k, gamma)
+        b, g, p, marginal = banditron_act(
+            W, cols, vals, U[i, 0], U[i, 1], k, gamma, t0 + i + 1
+        )
         a = int(actions[i])
         if a == b and props[i] == marginal:
             prob, own[i] = p[b], 1
@@ -92,15 +107,16 @@ def banditron_delayed(X, y, k, *, gamma, seed, batch, lag):
         if j < len(starts):
             lo, hi = starts[j], min(starts[j] + batch, n)
             actions[lo:hi], props[lo:hi] = banditron_serve(
-                X[lo:hi], U[lo:hi], W, k, gamma
+                X[lo:hi], U[lo:hi], W, k, gamma, lo
             )
             served = hi
         if j >= lag:
             lo, hi = starts[j - lag], min(starts[j - lag] + batch, n)
             rewards = (actions[lo:hi] == y[lo:hi]).astype(float)
             banditron_learn(
-                X[lo:hi], actions[lo:hi], rewards, props[lo:hi], U[lo:hi], W, k, gamma
-            )
+                X[lo:hi], actions[lo:hi], rewards, props[lo:hi], U[lo:hi], W, k,
+                gamma, lo,
+            )  # fmt: skip
             learned = hi
     assert served == learned == n
     return W, actions, props
@@ -121,18 +137,27 @@ def _adapter(name: str, params: dict, k: int):
     import _reference_gaptron as ref_g
     import _reference_ova as ref_ova
     import _reference_soba as ref_s
-    from _reference import banditron
+    from _reference import banditron, resolved_exploration
+
+    # the rule the learner plays (the references compute it with its NumPy twin)
+    # (the selector's ``exploration`` is its own mixing weight)
+    rule = (
+        resolved_exploration(name, params, k)
+        if "exploration" in params and name != "OnlineSelector"
+        else None
+    )
 
     if name == "Banditron":
 
         def run(X, U, t0, state, logged):
             if logged is None:
                 tr = banditron(
-                    X, np.zeros(X.shape[0], int), U, k, gamma=params["gamma"], W0=state
-                )
+                    X, np.zeros(X.shape[0], int), U, k, exploration=rule, W0=state,
+                    t0=t0,
+                )  # fmt: skip
                 return tr.played, tr.propensities, tr.W
             W = np.zeros((k, X.shape[1])) if state is None else state.copy()
-            banditron_learn(X, *logged, U, W, k, params["gamma"])
+            banditron_learn(X, *logged, U, W, k, rule, t0)
             return None, None, W
 
         return run, lambda W: {"coef_": W}
@@ -140,7 +165,7 @@ def _adapter(name: str, params: dict, k: int):
 
         def run(X, U, t0, state, logged):
             tr = ref_s.soba(
-                X, np.zeros(X.shape[0], int), U, k, gamma=params["gamma"],
+                X, np.zeros(X.shape[0], int), U, k, exploration=rule,
                 a=params.get("a", 1.0), covariance=params.get("covariance", "diag"),
                 t0=t0, state=state, logged=logged,
             )  # fmt: skip
@@ -153,9 +178,9 @@ def _adapter(name: str, params: dict, k: int):
 
         def run(X, U, t0, state, logged):
             tr = ref_s.pnewtron(
-                X, np.zeros(X.shape[0], int), U, k, gamma=params["gamma"],
+                X, np.zeros(X.shape[0], int), U, k, exploration=rule,
                 **{p: params[p] for p in ("alpha", "beta", "D") if p in params},
-                state=state, logged=logged,
+                t0=t0, state=state, logged=logged,
             )  # fmt: skip
             new = {"W": tr.W, "U": tr.U, "b": tr.b, "A": tr.A, "ns": tr.norm_state}
             return tr.played, tr.propensities, new
@@ -165,9 +190,10 @@ def _adapter(name: str, params: dict, k: int):
             "A_diag_": s["A"], "norm_state_": s["ns"],
         }  # fmt: skip
     if name == "Gaptron":
-        gamma, eta, adagrad = ref_g.resolve(
+        g_rule, eta, adagrad = ref_g.resolve(
             params["loss"], params["feedback"], k,
-            **{p: params[p] for p in ("gamma", "eta", "x_norm_bound", "n_rounds")
+            **{p: params[p] for p in ("exploration", "eta", "x_norm_bound",
+                                      "n_rounds")
                if p in params},
         )  # fmt: skip
 
@@ -175,9 +201,9 @@ def _adapter(name: str, params: dict, k: int):
             W0, G0 = (None, 0.0) if state is None else state
             tr = ref_g.gaptron(
                 X, np.zeros(X.shape[0], int), U, k, loss=params["loss"],
-                feedback=params["feedback"], gamma=gamma, eta=eta, adagrad=adagrad,
-                x_norm_bound=float(params.get("x_norm_bound", 1.0)), W0=W0, G0=G0,
-                logged=logged,
+                feedback=params["feedback"], exploration=g_rule, eta=eta,
+                adagrad=adagrad, x_norm_bound=float(params.get("x_norm_bound", 1.0)),
+                W0=W0, G0=G0, t0=t0, logged=logged,
             )  # fmt: skip
             return tr.played, tr.propensities, (tr.W, tr.grad_sq_sum)
 
@@ -220,13 +246,16 @@ def _adapter(name: str, params: dict, k: int):
 
         # the estimator's defaults, wherever params leaves a value out
         defaults = skbandit.OffsetTree().get_params()
+        # its rule is epsilon-greedy or greedy (epsilon 0)
+        tree_rule = resolved_exploration(name, params, k)
+        tree_gamma = float(tree_rule.get_params().get("epsilon", 0.0))
 
         def run(X, U, t0, state, logged):
             tr = ref_tree.offset_tree(
                 X, np.zeros(X.shape[0], int), U, k,
                 base=params.get("base", defaults["base"]),
                 C=params.get("C", defaults["C"]),
-                gamma=params.get("exploration", defaults["exploration"]),
+                gamma=tree_gamma,
                 W0=state, logged=logged,
             )  # fmt: skip
             return tr.played, tr.propensities, tr.state["node_coef_"]

@@ -28,7 +28,6 @@ import numpy as np
 import scipy.sparse as sp
 from _reference import (
     canonical,
-    epsilon_greedy,
     greedy_label,
     logged_round,
     marginal_propensity,
@@ -61,14 +60,6 @@ def _row(X, i):
     return np.arange(X.shape[1]), X[i]
 
 
-def gamma_t(gamma, k: int, t: int, exploration_sum: float) -> float:
-    """gamma, or for "adaptive" min(1, sqrt(k (1 + E) / t)) (App. A, Thm 5)."""
-    if gamma != "adaptive":
-        return gamma
-    g = math.sqrt(k * (1.0 + exploration_sum) / t)
-    return 1.0 if g > 1.0 else g
-
-
 def _ybar(s: np.ndarray, y: int, greedy: int) -> int:
     """argmax_{i != y} s_i: the greedy label if it is not y, else the first
     maximiser among the other classes."""
@@ -84,7 +75,7 @@ def soba(
     U: np.ndarray,
     k: int,
     *,
-    gamma,
+    exploration,
     a: float = 1.0,
     covariance: str = "diag",
     t0: int = 0,
@@ -92,6 +83,11 @@ def soba(
     logged=None,
 ) -> SOBATrace:
     """SOBA over the rows of ``X`` with uniforms ``U``; ``t0`` rounds before.
+
+    ``exploration``: the rule played (a resolved ``skbandit.exploration``
+    object, through its NumPy twin; the paper's ``EpsilonGreedy(gamma)``, its
+    App. A rate ``EpsilonGreedy("adaptive")``, which reads
+    ``E = sum_s n_s z_s^T A_s^-1 z_s``).
 
     ``state`` (from a previous trace's fields) continues a learner; ``logged``
     (actions, rewards, propensities) learns logged rounds (``logged_round``)."""
@@ -118,12 +114,13 @@ def soba(
         cols, vals = _row(X, i)
         s = row_scores(W, cols, vals)
         g = greedy_label(s, U[i, 1])
-        gam = gamma_t(gamma, k, t, E)
-        p = epsilon_greedy(k, g, gam)
+
+        def dist(c, s=s, t=t, E=E):
+            return exploration.distribution(s, t, c, statistic=E)
+
+        p = dist(g)
         act = sample_inverse_cdf(p, U[i, 0])
-        props[i] = marginal_propensity(
-            lambda c, gam=gam: epsilon_greedy(k, c, gam), maximisers(s), act
-        )
+        props[i] = marginal_propensity(dist, maximisers(s), act)
         if logged is None:
             reward, prob = act == y[i], p[act]
         else:
@@ -189,21 +186,17 @@ def softmax(s: np.ndarray, alpha: float) -> np.ndarray:
     return e / np.cumsum(e)[-1]
 
 
-def pnewtron_distribution(s, gamma, alpha):
-    k = len(s)
-    return (1.0 - gamma) * softmax(s, alpha) + gamma / k
-
-
 def pnewtron(
     X,
     y,
     U: np.ndarray,
     k: int,
     *,
-    gamma: float,
+    exploration,
     alpha: float = 10.0,
     beta: float = 0.01,
     D: float = 1.0,
+    t0: int = 0,
     W0=None,
     state: dict | None = None,
     logged=None,
@@ -212,7 +205,9 @@ def pnewtron(
     the kernel's lazy scale (docs/algorithms.md): W = sigma Wu, Wu = -b/A on the
     entries updated so far, ||Wu||^2 kept incrementally (entry by entry, row
     then class order) and summed exactly once k d entries were updated since
-    the last exact sum; scores sigma (Wu x)."""
+    the last exact sum; scores sigma (Wu x). ``exploration``: the rule played
+    (resolved; the paper's ``Softmax(gamma, scale=alpha)``), through its NumPy
+    twin; ``t0`` rounds were played before."""
     X = canonical(X)
     n, d = X.shape
     if state is None:
@@ -229,9 +224,13 @@ def pnewtron(
         cols, vals = _row(X, i)
         s = ns[1] * row_scores(Wu, cols, vals)
         g = greedy_label(s, U[i, 1])
-        pp = pnewtron_distribution(s, gamma, alpha)
+
+        def dist(c, s=s, t=t0 + i + 1):
+            return exploration.distribution(s, t, c)
+
+        pp = dist(g)
         act = sample_inverse_cdf(pp, U[i, 0])
-        props[i] = pp[act]  # the distribution does not depend on the greedy label
+        props[i] = marginal_propensity(dist, maximisers(s), act)
         if logged is None:
             reward, prob = act == y[i], pp[act]
         else:

@@ -25,6 +25,13 @@ from skbandit import (
     SeparableOneVsAll,
     SquareCB,
 )
+from skbandit.exploration import (
+    EpsilonGreedy,
+    GapMap,
+    Greedy,
+    InverseGap,
+    Softmax,
+)
 
 
 @dataclass(frozen=True)
@@ -36,10 +43,9 @@ class Entry:
     invalid_params: tuple[tuple[dict[str, Any], str], ...] = ()
     # boundary settings that must be accepted
     valid_edge_params: tuple[dict[str, Any], ...] = ()
-    # the learner plays (1 - gamma) e_greedy + gamma / k with gamma = est.gamma
+    # the learner plays (1 - gamma) e_greedy + gamma / k with gamma the
+    # epsilon of its resolved rule (est.exploration_.epsilon)
     epsilon_greedy: bool = False
-    # the parameter that holds that gamma
-    gamma_param: str = "gamma"
     # a learner registered more than once: its variant (test ids, sklearn checks)
     variant: str = ""
     # parameters of an instance given to scikit-learn's checks IN ADDITION to
@@ -83,63 +89,111 @@ def _is_bandit(cls: type, params: tuple) -> bool:
 ENTRIES: list[Entry] = [
     Entry(
         Banditron,
-        params={"gamma": 0.2},
+        params={"exploration": EpsilonGreedy(0.2)},
         invalid_params=(
-            ({"gamma": 0}, "gamma"),
-            ({"gamma": 0.0}, "gamma"),
-            ({"gamma": -1}, "gamma"),
-            ({"gamma": 1.5}, "gamma"),
+            ({"exploration": EpsilonGreedy(-1)}, "epsilon"),
+            ({"exploration": EpsilonGreedy(1.5)}, "epsilon"),
+            ({"exploration": EpsilonGreedy(0.2, decay=-1.0)}, "decay"),
+            ({"exploration": EpsilonGreedy("adaptive")}, "SOBA"),
+            ({"exploration": "boltzmann"}, "exploration"),
+            ({"exploration": 0.2}, "exploration"),
         ),
-        valid_edge_params=({"gamma": 1}, {"gamma": 1.0}, {"gamma": 1e-6}),
+        valid_edge_params=(
+            {"exploration": EpsilonGreedy(1)},
+            {"exploration": EpsilonGreedy(1.0)},
+            {"exploration": EpsilonGreedy(1e-6)},
+            {"exploration": EpsilonGreedy(0.0)},
+            {"exploration": EpsilonGreedy(0.5, decay=0.5, min_epsilon=0.01)},
+        ),
         epsilon_greedy=True,
         # the last iterate too (predict with coef_), at a small gamma
-        check_params={"average": False, "gamma": 0.05},
+        check_params={"average": False, "exploration": EpsilonGreedy(0.05)},
     ),
-    Entry(MulticlassPerceptron, params={}),
+    # the Banditron with other exploration rules: its update divides by the
+    # played label's probability under the rule
+    Entry(
+        Banditron,
+        params={"exploration": "softmax"},
+        variant="softmax",
+    ),
+    Entry(
+        Banditron,
+        params={"exploration": GapMap(0.1, loss="hinge")},
+        variant="gap-map",
+    ),
+    Entry(
+        MulticlassPerceptron,
+        params={},
+        invalid_params=(({"exploration": "epsilon_greedy"}, "exploration"),),
+        valid_edge_params=({"exploration": "greedy"}, {"exploration": Greedy()}),
+    ),
     Entry(
         SOBA,
-        params={"gamma": 0.2},
+        params={"exploration": EpsilonGreedy(0.2)},
         invalid_params=(
-            ({"gamma": 0}, "gamma"),
-            ({"gamma": 1.5}, "gamma"),
-            ({"gamma": "auto"}, "gamma"),
+            ({"exploration": EpsilonGreedy(1.5)}, "epsilon"),
+            ({"exploration": EpsilonGreedy("auto")}, "epsilon"),
+            ({"exploration": EpsilonGreedy("adaptive", decay=0.5)}, "decay"),
             ({"a": 0.0}, "'a' parameter"),
             ({"a": -1}, "'a' parameter"),
             ({"covariance": "lowrank"}, "covariance"),
             ({"max_memory": 0}, "max_memory"),
         ),
-        valid_edge_params=({"gamma": 1.0}, {"gamma": 1e-6}, {"gamma": "adaptive"}),
+        valid_edge_params=(
+            {"exploration": EpsilonGreedy(1.0)},
+            {"exploration": EpsilonGreedy(1e-6)},
+            {"exploration": EpsilonGreedy("adaptive")},
+        ),
         epsilon_greedy=True,
         variant="diag",
     ),
     Entry(
         SOBA,
-        params={"gamma": 0.2, "covariance": "full"},
-        valid_edge_params=({"gamma": "adaptive"}, {"a": 1e-3}),
+        params={"exploration": EpsilonGreedy(0.2), "covariance": "full"},
+        valid_edge_params=({"exploration": EpsilonGreedy("adaptive")}, {"a": 1e-3}),
         epsilon_greedy=True,
         variant="full",
         check_params={"covariance": "full"},
     ),
+    # SOBA with inverse gap weighting on its scores
+    # (a small scale: the gaps are in score units, and SOBA learns only on
+    # rounds it got right, so a near-greedy rule stalls it)
+    Entry(
+        SOBA,
+        params={"exploration": InverseGap(0.1, exponent=0.5)},
+        variant="inverse-gap",
+    ),
     Entry(
         PNewtron,
-        params={"gamma": 0.1},
+        params={"exploration": Softmax(0.1)},
         invalid_params=(
-            ({"gamma": -0.1}, "gamma"),
-            ({"gamma": 1.5}, "gamma"),
+            ({"exploration": Softmax(-0.1)}, "epsilon"),
+            ({"exploration": Softmax(1.5)}, "epsilon"),
+            ({"exploration": Softmax(0.1, scale=-1.0)}, "scale"),
             ({"alpha": -1.0}, "alpha"),
             ({"beta": -1.0}, "beta"),
             ({"D": 0.0}, "'D' parameter"),
         ),
-        valid_edge_params=({"gamma": 0.0}, {"gamma": 1.0}, {"alpha": 0.0}),
+        valid_edge_params=(
+            {"exploration": Softmax(0.0)},
+            {"exploration": Softmax(1.0)},
+            {"alpha": 0.0},
+        ),
+    ),
+    # PNewtron playing epsilon-greedy: its update's p' is the rule's
+    Entry(
+        PNewtron,
+        params={"exploration": EpsilonGreedy(0.1)},
+        variant="epsilon-greedy",
     ),
 ]
 
 # Gaptron: each loss x feedback combination (the parameters chosen so that the
 # learner learns the digits in the ecosystem tests; each step-size mode is covered)
 _GAPTRON = {
-    ("logistic", "bandit"): {"gamma": 0.2},
-    ("hinge", "bandit"): {"gamma": 0.2, "x_norm_bound": 5.0},
-    ("smooth_hinge", "bandit"): {"gamma": 0.2, "eta": "adagrad"},
+    ("logistic", "bandit"): {"exploration": GapMap(0.2)},
+    ("hinge", "bandit"): {"exploration": GapMap(0.2), "x_norm_bound": 5.0},
+    ("smooth_hinge", "bandit"): {"exploration": GapMap(0.2), "eta": "adagrad"},
     ("logistic", "full"): {},
     ("hinge", "full"): {"eta": 0.05},
     ("smooth_hinge", "full"): {"eta": "adagrad"},
@@ -151,25 +205,35 @@ ENTRIES += [
         invalid_params=(
             ({"loss": "squared"}, "loss"),
             ({"feedback": "partial"}, "feedback"),
-            ({"gamma": -0.1}, "gamma"),
-            ({"gamma": 1.5}, "gamma"),
-            ({"gamma": "adaptive"}, "gamma"),
+            ({"exploration": GapMap(-0.1)}, "epsilon"),
+            ({"exploration": GapMap(1.5)}, "epsilon"),
+            ({"exploration": GapMap(0.2, loss="squared")}, "loss"),
+            ({"exploration": EpsilonGreedy("adaptive")}, "SOBA"),
             ({"eta": 0.0}, "eta"),
             ({"eta": -1.0}, "eta"),
             ({"eta": "fast"}, "eta"),
             ({"x_norm_bound": 0.0}, "x_norm_bound"),
             ({"n_rounds": 0}, "n_rounds"),
         )
-        + ((({"gamma": 0.0}, "'gamma' parameter"),) if feedback == "bandit" else ()),
+        + (
+            (
+                ({"exploration": GapMap(0.0)}, "epsilon > 0"),
+                ({"exploration": "greedy"}, "positive probability"),
+                ({"exploration": Greedy(), "eta": "auto"}, "exploration"),
+            )
+            if feedback == "bandit"
+            else ()
+        ),
         valid_edge_params=(
-            {"gamma": 1.0},
-            {"gamma": 1e-6},
-            {"gamma": "auto", "n_rounds": 1, "x_norm_bound": 100.0},
+            {"exploration": GapMap(1.0)},
+            {"exploration": GapMap(1e-6)},
+            {"exploration": None, "n_rounds": 1, "x_norm_bound": 100.0},
+            {"exploration": GapMap(0.1, loss="hinge")},
             {"eta": "adagrad"},
             {"eta": 1e-8},
             {"x_norm_bound": 1e-3},
         )
-        + (({"gamma": 0.0},) if feedback == "full" else ()),
+        + (({"exploration": GapMap(0.0)},) if feedback == "full" else ()),
         variant=f"{loss}-{feedback}",
         check_params={"loss": loss, "feedback": feedback},
         randomised_full_information=feedback == "full",
@@ -220,21 +284,23 @@ ENTRIES += [
 ENTRIES += [
     Entry(
         OffsetTree,
-        params={"base": "pa1", "C": 0.1, "exploration": 0.2},
+        params={"base": "pa1", "C": 0.1, "exploration": EpsilonGreedy(0.2)},
         invalid_params=(
             ({"base": "pa3"}, "base"),
             ({"C": 0}, "'C' parameter"),
-            ({"exploration": -0.1}, "exploration"),
-            ({"exploration": 1.5}, "exploration"),
+            ({"exploration": EpsilonGreedy(-0.1)}, "epsilon"),
+            ({"exploration": EpsilonGreedy(1.5)}, "epsilon"),
+            ({"exploration": "softmax"}, "read the scores"),
+            ({"exploration": 0.2}, "exploration"),
         ),
         valid_edge_params=(
-            {"exploration": 0.0},
-            {"exploration": 1.0},
+            {"exploration": EpsilonGreedy(0.0)},
+            {"exploration": EpsilonGreedy(1.0)},
+            {"exploration": "greedy"},
             {"base": "pa"},
             {"base": "pa2", "C": 1e-6},
         ),
         epsilon_greedy=True,
-        gamma_param="exploration",
     ),
 ]
 
@@ -244,9 +310,10 @@ ENTRIES += [
         SquareCB,
         params={"regressor": regressor, **extra},
         invalid_params=(
-            ({"gamma_scale": 0.0}, "gamma_scale"),
-            ({"gamma_scale": -1.0}, "gamma_scale"),
-            ({"gamma_exponent": -0.5}, "gamma_exponent"),
+            ({"exploration": InverseGap(0.0)}, "scale"),
+            ({"exploration": InverseGap(-1.0)}, "scale"),
+            ({"exploration": InverseGap(exponent=-0.5)}, "exponent"),
+            ({"exploration": InverseGap(clip="yes")}, "clip"),
             ({"learning_rate": 0.0}, "learning_rate"),
             ({"regressor": "ftrl"}, "regressor"),
             ({"fit_intercept": "yes"}, "fit_intercept"),
@@ -257,8 +324,8 @@ ENTRIES += [
             ({"shared_scale": "yes"}, "shared_scale"),
         ),
         valid_edge_params=(
-            {"gamma_exponent": 0.0},
-            {"gamma_scale": 1e-8},
+            {"exploration": InverseGap(exponent=0.0)},
+            {"exploration": InverseGap(1e-8)},
             {"fit_intercept": False},
             {"importance_weighted": True},
             {"step_cap": 1e-3},
@@ -272,7 +339,9 @@ ENTRIES += [
         # anytime sqrt(t) schedule (more exploration than the default 300 t^0.75)
         check_params={"regressor": regressor, **extra}
         | (
-            {"learning_rate": 1e-5, "gamma_exponent": 0.5} if regressor == "sgd" else {}
+            {"learning_rate": 1e-5, "exploration": InverseGap(exponent=0.5)}
+            if regressor == "sgd"
+            else {}
         ),
     )
     for variant, regressor, extra in (
@@ -281,6 +350,15 @@ ENTRIES += [
         ("adagrad", "adagrad", {"learning_rate": 0.1}),
         ("sgd", "sgd", {"learning_rate": 0.01}),
     )
+]
+# SquareCB playing epsilon-greedy over its predicted rewards
+ENTRIES += [
+    Entry(
+        SquareCB,
+        params={"exploration": EpsilonGreedy(0.05)},
+        variant="epsilon-greedy",
+        intercept=True,
+    ),
 ]
 
 # Online selection among learners: the default candidates, and two Banditrons
@@ -304,7 +382,7 @@ ENTRIES += [
             ({"exploration_decay": 1.5}, "exploration_decay"),
             ({"min_exploration": -0.1}, "min_exploration"),
             ({"candidates": []}, "candidates"),
-            ({"candidates": [Banditron(gamma=0.0)]}, "gamma"),
+            ({"candidates": [Banditron(exploration=EpsilonGreedy(2.0))]}, "epsilon"),
         ),
         valid_edge_params=(
             {"exploration": 1.0},
@@ -323,14 +401,19 @@ ENTRIES += [
     Entry(
         OnlineSelector,
         params={
-            "candidates": (Banditron(gamma=0.2), Banditron(gamma=0.6)),
+            "candidates": (
+                Banditron(exploration=EpsilonGreedy(0.2)),
+                Banditron(exploration=EpsilonGreedy(0.6)),
+            ),
             "exploration": 1.0,
             "exploration_decay": 0.0,
             "eliminated_share": 1.0,
         },
         invalid_params=(({"exploration": 0.0}, "exploration"),),
         variant="banditrons",
-        check_params={"candidates": (Banditron(gamma=0.05), SquareCB())},
+        check_params={
+            "candidates": (Banditron(exploration=EpsilonGreedy(0.05)), SquareCB())
+        },
     ),
 ]
 

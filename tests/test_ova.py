@@ -16,6 +16,7 @@ from numpy.testing import assert_allclose, assert_array_equal
 
 from skbandit import BanditFeedback, Banditron, ConservativeOneVsAll, SeparableOneVsAll
 from skbandit.datasets import make_separable_stream
+from skbandit.exploration import EpsilonGreedy
 
 VARIANTS = ["pa", "pa1", "pa2"]
 
@@ -167,7 +168,9 @@ def test_usps_pa1_beats_banditron(usps_stream):
         pa = ConservativeOneVsAll(variant="pa1", random_state=seed)
         pa.partial_fit(X, y, classes=classes)
         err_pa.append(pa.n_mistakes_ / pa.t_)
-        bt = Banditron(gamma=0.3, random_state=seed).partial_fit(X, y, classes=classes)
+        bt = Banditron(exploration=EpsilonGreedy(0.3), random_state=seed).partial_fit(
+            X, y, classes=classes
+        )
         err_bt.append(bt.n_mistakes_ / bt.t_)
     assert np.mean(err_pa) <= 0.30
     assert np.mean(err_pa) < np.mean(err_bt)

@@ -36,6 +36,7 @@ from skbandit import (
     OnlineSelector,
     SquareCB,
 )
+from skbandit.exploration import EpsilonGreedy
 from skbandit.multiclass._selector import default_candidates
 
 
@@ -82,7 +83,7 @@ def test_matches_reference_banditron_candidates(container, window, mix, decay, m
     assert expected["switches"] >= 1
     assert expected["ruled_out"] >= 1
     sel = OnlineSelector(
-        [Banditron(gamma=g) for g in gammas],
+        [Banditron(exploration=EpsilonGreedy(g)) for g in gammas],
         exploration=mix,
         exploration_decay=decay,
         min_exploration=mix_min,
@@ -162,7 +163,10 @@ def test_one_candidate_is_the_candidate_itself():
     estimate of its value is the selector's reward rate."""
     X, y = make_stream(n=300, d=8, k=4, seed=5)
     sel = OnlineSelector(
-        [Banditron(gamma=0.3)], exploration=1.0, exploration_decay=0.0, window=None
+        [Banditron(exploration=EpsilonGreedy(0.3))],
+        exploration=1.0,
+        exploration_decay=0.0,
+        window=None,
     )
     sel.set_params(random_state=2)
     sel.partial_fit(X[:1], y[:1], classes=range(4))
@@ -314,14 +318,14 @@ def test_full_information_candidate_raises():
 
 def test_candidate_parameters_are_validated():
     X, y = make_stream(n=20, seed=0)
-    sel = OnlineSelector([Banditron(gamma=2.0)])
-    with pytest.raises(ValueError, match="gamma"):
+    sel = OnlineSelector([Banditron(exploration=EpsilonGreedy(2.0))])
+    with pytest.raises(ValueError, match="epsilon"):
         sel.partial_fit(X, y, classes=range(3))
 
 
 def test_candidates_are_not_modified_and_pickle_mid_stream():
     X, y = make_stream(n=300, seed=0)
-    cands = [Banditron(gamma=0.2), OffsetTree()]
+    cands = [Banditron(exploration=EpsilonGreedy(0.2)), OffsetTree()]
     sel = OnlineSelector(cands, random_state=0).partial_fit(
         X[:150], y[:150], classes=range(3)
     )

@@ -27,7 +27,7 @@ def default_candidates() -> list[BaseBanditClassifier]:
 
     * ``SquareCB()``: inverse gap weighting at its defaults (``gamma_t = 300
       t^0.75`` per class, the normalized (NAG) regression oracle);
-    * ``SquareCB(gamma_scale=300, gamma_exponent=0.5)``: the anytime
+    * ``SquareCB(exploration=InverseGap(300, exponent=0.5))``: the anytime
       ``gamma_t ∝ sqrt(t)`` schedule of Foster and Rakhlin's analysis, which
       explores longer (noisy labels, many classes);
     * ``ConservativeOneVsAll()``: no exploration, Passive-Aggressive one-vs-all
@@ -35,12 +35,13 @@ def default_candidates() -> list[BaseBanditClassifier]:
     * ``OffsetTree()``: the offset-tree reduction (importance-weighted binary
       learners at the nodes).
     """
+    from skbandit.exploration import InverseGap
     from skbandit.linear_model import SquareCB
     from skbandit.multiclass import ConservativeOneVsAll, OffsetTree
 
     return [
         SquareCB(),
-        SquareCB(gamma_scale=300.0, gamma_exponent=0.5),
+        SquareCB(exploration=InverseGap(300.0, exponent=0.5)),
         ConservativeOneVsAll(),
         OffsetTree(),
     ]
@@ -149,7 +150,7 @@ class OnlineSelector(BaseBanditClassifier):
     candidates : list of skbandit learners, default=None
         The candidate learners (bandit-feedback skbandit estimators; cloned at
         the start of a fit). ``None`` runs ``default_candidates()``:
-        ``SquareCB()``, ``SquareCB(gamma_scale=300, gamma_exponent=0.5)``,
+        ``SquareCB()``, ``SquareCB(exploration=InverseGap(300, exponent=0.5))``,
         ``ConservativeOneVsAll()`` and ``OffsetTree()``. The first candidate
         is the leader at the start.
     exploration : float, default=0.5
