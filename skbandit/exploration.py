@@ -629,6 +629,18 @@ class ExplorationMixin:
     def _exploration_defaults(self) -> dict[str, dict[str, Any]]:
         return self._exploration_values
 
+    def _exploration_object(self, name: str) -> BaseExploration:
+        """The object of the rule ``name`` (a string ``exploration``, and
+        ``None`` for the default rule): the rule with its ``None`` parameters
+        left for ``_exploration_defaults``. A learner whose values for a rule
+        are not ``None`` parameters of it overrides this."""
+        if name not in RULES:
+            raise InvalidParameterError(
+                f"The 'exploration' parameter of {type(self).__name__} must "
+                f"name a rule in {sorted(RULES)}; got {name!r}"
+            )
+        return RULES[name]()
+
     def _exploration_rule(self, values: dict | None = None) -> BaseExploration:
         """The rule ``exploration`` names (unresolved), checked against the
         rules this learner accepts (the keys of ``values``, by default the
@@ -636,7 +648,7 @@ class ExplorationMixin:
         spec = self.exploration
         if spec is None:
             spec = self._default_exploration
-        rule = RULES[spec]() if isinstance(spec, str) else spec
+        rule = self._exploration_object(spec) if isinstance(spec, str) else spec
         if values is None:
             values = self._exploration_values
         if rule.name not in values:
@@ -707,12 +719,7 @@ class ExplorationMixin:
             spec = self.exploration
             if spec is None or isinstance(spec, str):
                 name = self._default_exploration if spec is None else spec
-                if name not in RULES:
-                    raise InvalidParameterError(
-                        f"The 'exploration' parameter of {type(self).__name__} "
-                        f"must name a rule in {sorted(RULES)}; got {spec!r}"
-                    )
-                super().set_params(exploration=RULES[name]())
+                super().set_params(exploration=self._exploration_object(name))
         return super().set_params(**params)
 
 

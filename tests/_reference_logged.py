@@ -28,6 +28,7 @@ from _reference import (
     sample,
     scores,
 )
+from sklearn.base import clone
 
 import skbandit
 from skbandit.exploration import EpsilonGreedy
@@ -280,18 +281,25 @@ def _adapter(name: str, params: dict, k: int):
 
         p = {**OnlineSelector().get_params(), **params}  # the estimator's defaults
         window = p["window"]
+        # the mixing rule: EpsilonGreedy(0.5, decay=1/3, min_epsilon=0.02) by
+        # default (the docstring's), its floor capped at epsilon
+        mixer = p["exploration"]
+        if mixer is None or mixer == "epsilon_greedy":
+            mixer = EpsilonGreedy(0.5, decay=1 / 3, min_epsilon=0.02)
+        elif mixer.epsilon is None:
+            mixer = clone(mixer).set_params(epsilon=0.5)
 
         def run(X, U, t0, state, logged):
             if state is None:
                 cands = p["candidates"] or default_candidates()
                 state = ref_sel.SelectorState(
                     [ref_sel.EstimatorRef(c, np.arange(k), X.shape[1]) for c in cands],
-                    mix=p["exploration"],
+                    mix=mixer.epsilon,
                     lam=1.0 if window is None else 1.0 - 1.0 / window,
                     L=float(-np.log1p(-p["confidence"])),
                     floor=p["eliminated_share"],
-                    decay=p["exploration_decay"],
-                    mix_min=min(p["min_exploration"], p["exploration"]),
+                    decay=mixer.decay,
+                    mix_min=min(mixer.min_epsilon, mixer.epsilon),
                 )
             if logged is None:  # serve the first row (learn=False changes nothing)
                 a, q = ref_sel.selector_round(state, X, 0, t0 + 1, *U[0], learn=False)

@@ -72,7 +72,7 @@ def _twins(make, rows, y, n):
         (lambda: Banditron(random_state=0), {"exploration": "softmax"}),
         (lambda: SquareCB(random_state=0), {"learning_rate": 2.0}),
         (lambda: SquareCB(random_state=0), {"exploration__scale": 3.0}),
-        (lambda: OnlineSelector(random_state=0), {"exploration": 0.9}),
+        (lambda: OnlineSelector(random_state=0), {"exploration__epsilon": 0.9}),
     ],
     ids=[
         "Banditron-epsilon",
@@ -110,7 +110,7 @@ def test_candidate_params_are_part_of_the_selectors_kernel(monkeypatch):
             Banditron(exploration=EpsilonGreedy(0.5)),
             Banditron(exploration=EpsilonGreedy(0.2)),
         ],
-        exploration=1.0,
+        exploration=EpsilonGreedy(1.0),
         random_state=0,
     )
     est, ref = _twins(make, rows, y, 10)
