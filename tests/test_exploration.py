@@ -34,6 +34,7 @@ from sklearn.utils._param_validation import InvalidParameterError
 import skbandit
 from skbandit import (
     SOBA,
+    BanditFeedback,
     Banditron,
     ConservativeOneVsAll,
     Gaptron,
@@ -422,9 +423,11 @@ def test_rule_changed_in_place_is_played_from_the_next_call():
     est = Banditron(exploration=EpsilonGreedy(0.1), random_state=0)
     est.partial_fit(X[:100], y[:100], classes=range(3))
     est.set_params(exploration__epsilon=1.0)
-    assert_allclose(est.exploration_distribution(X[100:110]), 1 / 3, rtol=1e-15)
-    est.partial_fit(X[100:], y[100:])
+    fb = BanditFeedback(y[100:])
+    est.partial_fit(X[100:], fb)  # the cached kernel of epsilon 0.1 is stale
+    assert_allclose(fb.propensities_, 1 / 3, rtol=1e-15)  # uniform play
     assert est.exploration_.epsilon == 1.0
+    assert_allclose(est.exploration_distribution(X[:10]), 1 / 3, rtol=1e-15)
     est.set_params(exploration__epsilon=7.0)
     with pytest.raises(ValueError, match="epsilon"):
         est.partial_fit(X[:5], y[:5])
