@@ -7,7 +7,9 @@
 #   is generic: ``compute_scores`` (the learner's scores of the row), the
 #   greedy argmax with exact ties broken by ``u2``, the learner's
 #   ``distribution`` for that greedy label, and the inverse-CDF draw on ``u1``.
-#   A kernel normally overrides only ``compute_scores`` and ``distribution``.
+#   ``distribution`` is one call of the kernel's exploration rule, a compiled
+#   ``Explorer`` (_explore.pxd; ``set_explorer``, greedy by default), so a
+#   kernel normally overrides only ``compute_scores``.
 # * ``learn`` -- the update from the played action, the probability with which
 #   the kernel drew it (the paper's ``p(action)`` for the tie-broken greedy
 #   label) and a real-valued reward. ``learn`` may read what ``act`` computed
