@@ -32,6 +32,8 @@ it comes from.
 from __future__ import annotations
 
 import math
+import operator
+import weakref
 from numbers import Real
 from typing import Any, ClassVar, cast
 
@@ -101,8 +103,6 @@ class BaseExploration(BaseEstimator):
 
     #: the name a learner's ``exploration`` string uses for this rule
     name: ClassVar[str]
-    #: whether the distribution depends on the scores (not only on ``g`` and ``t``)
-    reads_scores: ClassVar[bool] = True
     #: values of the parameters a learner leaves at ``None`` when it has no
     #: value of its own for them
     _fallbacks: ClassVar[dict[str, Any]] = {}
@@ -175,7 +175,6 @@ class Greedy(BaseExploration):
     """
 
     name = "greedy"
-    reads_scores = False
     _parameter_constraints: dict = {}
 
     def _distribution(self, s, k, t, g, **context):
@@ -227,7 +226,6 @@ class EpsilonGreedy(BaseExploration):
     """
 
     name = "epsilon_greedy"
-    reads_scores = False
     _fallbacks = {"epsilon": 0.05}
     _parameter_constraints: dict = {
         "epsilon": [
@@ -598,6 +596,10 @@ class Conservative(BaseExploration):
         return ConservativeExplorer(float(self.threshold))
 
 
+# The parameter values each rule object last passed validation with
+# (``ExplorationMixin._exploration_checked``; weak keys: no rule is kept alive).
+_VALIDATED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
 RULES: dict[str, type[BaseExploration]] = {
     cls.name: cls
     for cls in (Greedy, EpsilonGreedy, Softmax, InverseGap, GapMap, Conservative)
@@ -641,43 +643,75 @@ class ExplorationMixin:
             )
         return RULES[name]()
 
-    def _exploration_rule(self, values: dict | None = None) -> BaseExploration:
-        """The rule ``exploration`` names (unresolved), checked against the
+    def _exploration_name(self, values: dict | None = None) -> str:
+        """The name of the rule ``exploration`` gives, checked against the
         rules this learner accepts (the keys of ``values``, by default the
-        class declaration) and its parameters validated where set."""
+        class declaration); an object's parameters are validated (a name's
+        rule has only ``None`` parameters: nothing to check). O(1) for ``None``
+        and names: every ``partial_fit`` validates the parameters."""
         spec = self.exploration
-        if spec is None:
-            spec = self._default_exploration
-        rule = self._exploration_object(spec) if isinstance(spec, str) else spec
+        rule = spec if isinstance(spec, BaseExploration) else None
+        if rule is not None:
+            name = rule.name
+        else:
+            name = self._default_exploration if spec is None else str(spec)
         if values is None:
             values = self._exploration_values
-        if rule.name not in values:
+        if name not in values:
             accepted = ", ".join(repr(n) for n in values)
+            cls = type(rule) if rule is not None else RULES.get(name)
+            kind = getattr(cls, "__name__", "")
             raise InvalidParameterError(
                 f"The 'exploration' parameter of {type(self).__name__} does not "
-                f"accept the rule {rule.name!r} ({type(rule).__name__}); it "
-                f"accepts {accepted}. {self._exploration_refusal}".rstrip()
+                f"accept the rule {name!r} ({kind}); it accepts {accepted}. "
+                f"{self._exploration_refusal}".rstrip()
             )
-        try:
-            rule._validate_params()
-        except InvalidParameterError as exc:
-            raise InvalidParameterError(
-                f"The 'exploration' parameter of {type(self).__name__}: {exc}"
-            ) from exc
-        if (
-            getattr(rule, "epsilon", None) == "adaptive"
-            and not self._exploration_statistic
-        ):
-            raise InvalidParameterError(
-                f"The 'exploration' parameter of {type(self).__name__}: "
-                "EpsilonGreedy(epsilon='adaptive') is SOBA's adaptive rate; it "
-                "reads SOBA's statistic, which this learner does not have."
-            )
-        return rule
+        if rule is not None and not self._exploration_checked(rule):
+            try:
+                rule._validate_params()
+            except InvalidParameterError as exc:
+                raise InvalidParameterError(
+                    f"The 'exploration' parameter of {type(self).__name__}: {exc}"
+                ) from exc
+            if (
+                getattr(rule, "epsilon", None) == "adaptive"
+                and not self._exploration_statistic
+            ):
+                raise InvalidParameterError(
+                    f"The 'exploration' parameter of {type(self).__name__}: "
+                    "EpsilonGreedy(epsilon='adaptive') is SOBA's adaptive rate; "
+                    "it reads SOBA's statistic, which this learner does not have."
+                )
+            _VALIDATED[rule] = tuple(vars(rule).values())
+        return name
+
+    @staticmethod
+    def _exploration_checked(rule: BaseExploration) -> bool:
+        """Whether ``rule``'s parameter values are the objects it last passed
+        validation with (compared by identity, as ``_validate_params_cached``):
+        a learner validates its parameters on every call, and a rule's
+        scikit-learn validation costs tens of microseconds. Kept beside the
+        rule (``_VALIDATED``), which is a parameter and must not change."""
+        cached = _VALIDATED.get(rule)
+        values = tuple(vars(rule).values())
+        return (
+            cached is not None
+            and len(cached) == len(values)
+            and all(map(operator.is_, cached, values))
+        )
+
+    def _exploration_rule(self, values: dict | None = None) -> BaseExploration:
+        """The rule ``exploration`` gives (unresolved: ``None`` parameters
+        left), checked (``_exploration_name``)."""
+        name = self._exploration_name(values)
+        spec = self.exploration
+        if isinstance(spec, BaseExploration):
+            return spec
+        return self._exploration_object(name)
 
     def _validate_params(self) -> None:
         super()._validate_params()  # type: ignore[misc]  # the learner's (a mixin)
-        self._exploration_rule()
+        self._exploration_name()
 
     def _resolve_exploration(self) -> BaseExploration:
         values = self._exploration_defaults()
@@ -695,10 +729,7 @@ class ExplorationMixin:
         old = self.__dict__.get("exploration_")
         # a kernel built for predict or exploration_distribution leaves the
         # fitted attribute as it was when the rule did not change
-        if not (
-            type(old) is type(rule)
-            and old.get_params(deep=False) == rule.get_params(deep=False)
-        ):
+        if not (type(old) is type(rule) and vars(old) == vars(rule)):
             self.exploration_ = rule
         return self.exploration_._compile(n_classes, **context)
 

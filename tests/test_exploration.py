@@ -145,6 +145,28 @@ def test_rules_give_probability_vectors_at_a_maximiser(rule):
             assert math.isclose(float(np.cumsum(p)[-1]), 1.0, rel_tol=0, abs_tol=1e-12)
 
 
+def test_inverse_gap_follows_the_learners_update_counts():
+    """The per-class floor is cached per class and refreshed by
+    ``class_updated(a)`` after the learner increments ``n_a`` (SquareCB's
+    learn): the compiled rule then equals its twin at the new counts."""
+    k = 4
+    counts = np.zeros(k, dtype=np.int64)
+    rule = InverseGap(5.0, exponent=0.75, clip=True)
+    explorer = rule._compile(k, counts=counts)
+    s = np.array([0.9, 0.3, 0.6, 0.1])
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        a = int(rng.integers(k))
+        counts[a] += 1
+        explorer.py_class_updated(a)
+        t = int(counts.sum()) + 1
+        assert_array_equal(
+            explorer.py_distribution(s, t, 0),
+            rule.distribution(s, t, 0, counts=counts),
+        )
+    assert counts.min() > 0
+
+
 def test_adaptive_epsilon_reads_the_learners_statistic_in_place():
     """SOBA's rate min(1, sqrt(k (1 + E) / t)) reads E from the array it was
     built on, at each call (the learner updates it in place)."""

@@ -14,6 +14,7 @@ from sklearn.utils._param_validation import Interval, InvalidParameterError, Str
 
 from skbandit.base import LinearBanditClassifier, _caller_stacklevel
 from skbandit.exploration import (
+    BaseExploration,
     ExplorationMixin,
     exploration_constraint,
     rule_values,
@@ -385,10 +386,10 @@ class Gaptron(ExplorationMixin, AveragedIterateMixin, LinearBanditClassifier):
 
     def _validate_params(self):
         super()._validate_params()
-        rule = self._exploration_rule()
-        if self.feedback == "bandit" and rule.name not in self._bandit_rules():
-            self._exploration_rule(self._bandit_rules())  # raises, naming them
-        self._check_epsilon(rule)
+        if self.feedback == "bandit":
+            self._exploration_name(self._bandit_rules())
+        if isinstance(self.exploration, BaseExploration):
+            self._check_epsilon(self.exploration)
 
     def _bandit_rules(self):
         values = dict(self._exploration_values)
@@ -400,7 +401,7 @@ class Gaptron(ExplorationMixin, AveragedIterateMixin, LinearBanditClassifier):
 
     def _check_epsilon(self, rule):
         """Gaptron's conditions on the rule's epsilon (None: not yet resolved)."""
-        epsilon = rule.get_params().get("epsilon")
+        epsilon = getattr(rule, "epsilon", None)
         if self.feedback == "bandit" and epsilon == 0:
             raise InvalidParameterError(
                 "The 'exploration' parameter of Gaptron must have epsilon > 0 "
@@ -410,7 +411,7 @@ class Gaptron(ExplorationMixin, AveragedIterateMixin, LinearBanditClassifier):
         if (
             self.eta == "auto"
             and self.feedback == "bandit"
-            and "epsilon" not in rule.get_params()
+            and not hasattr(rule, "epsilon")
         ):
             raise InvalidParameterError(
                 "Gaptron with eta='auto' and feedback='bandit' takes the step "
@@ -450,7 +451,7 @@ class Gaptron(ExplorationMixin, AveragedIterateMixin, LinearBanditClassifier):
     def _make_kernel(self):
         k = self.classes_.shape[0]
         explorer = self._explorer(k)
-        gamma = self.exploration_.get_params().get("epsilon")
+        gamma = getattr(self.exploration_, "epsilon", None)
         eta, adagrad = self._resolved_eta(k, gamma)
         # rows are counted for the warning beyond rounding (relative 1e-9)
         bound_sq = float(self.x_norm_bound) ** 2 * (1.0 + 1e-9)

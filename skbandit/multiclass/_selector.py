@@ -15,6 +15,7 @@ from skbandit._core._explore import EpsilonGreedyExplorer
 from skbandit._core._kernel import run_scores
 from skbandit.base import BaseBanditClassifier, _kernel_arrays
 from skbandit.exploration import (
+    BaseExploration,
     EpsilonGreedy,
     ExplorationMixin,
     exploration_constraint,
@@ -23,7 +24,6 @@ from skbandit.multiclass._selector_fast import SelectorKernel
 
 if TYPE_CHECKING:
     from skbandit._typing import RandomStateLike
-    from skbandit.exploration import BaseExploration
 
 __all__ = ["OnlineSelector", "default_candidates"]
 
@@ -318,7 +318,8 @@ class OnlineSelector(ExplorationMixin, BaseBanditClassifier):
     # ----------------------------------------------------------- parameters
     def _validate_params(self) -> None:
         super()._validate_params()
-        self._check_mixer(self._exploration_rule())
+        if isinstance(self.exploration, BaseExploration):
+            self._check_mixer(self.exploration)
         for c in _check_candidates(self.candidates):
             c._validate_params()
 
