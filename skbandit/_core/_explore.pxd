@@ -8,7 +8,8 @@
 # label ``greedy`` (an exact maximiser of ``s``) to ``p``. A rule may keep
 # per-class context that the learner updates (``class_updated``).
 
-from libc.math cimport exp, log2
+cimport cython
+from libc.math cimport exp, log2, pow
 
 cdef class Explorer:
     # Whether ``distribution`` reads the scores (False: only ``greedy`` and
@@ -21,10 +22,12 @@ cdef class Explorer:
     cdef void class_updated(self, int a) noexcept nogil
 
 
+@cython.final
 cdef class GreedyExplorer(Explorer):
     pass
 
 
+@cython.final
 cdef class EpsilonGreedyExplorer(Explorer):
     cdef readonly double epsilon
     cdef readonly double decay
@@ -33,6 +36,7 @@ cdef class EpsilonGreedyExplorer(Explorer):
     cdef double rate(self, long long t) noexcept nogil
 
 
+@cython.final
 cdef class AdaptiveEpsilonGreedyExplorer(Explorer):
     # SOBA's statistic array; the rule reads ``stat[index]``
     cdef double[::1] stat
@@ -41,11 +45,13 @@ cdef class AdaptiveEpsilonGreedyExplorer(Explorer):
     cdef double rate(self, int k, long long t) noexcept nogil
 
 
+@cython.final
 cdef class SoftmaxExplorer(Explorer):
     cdef readonly double epsilon
     cdef readonly double scale
 
 
+@cython.final
 cdef class InverseGapExplorer(Explorer):
     cdef readonly double scale
     cdef readonly double exponent
@@ -56,14 +62,18 @@ cdef class InverseGapExplorer(Explorer):
     cdef double[::1] gamma_cls
     cdef double[::1] gbuf
 
-    cdef double schedule(self, double tau) noexcept nogil
+    cdef inline double schedule(self, double tau) noexcept nogil:
+        """``scale * tau ** exponent``."""
+        return self.scale * pow(tau, self.exponent)
 
 
+@cython.final
 cdef class GapMapExplorer(Explorer):
     cdef readonly int loss
     cdef readonly double epsilon
 
 
+@cython.final
 cdef class ConservativeExplorer(Explorer):
     cdef readonly double threshold
 
@@ -164,14 +174,19 @@ cdef inline void inverse_gap(const double* s, int k, int greedy, const double* g
     order)."""
     cdef int a
     cdef double total = 0.0
-    cdef double best = clip01(s[greedy]) if clip else s[greedy]
-    cdef double gap
-    for a in range(k):
-        if a != greedy:
-            gap = best - (clip01(s[a]) if clip else s[a])
-            if gap > 0.0:
-                p[a] = 1.0 / (k + gamma[a] * gap)
-            else:
-                p[a] = 1.0 / k
-            total = total + p[a]
+    cdef double gap, best
+    if clip:  # (two loops: the test is not made per class)
+        best = clip01(s[greedy])
+        for a in range(k):
+            if a != greedy:
+                gap = best - clip01(s[a])
+                p[a] = 1.0 / (k + gamma[a] * gap) if gap > 0.0 else 1.0 / k
+                total = total + p[a]
+    else:
+        best = s[greedy]
+        for a in range(k):
+            if a != greedy:
+                gap = best - s[a]
+                p[a] = 1.0 / (k + gamma[a] * gap) if gap > 0.0 else 1.0 / k
+                total = total + p[a]
     p[greedy] = 1.0 - total

@@ -162,10 +162,6 @@ cdef class InverseGapExplorer(Explorer):
             for a in range(n_classes):
                 self.class_updated(a)
 
-    cdef double schedule(self, double tau) noexcept nogil:
-        """``scale * tau ** exponent``."""
-        return self.scale * pow(tau, self.exponent)
-
     cdef void class_updated(self, int a) noexcept nogil:
         # the schedule at class a's own clock k (n_a + 1): the round a class
         # played on its share 1/k of the rounds would have reached
