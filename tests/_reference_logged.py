@@ -214,7 +214,8 @@ def _adapter(name: str, params: dict, k: int):
         def run(X, U, t0, state, logged):
             tr = ref_ova.conservative_ova(
                 X, np.zeros(X.shape[0], int), U, k, variant=params.get("variant", "pa"),
-                C=params.get("C", 1.0), W0=state, logged=logged,
+                C=params.get("C", 1.0), W0=state, logged=logged, exploration=rule,
+                t0=t0,
             )  # fmt: skip
             return tr.played, tr.propensities, tr.state["coef_"]
 
@@ -226,7 +227,7 @@ def _adapter(name: str, params: dict, k: int):
             def run(X, U, t0, state, logged):
                 tr = ref_ova.separable_ova(
                     X, np.zeros(X.shape[0], int), U, k, update=update, W0=state,
-                    logged=logged,
+                    logged=logged, exploration=rule, t0=t0,
                 )  # fmt: skip
                 return tr.played, tr.propensities, tr.state["coef_"]
 

@@ -263,6 +263,18 @@ ENTRIES += [
         ),
         valid_edge_params=({"update": "full"}, {"budget": 1}),
     ),
+    # the one-vs-all learners playing epsilon-greedy (their updates use the
+    # played class, whatever the rule)
+    Entry(
+        ConservativeOneVsAll,
+        params={"variant": "pa1", "exploration": EpsilonGreedy(0.05)},
+        variant="epsilon-greedy",
+    ),
+    Entry(
+        SeparableOneVsAll,
+        params={"exploration": EpsilonGreedy(0.05)},
+        variant="epsilon-greedy",
+    ),
     # the rational-kernel learner (no coef_: its state is the support set); the
     # shared streams have rows outside the unit ball, which it projects
     Entry(
