@@ -3,7 +3,10 @@
 A benchmark script lists its learners as ``(name, factory)`` pairs, ``factory(seed)``
 returning a fresh skbandit estimator, and hands them to ``main`` (see bench_core.py)::
 
-    LEARNERS = [("Banditron", lambda seed: Banditron(gamma=0.05, random_state=seed))]
+    def banditron(seed):
+        return Banditron(exploration=EpsilonGreedy(0.05), random_state=seed)
+
+    LEARNERS = [("Banditron", banditron)]
     sys.exit(main(LEARNERS, description=__doc__))
 
 What is measured

@@ -13,10 +13,14 @@ import sys
 from _harness import GAMMA, main
 
 from skbandit import Banditron, MulticlassPerceptron
+from skbandit.exploration import EpsilonGreedy
 
 # (name, factory(seed) -> fresh estimator): a new learner is one more entry.
 LEARNERS = [
-    ("Banditron", lambda seed: Banditron(gamma=GAMMA, random_state=seed)),
+    (
+        "Banditron",
+        lambda seed: Banditron(exploration=EpsilonGreedy(GAMMA), random_state=seed),
+    ),
     ("MulticlassPerceptron", lambda seed: MulticlassPerceptron(random_state=seed)),
 ]
 

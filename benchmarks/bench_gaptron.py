@@ -18,6 +18,7 @@ import warnings
 from _harness import GAMMA, main
 
 from skbandit import Banditron, Gaptron
+from skbandit.exploration import EpsilonGreedy, GapMap
 
 # SynSep rows have ||x|| of about 6.6; the bound only scales the theory's step.
 X_NORM_BOUND = 8.0
@@ -27,7 +28,7 @@ def _gaptron(loss):
     def factory(seed):
         return Gaptron(
             loss=loss,
-            gamma=GAMMA,
+            exploration=GapMap(GAMMA),
             eta="adagrad",
             x_norm_bound=X_NORM_BOUND,
             random_state=seed,
@@ -37,7 +38,10 @@ def _gaptron(loss):
 
 
 LEARNERS = [
-    ("Banditron", lambda seed: Banditron(gamma=GAMMA, random_state=seed)),
+    (
+        "Banditron",
+        lambda seed: Banditron(exploration=EpsilonGreedy(GAMMA), random_state=seed),
+    ),
     ("Gaptron logistic", _gaptron("logistic")),
     ("Gaptron hinge", _gaptron("hinge")),
     ("Gaptron smooth_hinge", _gaptron("smooth_hinge")),

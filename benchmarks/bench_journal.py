@@ -48,9 +48,10 @@ from skbandit import (
     SeparableOneVsAll,
     SquareCB,
 )
+from skbandit.exploration import EpsilonGreedy
 
 LEARNERS = {
-    "Banditron": lambda s: Banditron(gamma=GAMMA, random_state=s),
+    "Banditron": lambda s: Banditron(exploration=EpsilonGreedy(GAMMA), random_state=s),
     "MulticlassPerceptron": lambda s: MulticlassPerceptron(random_state=s),
     "SOBA diag": lambda s: SOBA(random_state=s),
     "SOBA full": lambda s: SOBA(covariance="full", random_state=s),

@@ -80,6 +80,7 @@ from skbandit import (
     SeparableOneVsAll,
     SquareCB,
 )
+from skbandit.exploration import EpsilonGreedy
 
 CLASSES = np.arange(N_CLASSES)
 
@@ -102,7 +103,7 @@ LEARNERS = {
 
 
 def _banditron(seed):
-    return Banditron(gamma=GAMMA, random_state=seed)
+    return Banditron(exploration=EpsilonGreedy(GAMMA), random_state=seed)
 
 
 # The learners of the first table's live loop, as ``(name, factory(seed))``

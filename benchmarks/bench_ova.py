@@ -17,9 +17,13 @@ import sys
 from _harness import GAMMA, main
 
 from skbandit import Banditron, ConservativeOneVsAll, OffsetTree, SeparableOneVsAll
+from skbandit.exploration import EpsilonGreedy
 
 LEARNERS = [
-    ("Banditron", lambda seed: Banditron(gamma=GAMMA, random_state=seed)),
+    (
+        "Banditron",
+        lambda seed: Banditron(exploration=EpsilonGreedy(GAMMA), random_state=seed),
+    ),
     (
         "ConservativeOneVsAll-pa1",
         lambda seed: ConservativeOneVsAll(variant="pa1", random_state=seed),

@@ -14,11 +14,18 @@ import sys
 from _harness import GAMMA, main
 
 from skbandit import SOBA, Banditron, PNewtron
+from skbandit.exploration import EpsilonGreedy, Softmax
 
 LEARNERS = [
-    ("Banditron", lambda seed: Banditron(gamma=GAMMA, random_state=seed)),
-    ("SOBA-diag", lambda seed: SOBA(gamma=GAMMA, random_state=seed)),
-    ("PNewtron", lambda seed: PNewtron(gamma=GAMMA, random_state=seed)),
+    (
+        "Banditron",
+        lambda seed: Banditron(exploration=EpsilonGreedy(GAMMA), random_state=seed),
+    ),
+    (
+        "SOBA-diag",
+        lambda seed: SOBA(exploration=EpsilonGreedy(GAMMA), random_state=seed),
+    ),
+    ("PNewtron", lambda seed: PNewtron(exploration=Softmax(GAMMA), random_state=seed)),
 ]
 
 if __name__ == "__main__":

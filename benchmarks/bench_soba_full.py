@@ -22,12 +22,13 @@ import time
 import numpy as np
 
 from skbandit import SOBA
+from skbandit.exploration import EpsilonGreedy
 
 
 def seconds_per_update(k: int, d: int, n_updates: int, seed: int) -> float:
     rng = np.random.default_rng(seed)
     X = rng.standard_normal((n_updates, d)) / np.sqrt(d)
-    est = SOBA(gamma=0.1, covariance="full", random_state=seed)
+    est = SOBA(exploration=EpsilonGreedy(0.1), covariance="full", random_state=seed)
     est.partial_fit(X[:1], [0], classes=np.arange(k))
     kernel = est._make_kernel()
     before = kernel.n_updates

@@ -18,9 +18,13 @@ import sys
 from _harness import GAMMA, main
 
 from skbandit import Banditron, SquareCB
+from skbandit.exploration import EpsilonGreedy
 
 LEARNERS = [
-    ("Banditron", lambda seed: Banditron(gamma=GAMMA, random_state=seed)),
+    (
+        "Banditron",
+        lambda seed: Banditron(exploration=EpsilonGreedy(GAMMA), random_state=seed),
+    ),
     ("SquareCB", lambda seed: SquareCB(random_state=seed)),
     (
         "SquareCB per-class scales",

@@ -7,7 +7,10 @@ On each stream of a suite of ``streams.py`` and each seed, one pass (one
 * ``OnlineSelector`` at each setting of ``--grid`` (``exploration`` x
   ``exploration_decay`` x ``min_exploration`` x ``window`` x ``confidence`` x
   ``eliminated_share``; with ``exploration_decay=0`` the floor
-  ``min_exploration`` plays no part) or at its defaults.
+  ``min_exploration`` plays no part) or at its defaults. The first three are
+  the selector's ``exploration=EpsilonGreedy(exploration,
+  decay=exploration_decay, min_epsilon=min_exploration)``; the settings keep
+  these names, those of the recorded results (``_selector``).
 
 The online error is mistakes / rounds. The best candidate in hindsight is the
 candidate with the smallest mean-over-seeds error on that stream; the selector's
@@ -38,11 +41,12 @@ import numpy as np
 from streams import SUITES, load_stream, vw_best
 
 from skbandit import OnlineSelector
+from skbandit.exploration import EpsilonGreedy
 from skbandit.multiclass._selector import default_candidates
 
 CANDIDATE_NAMES = [
     "SquareCB()",
-    "SquareCB(gamma_scale=300, gamma_exponent=0.5)",
+    "SquareCB(exploration=InverseGap(300, exponent=0.5))",
     "ConservativeOneVsAll()",
     "OffsetTree()",
 ]
@@ -70,6 +74,17 @@ def _label(setting: dict) -> str:
     return f"OnlineSelector({inner})"
 
 
+def _selector(setting: dict) -> OnlineSelector:
+    """The selector of a grid setting (named as in the recorded results)."""
+    s = dict(setting)
+    rate = {
+        "epsilon": s.pop("exploration", 0.5),
+        "decay": s.pop("exploration_decay", 1 / 3),
+        "min_epsilon": s.pop("min_exploration", 0.02),
+    }
+    return OnlineSelector(exploration=EpsilonGreedy(**rate), **s)
+
+
 def _error(est, X, y) -> float:
     est.partial_fit(X, y, classes=np.unique(y))
     return est.n_mistakes_ / len(y)
@@ -93,7 +108,7 @@ def run(args) -> dict:
                 (name, lambda i=i: default_candidates()[i])
                 for i, name in enumerate(CANDIDATE_NAMES)
             ] + [
-                (_label(s), lambda s=s: OnlineSelector(**s)) for s in settings
+                (_label(s), lambda s=s: _selector(s)) for s in settings
             ]  # fmt: skip
             for name, make in jobs:
                 if name in row:

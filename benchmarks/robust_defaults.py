@@ -52,7 +52,7 @@ VW_CACHE = os.path.join(
 
 
 def _error(params, X, y, seed):
-    est = SquareCB(random_state=seed, **params)
+    est = SquareCB(random_state=seed).set_params(**params)
     est.partial_fit(X, y, classes=np.unique(y))
     return est.n_mistakes_ / est.t_
 
@@ -78,8 +78,8 @@ def _fmt_params(p):
 
 def cmd_tune(a):
     keys = (
-        "gamma_scale",
-        "gamma_exponent",
+        "exploration__scale",
+        "exploration__exponent",
         "learning_rate",
         "initial_reward",
         "shared_scale",
@@ -87,8 +87,8 @@ def cmd_tune(a):
     grid = [
         dict(zip(keys, g, strict=True))
         for g in itertools.product(
-            a.gamma_scale,
-            a.gamma_exponent,
+            a.exploration_scale,
+            a.exploration_exponent,
             a.learning_rate,
             a.initial_reward,
             [bool(v) for v in a.shared_scale],
@@ -152,7 +152,7 @@ def cmd_starvation(a):
         for seed in range(a.seeds):
             order = np.random.default_rng(seed).permutation(len(y0))
             X, y = X0[order], y0[order]
-            est = SquareCB(random_state=seed, **params)
+            est = SquareCB(random_state=seed).set_params(**params)
             half = len(y) // 2
             est.partial_fit(X[:half], BanditFeedback(y[:half]), classes=classes)
             greedy = []
@@ -198,7 +198,7 @@ def _full_information_accuracy(X, y, classes):
 def cmd_drift(a):
     params = ast.literal_eval(a.params) if a.params else {}
     for seed in range(a.seeds):
-        est = SquareCB(random_state=seed, **params)
+        est = SquareCB(random_state=seed).set_params(**params)
         errs, start = [], time.perf_counter()
         for X, y in drifting_synnonsep_chunks(
             a.n_rounds, a.drift_every, random_state=seed
@@ -222,8 +222,11 @@ def main(argv=None):
     p.add_argument("--vw-cache", default=VW_CACHE)
     p.add_argument("--seeds", type=int, default=3)
     p.add_argument("--params", default=None, help="a dict literal of SquareCB params")
-    p.add_argument("--gamma-scale", type=float, nargs="+", default=[30, 100, 300, 1000])
-    p.add_argument("--gamma-exponent", type=float, nargs="+", default=[0.5, 1.0])
+    # the inverse-gap-weighting schedule (SquareCB's InverseGap(scale, exponent))
+    p.add_argument(
+        "--exploration-scale", type=float, nargs="+", default=[30, 100, 300, 1000]
+    )
+    p.add_argument("--exploration-exponent", type=float, nargs="+", default=[0.5, 1.0])
     p.add_argument("--learning-rate", type=float, nargs="+", default=[0.25, 0.5, 1.0])
     p.add_argument("--initial-reward", type=float, nargs="+", default=[1.0])
     p.add_argument("--shared-scale", type=int, nargs="+", choices=(0, 1), default=[1])

@@ -14,7 +14,9 @@ generated with those seeds as ``random_state`` (the experiment uses 0, which is
 refused here), and the learners' seeds are 10 and 11 by default (the experiment
 uses 0, 1, 2). Every grid point is scored by its online error divided by the best
 of Vowpal Wabbit's five ``--cbify`` configurations on the same stream and seed;
-the table (columns: ``gamma_scale``, ``gamma_exponent``, ``learning_rate``,
+the table (columns: ``exploration__scale``, ``exploration__exponent`` (the
+``InverseGap`` schedule; recorded tables before the rename say ``gamma_scale``,
+``gamma_exponent``), ``learning_rate``,
 ``importance_weighted``, ``step_cap``, worst and mean ratio, ratio per
 data set, averaged over its orders and seeds) is sorted by the worst ratio over
 the data sets, then the mean. ``--n-jobs`` plays the grid points of a stream in
@@ -25,16 +27,17 @@ parallel (joblib); the results do not depend on it.
 The grid of the current defaults (NAG with the linear rescale, three seeds):
 
     python benchmarks/tune_squarecb.py --data-dir ../shared/data --n-synthetic 30000 \
-        --seeds 10 11 12 --gamma-scale 30 100 300 1000 --gamma-exponent 0.5 0.75 1 \
-        --learning-rate 0.25 --importance-weighted 0 --step-cap 4 8 16 --n-jobs 2
+        --seeds 10 11 12 --exploration-scale 30 100 300 1000 \
+        --exploration-exponent 0.5 0.75 1 --learning-rate 0.25 \
+        --importance-weighted 0 --step-cap 4 8 16 --n-jobs 2
 
 and the check of its first rows on seven more orders of the three short real
 data sets:
 
     python benchmarks/tune_squarecb.py --data-dir ../shared/data \
         --datasets 20newsgroups-tfidf usps mnist --order-seeds 1 2 3 4 5 6 7 \
-        --gamma-scale 30 100 300 1000 --gamma-exponent 0.5 1 --learning-rate 0.25 \
-        --importance-weighted 0 --step-cap 8 16 --n-jobs 2
+        --exploration-scale 30 100 300 1000 --exploration-exponent 0.5 1 \
+        --learning-rate 0.25 --importance-weighted 0 --step-cap 8 16 --n-jobs 2
 
 (the JSON keeps every run's ratio under ``runs``).
 """
@@ -55,6 +58,7 @@ from skbandit.datasets import make_synnonsep, make_synsep
 from skbandit.experiments._data import load_dataset
 from skbandit.experiments._learners import VWLearner, vw_available
 from skbandit.experiments._specs import _VW_ARGS
+from skbandit.exploration import InverseGap
 
 REAL = ("usps", "mnist", "covtype", "20newsgroups-tfidf")
 STREAMS = (*REAL, "synsep", "synnonsep")
@@ -77,8 +81,7 @@ def streams(data_dir, n_synthetic, order_seeds=(1,), datasets=STREAMS):
 
 def _play(g, X, y, classes, seed):
     est = SquareCB(
-        gamma_scale=g[0],
-        gamma_exponent=g[1],
+        exploration=InverseGap(g[0], exponent=g[1]),
         learning_rate=g[2],
         importance_weighted=bool(g[3]),
         step_cap=g[4],
@@ -92,8 +95,11 @@ def main(argv=None):
     p.add_argument("--data-dir", default="../shared/data")
     p.add_argument("--n-synthetic", type=int, default=30_000)
     p.add_argument("--seeds", type=int, nargs="+", default=[10, 11])
-    p.add_argument("--gamma-scale", type=float, nargs="+", default=[3, 10, 30, 100])
-    p.add_argument("--gamma-exponent", type=float, nargs="+", default=[0.5])
+    # the inverse-gap-weighting schedule (SquareCB's InverseGap(scale, exponent))
+    p.add_argument(
+        "--exploration-scale", type=float, nargs="+", default=[3, 10, 30, 100]
+    )
+    p.add_argument("--exploration-exponent", type=float, nargs="+", default=[0.5])
     p.add_argument(
         "--learning-rate", type=float, nargs="+", default=[0.1, 0.25, 0.5, 1]
     )
@@ -118,8 +124,8 @@ def main(argv=None):
         return 1
     grid = list(
         itertools.product(
-            a.gamma_scale,
-            a.gamma_exponent,
+            a.exploration_scale,
+            a.exploration_exponent,
             a.learning_rate,
             a.importance_weighted,
             a.step_cap,
@@ -159,7 +165,7 @@ def main(argv=None):
     rows.sort(key=lambda row: (row[0], row[1]))
     names = list(rows[0][3])
     print(
-        "gamma_scale  exp    lr  iw  cap  worst   mean  "
+        "      scale  exp    lr  iw  cap  worst   mean  "
         + "  ".join(f"{n[:9]:>9}" for n in names)
     )
     for worst, mean, g, means, _ in rows:
@@ -176,8 +182,8 @@ def main(argv=None):
                     },
                     "rows": [
                         {
-                            "gamma_scale": g[0],
-                            "gamma_exponent": g[1],
+                            "exploration__scale": g[0],
+                            "exploration__exponent": g[1],
                             "learning_rate": g[2],
                             "importance_weighted": g[3],
                             "step_cap": g[4],

@@ -29,6 +29,7 @@ import numpy as np
 from skbandit import Banditron
 from skbandit.datasets import make_synnonsep, make_synsep
 from skbandit.evaluation import progressive_validation
+from skbandit.exploration import EpsilonGreedy
 
 n_rounds, seeds = 100_000, [0, 1, 2]
 gammas = 2.0 ** -np.arange(1, 13)
@@ -43,7 +44,7 @@ for name, (X, y) in streams.items():
     greedy = np.empty_like(played)
     for i, gamma in enumerate(gammas):
         for j, seed in enumerate(seeds):
-            clf = Banditron(gamma=gamma, random_state=seed)
+            clf = Banditron(exploration=EpsilonGreedy(gamma), random_state=seed)
             result = progressive_validation(clf, X, y, chunk_size=10_000)
             played[i, j], greedy[i, j] = result.error, result.greedy_error
     errors[name, "played"], errors[name, "greedy"] = played, greedy

@@ -34,6 +34,7 @@ from sklearn.linear_model import LogisticRegression, Perceptron, SGDClassifier
 from skbandit import SOBA, Banditron, PNewtron
 from skbandit.datasets import make_synnonsep
 from skbandit.evaluation import compare, plot_learning_curves
+from skbandit.exploration import EpsilonGreedy, Softmax
 
 X, y = make_synnonsep(50_000, sparse=True, random_state=0)
 print(X.shape, "non-zeros per row:", X.nnz / X.shape[0])
@@ -47,9 +48,9 @@ print(X.shape, "non-zeros per row:", X.nnz / X.shape[0])
 # :doc:`/experiments` (see :ref:`sphx_glr_auto_examples_plot_gamma_sweep.py`
 # for the whole γ axis).
 learners = {
-    "Banditron (bandit)": Banditron(gamma=2**-5, random_state=0),
-    "SOBA-diag (bandit)": SOBA(gamma=2**-5, random_state=0),
-    "PNewtron (bandit)": PNewtron(gamma=2**-11, random_state=0),
+    "Banditron (bandit)": Banditron(exploration=EpsilonGreedy(2**-5), random_state=0),
+    "SOBA-diag (bandit)": SOBA(exploration=EpsilonGreedy(2**-5), random_state=0),
+    "PNewtron (bandit)": PNewtron(exploration=Softmax(2**-11), random_state=0),
     "Perceptron (full info)": Perceptron(random_state=0),
     "SGD hinge (full info)": SGDClassifier(loss="hinge", random_state=0),
     "SGD log-loss (full info)": SGDClassifier(loss="log_loss", random_state=0),

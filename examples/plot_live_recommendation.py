@@ -40,6 +40,7 @@ from sklearn.linear_model import Ridge
 from skbandit import Banditron, Gaptron, LoggedFeedback
 from skbandit.datasets import fetch_20newsgroups
 from skbandit.evaluation import off_policy_evaluation
+from skbandit.exploration import EpsilonGreedy, GapMap
 
 try:
     here = Path(__file__).resolve().parent
@@ -71,8 +72,8 @@ print(f"{X.shape[0]} requests, {X.shape[1]} features, sections: {sections.tolist
 # probability with which the learner chose it.
 BATCH = 50
 learners = {
-    "Banditron": Banditron(gamma=0.2, random_state=0),
-    "Gaptron (hinge)": Gaptron(loss="hinge", gamma=0.2, random_state=0),
+    "Banditron": Banditron(exploration=EpsilonGreedy(0.2), random_state=0),
+    "Gaptron (hinge)": Gaptron(loss="hinge", exploration=GapMap(0.2), random_state=0),
 }
 logs = {}
 for name, learner in learners.items():

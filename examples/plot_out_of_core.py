@@ -35,6 +35,7 @@ import numpy as np
 from skbandit import SOBA, BanditFeedback, Banditron
 from skbandit.datasets import make_synnonsep
 from skbandit.evaluation import progressive_validation
+from skbandit.exploration import EpsilonGreedy
 
 n_rounds, chunk = 200_000, 2_000
 X_source, y_source = make_synnonsep(n_rounds, sparse=True, random_state=0)
@@ -61,7 +62,7 @@ X = np.load(folder / "X.npy", mmap_mode="r")
 y = np.load(folder / "y.npy", mmap_mode="r")
 classes = np.arange(9)
 
-clf = Banditron(gamma=2**-5, random_state=0)
+clf = Banditron(exploration=EpsilonGreedy(2**-5), random_state=0)
 rounds, online_error, peak_mib = [], [], []
 tracemalloc.start()
 for lo in range(0, n_rounds, chunk):
@@ -82,10 +83,10 @@ print(f"largest peak per chunk: {max(peak_mib):.1f} MiB")
 # ``partial_fit`` over the same rows (here the first 20,000, which fit in
 # memory easily).
 head = np.asarray(X[:20_000], dtype=np.float64)
-one_call = Banditron(gamma=2**-5, random_state=0).partial_fit(
+one_call = Banditron(exploration=EpsilonGreedy(2**-5), random_state=0).partial_fit(
     head, y[:20_000], classes=classes
 )
-chunked = Banditron(gamma=2**-5, random_state=0)
+chunked = Banditron(exploration=EpsilonGreedy(2**-5), random_state=0)
 for lo in range(0, 20_000, chunk):
     chunked.partial_fit(head[lo : lo + chunk], y[lo : lo + chunk], classes=classes)
 assert np.array_equal(one_call.coef_, chunked.coef_)
@@ -99,7 +100,11 @@ print("chunked == one call:", np.array_equal(one_call.coef_, chunked.coef_))
 # chunk, so it streams a memory map as it is (each chunk is converted to
 # float64 when the learner validates it).
 soba = progressive_validation(
-    SOBA(gamma=2**-7, random_state=0), X, y, chunk_size=chunk, checkpoints=40
+    SOBA(exploration=EpsilonGreedy(2**-7), random_state=0),
+    X,
+    y,
+    chunk_size=chunk,
+    checkpoints=40,
 )
 print(soba)
 

@@ -31,6 +31,7 @@ import numpy as np
 from skbandit import Banditron, SeparableOneVsAll
 from skbandit.datasets import make_separable_stream
 from skbandit.evaluation import compare, plot_learning_curves
+from skbandit.exploration import EpsilonGreedy
 
 n_rounds = 100_000
 streams = {
@@ -57,7 +58,9 @@ for ax, (strong, (X, y)) in zip(axes, streams.items(), strict=True):
         {
             "linear OVA": SeparableOneVsAll(random_state=0),
             "kernel OVA": SeparableOneVsAll(kernel="rational", random_state=0),
-            "Banditron, γ = 0.02": Banditron(gamma=0.02, random_state=0),
+            "Banditron, γ = 0.02": Banditron(
+                exploration=EpsilonGreedy(0.02), random_state=0
+            ),
         },
         X,
         y,

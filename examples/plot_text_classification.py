@@ -37,6 +37,7 @@ from skbandit import (
     MulticlassPerceptron,
 )
 from skbandit.datasets import fetch_20newsgroups
+from skbandit.exploration import EpsilonGreedy
 
 try:
     here = Path(__file__).resolve().parent
@@ -59,8 +60,12 @@ print(f"{len(news.data):,} posts, {len(news.target_names)} newsgroups")
 # wrong learns only that one topic was not the right one, so it needs more
 # passes than a full-information learner.
 learners = {
-    "Banditron (γ = 0.3)": Banditron(gamma=0.3, max_iter=20, random_state=0),
-    "SOBA-diag (γ = 0.3)": SOBA(gamma=0.3, max_iter=20, random_state=0),
+    "Banditron (γ = 0.3)": Banditron(
+        exploration=EpsilonGreedy(0.3), max_iter=20, random_state=0
+    ),
+    "SOBA-diag (γ = 0.3)": SOBA(
+        exploration=EpsilonGreedy(0.3), max_iter=20, random_state=0
+    ),
     "Conservative OVA, PA": ConservativeOneVsAll(max_iter=20, random_state=0),
     "MulticlassPerceptron (full info)": MulticlassPerceptron(
         max_iter=20, random_state=0

@@ -12,7 +12,7 @@ Run with the built-in scikit-learn digits (no download)::
 
 or on USPS from a local copy (``npz`` with X_train, y_train, X_test, y_test)::
 
-    python examples/quickstart.py --usps ../shared/data/usps.npz --gamma 0.3
+    python examples/quickstart.py --usps ../shared/data/usps.npz --epsilon 0.3
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ import numpy as np
 from sklearn.datasets import load_digits
 
 from skbandit import BanditFeedback, Banditron, MulticlassPerceptron
+from skbandit.exploration import EpsilonGreedy
 
 
 def load_stream(usps: str | None) -> tuple[np.ndarray, np.ndarray, str]:
@@ -40,7 +41,9 @@ def load_stream(usps: str | None) -> tuple[np.ndarray, np.ndarray, str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--usps", help="path to usps.npz (default: sklearn digits)")
-    parser.add_argument("--gamma", type=float, default=0.1, help="Banditron γ")
+    parser.add_argument(
+        "--epsilon", type=float, default=0.1, help="Banditron's exploration rate γ"
+    )
     parser.add_argument("--seeds", type=int, default=5, help="Banditron repetitions")
     args = parser.parse_args(argv)
 
@@ -52,9 +55,9 @@ def main(argv: list[str] | None = None) -> int:
     learners = [("MulticlassPerceptron (full info)", MulticlassPerceptron, {}, [0])]
     learners.append(
         (
-            f"Banditron (gamma={args.gamma:g})",
+            f"Banditron (epsilon={args.epsilon:g})",
             Banditron,
-            {"gamma": args.gamma},
+            {"exploration": EpsilonGreedy(args.epsilon)},
             list(range(args.seeds)),
         )
     )

@@ -7,6 +7,7 @@ estimators learn through ``partial_fit`` chunk after chunk.
 
 from typing import TYPE_CHECKING
 
+from skbandit import exploration as exploration
 from skbandit import linear_model, multiclass
 from skbandit.feedback import BanditFeedback as BanditFeedback
 from skbandit.feedback import LoggedFeedback as LoggedFeedback

@@ -60,9 +60,10 @@ class BanditFeedback:
     --------
     >>> import numpy as np
     >>> from skbandit import Banditron, BanditFeedback
+    >>> from skbandit.exploration import EpsilonGreedy
     >>> X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 0.1], [0.1, 1.0]])
     >>> feedback = BanditFeedback(["a", "b", "a", "b"])
-    >>> clf = Banditron(gamma=0.5, random_state=0)
+    >>> clf = Banditron(exploration=EpsilonGreedy(0.5), random_state=0)
     >>> clf = clf.partial_fit(X, feedback, classes=["a", "b"])
     >>> feedback.n_rounds_
     4
@@ -250,8 +251,9 @@ class LoggedFeedback:
     --------
     >>> import numpy as np
     >>> from skbandit import Banditron, LoggedFeedback
+    >>> from skbandit.exploration import EpsilonGreedy
     >>> X = np.array([[1.0, 0.0], [0.0, 1.0]])
-    >>> clf = Banditron(gamma=0.5, random_state=0)
+    >>> clf = Banditron(exploration=EpsilonGreedy(0.5), random_state=0)
     >>> actions, propensities = clf.sample_actions(X, classes=["a", "b"])
     >>> rewards = (actions == np.array(["a", "b"])).astype(float)
     >>> clf = clf.partial_fit(X, LoggedFeedback(actions, rewards, propensities))

@@ -26,10 +26,9 @@ class Entry:
     invalid_params: tuple[tuple[dict[str, Any], str], ...] = ()
     # boundary settings that must be accepted
     valid_edge_params: tuple[dict[str, Any], ...] = ()
-    # the learner plays (1 - gamma) e_greedy + gamma / k with gamma = est.gamma
+    # the learner plays (1 - gamma) e_greedy + gamma / k with gamma the
+    # epsilon of its resolved rule (est.exploration_.epsilon)
     epsilon_greedy: bool = False
-    # the parameter that holds that gamma
-    gamma_param: str = "gamma"
     # a learner registered more than once: its variant (test ids, sklearn checks)
     variant: str = ""
     # parameters of an instance given to scikit-learn's checks IN ADDITION to

@@ -54,6 +54,7 @@ import scipy.sparse as sp
 from _entry import Entry
 
 from skbandit import Banditron, MulticlassPerceptron
+from skbandit.exploration import EpsilonGreedy, GapMap, Greedy
 
 
 class Trace(NamedTuple):
@@ -123,6 +124,17 @@ def greedy_label(s: np.ndarray, u2: float) -> int:
     return int(M[min(int(u2 * m), m - 1)])
 
 
+def resolved_exploration(name: str, params: dict, k: int):
+    """The rule a learner ``name`` with ``params`` plays with ``k`` classes:
+    its ``exploration`` parameter with every ``None`` parameter resolved (the
+    references compute its distribution with the rule's NumPy twin)."""
+    import skbandit
+
+    est = getattr(skbandit, name)(**params)
+    est.classes_ = np.arange(k)
+    return est._resolve_exploration()
+
+
 def epsilon_greedy(k: int, greedy: int, gamma: float) -> np.ndarray:
     """p = full(k, gamma / k); p[greedy] += 1 - gamma (exactly these float ops)."""
     p = np.full(k, gamma / k)
@@ -177,13 +189,15 @@ def banditron(
     U: np.ndarray,
     k: int,
     *,
-    gamma: float,
+    exploration,
     W0: np.ndarray | None = None,
     A0: np.ndarray | None = None,
     t0: int = 0,
 ) -> Trace:
     """Banditron (Kakade, Shalev-Shwartz & Tewari 2008), with the accumulator
-    ``A`` of its averaged iterate; ``t0`` rounds were played before the call."""
+    ``A`` of its averaged iterate; ``t0`` rounds were played before the call.
+    ``exploration``: the rule played (a resolved ``skbandit.exploration``
+    object, through its NumPy twin; the paper's is ``EpsilonGreedy(gamma)``)."""
     W, n = _start(X, y, U, k, W0)
     A = np.zeros_like(W) if A0 is None else np.array(A0, dtype=np.float64)
     played = np.empty(n, dtype=np.int64)
@@ -194,7 +208,12 @@ def banditron(
         cols, vals = _row(X, t)
         s = scores(W, cols, vals)
         g = greedy_label(s, U[t, 1])
-        p = epsilon_greedy(k, g, gamma)
+        r = t0 + t + 1  # the global round index
+
+        def dist(c, s=s, r=r):
+            return exploration.distribution(s, r, c)
+
+        p = dist(g)
         a = sample(p, U[t, 0])
         reward = a == y[t]  # the only place the label is used
         before = float(t0 + t)  # (global round index) - 1
@@ -203,9 +222,7 @@ def banditron(
         if reward:
             _add(W, a, cols, vals / p[a])  # the paper's p_g(a), g tie-broken
             _add(A, a, cols, (before / p[a]) * vals)
-        props[t] = marginal_propensity(
-            lambda c: epsilon_greedy(k, c, gamma), maximisers(s), a
-        )
+        props[t] = marginal_propensity(dist, maximisers(s), a)
         played[t], greedy[t], rewards[t] = a, g, reward
     return Trace(W, played, greedy, rewards, props, A)
 
@@ -230,7 +247,7 @@ def perceptron(X, y, U: np.ndarray, k: int, *, W0: np.ndarray | None = None) -> 
 
 # name of the estimator class -> (reference function, names of its parameters)
 REFERENCES: dict[str, tuple[Callable[..., Trace], tuple[str, ...]]] = {
-    "Banditron": (banditron, ("gamma",)),
+    "Banditron": (banditron, ("exploration",)),
     "MulticlassPerceptron": (perceptron, ()),
 }
 
@@ -251,6 +268,8 @@ def run_partial_fit(
     func, names = REFERENCES[name]
     U = rng.random((X.shape[0], 2))
     kwargs = {p: params[p] for p in names}
+    if "exploration" in kwargs:
+        kwargs["exploration"] = resolved_exploration(name, params, k)
     if name == "Banditron":
         kwargs.update(A0=A0, t0=t0)
     return func(X, y, U, k, W0=W0, **kwargs)
@@ -327,35 +346,68 @@ def logged_round(logged, t: int, own: int, p_own: float, marginal_own: float):
 ENTRIES: list[Entry] = [
     Entry(
         Banditron,
-        params={"gamma": 0.2},
+        params={"exploration": EpsilonGreedy(0.2)},
         invalid_params=(
-            ({"gamma": 0}, "gamma"),
-            ({"gamma": 0.0}, "gamma"),
-            ({"gamma": -1}, "gamma"),
-            ({"gamma": 1.5}, "gamma"),
+            ({"exploration": EpsilonGreedy(-1)}, "epsilon"),
+            ({"exploration": EpsilonGreedy(1.5)}, "epsilon"),
+            ({"exploration": EpsilonGreedy(0.2, decay=-1.0)}, "decay"),
+            ({"exploration": EpsilonGreedy("adaptive")}, "SOBA"),
+            ({"exploration": "boltzmann"}, "exploration"),
+            ({"exploration": 0.2}, "exploration"),
         ),
-        valid_edge_params=({"gamma": 1}, {"gamma": 1.0}, {"gamma": 1e-6}),
+        valid_edge_params=(
+            {"exploration": EpsilonGreedy(1)},
+            {"exploration": EpsilonGreedy(1.0)},
+            {"exploration": EpsilonGreedy(1e-6)},
+            {"exploration": EpsilonGreedy(0.0)},
+            {"exploration": EpsilonGreedy(0.5, decay=0.5, min_epsilon=0.01)},
+        ),
         epsilon_greedy=True,
         # the last iterate too (predict with coef_), at a small gamma
-        check_params={"average": False, "gamma": 0.05},
+        check_params={"average": False, "exploration": EpsilonGreedy(0.05)},
     ),
-    Entry(MulticlassPerceptron, params={}),
+    # the Banditron with other exploration rules: its update divides by the
+    # played label's probability under the rule
+    Entry(
+        Banditron,
+        params={"exploration": "softmax"},
+        variant="softmax",
+    ),
+    Entry(
+        Banditron,
+        params={"exploration": GapMap(0.1, loss="hinge")},
+        variant="gap-map",
+    ),
+    Entry(
+        MulticlassPerceptron,
+        params={},
+        invalid_params=(({"exploration": "epsilon_greedy"}, "exploration"),),
+        valid_edge_params=({"exploration": "greedy"}, {"exploration": Greedy()}),
+    ),
 ]
 
 
 def _logged_banditron(params: dict, k: int):
     """The logged-feedback adapter of Banditron (see ``_reference_logged``)."""
-    from _reference import banditron
+    from _reference import banditron, resolved_exploration
     from _reference_logged import banditron_learn
+
+    # the rule the learner plays (the references compute it with its NumPy twin)
+    rule = (
+        resolved_exploration("Banditron", params, k)
+        if "exploration" in params
+        else None
+    )
 
     def run(X, U, t0, state, logged):
         if logged is None:
             tr = banditron(
-                X, np.zeros(X.shape[0], int), U, k, gamma=params["gamma"], W0=state
-            )
+                X, np.zeros(X.shape[0], int), U, k, exploration=rule, W0=state,
+                t0=t0,
+            )  # fmt: skip
             return tr.played, tr.propensities, tr.W
         W = np.zeros((k, X.shape[1])) if state is None else state.copy()
-        banditron_learn(X, *logged, U, W, k, params["gamma"])
+        banditron_learn(X, *logged, U, W, k, rule, t0)
         return None, None, W
 
     return run, lambda W: {"coef_": W}

@@ -18,11 +18,11 @@ from _entry import Entry
 from _reference import (
     _add,
     _row,
-    epsilon_greedy,
     greedy_label,
     logged_round,
     marginal_propensity,
     maximisers,
+    resolved_exploration,
     sample,
     scores,
 )
@@ -30,6 +30,7 @@ from _reference_offset_tree import pa_tau
 from _reference_ova import OVATrace, _outputs
 
 from skbandit import BanditPassiveAggressive
+from skbandit.exploration import EpsilonGreedy
 
 
 def bandit_pa_step(W, cols, vals, s, a, g, prob, reward, update, C) -> None:
@@ -56,10 +57,11 @@ def bandit_pa_step(W, cols, vals, s, a, g, prob, reward, update, C) -> None:
 
 
 def bandit_pa(
-    X, y, U, k: int, *, gamma: float, update: str, C: float,
+    X, y, U, k: int, *, exploration, update: str, C: float, t0: int = 0,
     W0: np.ndarray | None = None, logged=None,
 ) -> OVATrace:  # fmt: skip
-    """Epsilon-greedy play over ``W x``, PA steps along the Banditron's estimate.
+    """``exploration`` (a resolved rule, its NumPy twin) over ``W x`` at rounds
+    ``t0 + 1, ...``, PA steps along the Banditron's estimate.
     ``logged = (actions, rewards, propensities)`` learns logged rounds instead
     (``docs/logged.md``: the learner's own round uses ``p_g(a)``)."""
     n, d = X.shape
@@ -69,11 +71,13 @@ def bandit_pa(
         cols, vals = _row(X, t)
         s = scores(W, cols, vals)
         g = greedy_label(s, U[t, 1])
-        p = epsilon_greedy(k, g, gamma)
+
+        def dist(c, s=s, r=t0 + t + 1):
+            return exploration.distribution(s, r, c)
+
+        p = dist(g)
         a = sample(p, U[t, 0])
-        marginal = marginal_propensity(
-            lambda c: epsilon_greedy(k, c, gamma), maximisers(s), a
-        )
+        marginal = marginal_propensity(dist, maximisers(s), a)
         if logged is None:
             prob, reward = p[a], float(a == y[t])  # the only use of the label
         else:
@@ -91,16 +95,20 @@ def bandit_pa(
 ENTRIES: list[Entry] = [
     Entry(
         BanditPassiveAggressive,
-        params={"gamma": 0.2, "update": update, "C": C},
+        params={"exploration": EpsilonGreedy(0.2), "update": update, "C": C},
         invalid_params=(
-            ({"gamma": 0}, "gamma"),
-            ({"gamma": -0.1}, "gamma"),
-            ({"gamma": 1.5}, "gamma"),
+            ({"exploration": EpsilonGreedy(-0.1)}, "epsilon"),
+            ({"exploration": EpsilonGreedy(1.5)}, "epsilon"),
+            ({"exploration": 0.2}, "exploration"),
             ({"update": "pa3"}, "update"),
             ({"C": 0}, "'C' parameter"),
             ({"C": -1.0}, "'C' parameter"),
         ),
-        valid_edge_params=({"gamma": 1.0}, {"gamma": 1e-6}, {"C": 1e-6}),
+        valid_edge_params=(
+            {"exploration": EpsilonGreedy(1.0)},
+            {"exploration": EpsilonGreedy(1e-6)},
+            {"C": 1e-6},
+        ),
         epsilon_greedy=True,
         variant=update,
         check_params={"update": update, "C": C} if update != "pa1" else {},
@@ -116,11 +124,12 @@ def _logged_bandit_pa(params: dict, k: int):
     (``_reference_logged``); the estimator's defaults fill what ``params``
     leaves out."""
     p = {**BanditPassiveAggressive().get_params(), **params}
+    rule = resolved_exploration("BanditPassiveAggressive", params, k)
 
     def run(X, U, t0, state, logged):
         tr = bandit_pa(
-            X, np.zeros(X.shape[0], int), U, k, gamma=p["gamma"],
-            update=p["update"], C=p["C"], W0=state, logged=logged,
+            X, np.zeros(X.shape[0], int), U, k, exploration=rule,
+            update=p["update"], C=p["C"], W0=state, logged=logged, t0=t0,
         )  # fmt: skip
         return tr.played, tr.propensities, tr.state["coef_"]
 

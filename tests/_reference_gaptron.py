@@ -49,8 +49,10 @@ from _reference import (
     sample,
     scores,
 )
+from sklearn.base import clone
 
 from skbandit import Gaptron
+from skbandit.exploration import RULES, EpsilonGreedy, GapMap, Greedy
 
 LN2 = math.log(2.0)
 LOSSES = ("logistic", "hinge", "smooth_hinge")
@@ -183,7 +185,7 @@ def gaptron(
     *,
     loss: str,
     feedback: str,
-    gamma: float,
+    exploration,
     eta: float,
     adagrad: bool = False,
     x_norm_bound: float = 1.0,
@@ -193,10 +195,13 @@ def gaptron(
     t0: int = 0,
     logged=None,
 ) -> GaptronTrace:
-    """Gaptron with resolved ``gamma`` and ``eta`` (AdaGrad-norm scale if
-    ``adagrad``); ``logged`` (actions, rewards, propensities) learns logged
-    rounds (bandit feedback, ``logged_round``). ``A`` gets each update times
-    ``s - 1`` for the global round ``s`` (``t0`` rounds before the call)."""
+    """Gaptron with the resolved exploration rule and ``eta`` (AdaGrad-norm
+    scale if ``adagrad``); the rule's distribution comes from its NumPy twin
+    (Gaptron's own: ``GapMap(gamma, loss=loss)``, whose gap map ``gap_map``
+    above checks independently); ``logged`` (actions, rewards, propensities)
+    learns logged rounds (bandit feedback, ``logged_round``). ``A`` gets each
+    update times ``s - 1`` for the global round ``s`` (``t0`` rounds before
+    the call)."""
     n, d = X.shape
     assert U.shape == (n, 2) and len(y) == n
     W = np.zeros((k, d)) if W0 is None else np.array(W0, dtype=np.float64)
@@ -212,11 +217,13 @@ def gaptron(
         cols, vals = _row(X, t)
         s = scores(W, cols, vals)
         g = greedy_label(s, U[t, 1])
-        p = distribution(loss, s, g, gamma)
+
+        def dist(c, s=s, r=t0 + t + 1):
+            return exploration.distribution(s, r, c)
+
+        p = dist(g)
         a = sample(p, U[t, 0])
-        props[t] = marginal_propensity(
-            lambda c, s=s: distribution(loss, s, c, gamma), maximisers(s), a
-        )
+        props[t] = marginal_propensity(dist, maximisers(s), a)
         if logged is None:
             reward, prob = a == y[t], p[a]  # bandit: the only use of the label
         else:
@@ -252,11 +259,19 @@ def gaptron(
     return GaptronTrace(W, played, greedy, rewards, props, G, n_large, A)
 
 
-def resolve(loss, feedback, k, *, gamma="auto", eta="adagrad", adagrad_scale=1024.0,
-            x_norm_bound=1.0, n_rounds=None):  # fmt: skip
-    """(gamma, eta, adagrad) from the estimator's parameters, as documented."""
+def resolve(loss, feedback, k, *, exploration=None, eta="adagrad",
+            adagrad_scale=1024.0, x_norm_bound=1.0, n_rounds=None):  # fmt: skip
+    """(rule, eta, adagrad) from the estimator's parameters, as documented: the
+    exploration rule (``GapMap`` by default) with the "auto" gamma as its
+    ``None`` epsilon and ``loss`` as its ``None`` loss."""
     X = float(x_norm_bound)
-    if gamma == "auto":
+    if exploration is None or isinstance(exploration, str):
+        rule = RULES[exploration or "gap_map"]()
+    else:
+        rule = clone(exploration)
+    params = rule.get_params()
+    gamma = params.get("epsilon", "auto")
+    if gamma is None or gamma == "auto":
         if feedback == "full":
             gamma = 0.0
         elif n_rounds is None:
@@ -265,28 +280,34 @@ def resolve(loss, feedback, k, *, gamma="auto", eta="adagrad", adagrad_scale=102
             c = {"logistic": 1 / (4 * math.log(2.0)), "hinge": 1.0, "smooth_hinge": 2.0}
             gamma = min(1.0, k * X * math.sqrt(c[loss] / n_rounds))
     gamma = float(gamma)
+    if "epsilon" in params:
+        rule.set_params(epsilon=gamma)
+    if "loss" in params and params["loss"] is None:
+        rule.set_params(loss=loss)
+    rule = rule._resolved({})  # the rule's own fallbacks for the others
     if eta == "adagrad":
-        return gamma, float(adagrad_scale), True
+        return rule, float(adagrad_scale), True
     if eta == "auto":
         eta = full_information_step(loss, k, X)
         if feedback == "bandit":
             eta = gamma * eta / k
-    return gamma, float(eta), False
+    return rule, float(eta), False
 
 
 def run_partial_fit(
     X, y, k, rng, *, W0=None, G0=0.0, A0=None, t0=0, **params
 ) -> GaptronTrace:
     """Replay one ``partial_fit(X, y)`` of ``Gaptron(**params)``."""
-    gamma, eta, adagrad = resolve(
+    rule, eta, adagrad = resolve(
         params["loss"], params["feedback"], k,
-        **{p: params[p] for p in ("gamma", "eta", "adagrad_scale", "x_norm_bound",
-                                  "n_rounds")
+        **{p: params[p] for p in ("exploration", "eta", "adagrad_scale",
+                                  "x_norm_bound", "n_rounds")
            if p in params},
     )  # fmt: skip
     U = rng.random((X.shape[0], 2))
     return gaptron(
-        X, y, U, k, loss=params["loss"], feedback=params["feedback"], gamma=gamma,
+        X, y, U, k, loss=params["loss"], feedback=params["feedback"],
+        exploration=rule,
         eta=eta, adagrad=adagrad, x_norm_bound=float(params.get("x_norm_bound", 1.0)),
         W0=W0, G0=G0, A0=A0, t0=t0,
     )  # fmt: skip
@@ -308,9 +329,9 @@ def csr(X) -> sp.csr_matrix:
 # Gaptron: each loss x feedback combination (the parameters chosen so that the
 # learner learns the digits in the ecosystem tests; each step-size mode is covered)
 _GAPTRON = {
-    ("logistic", "bandit"): {"gamma": 0.2},
-    ("hinge", "bandit"): {"gamma": 0.2, "x_norm_bound": 5.0},
-    ("smooth_hinge", "bandit"): {"gamma": 0.2, "eta": "adagrad"},
+    ("logistic", "bandit"): {"exploration": GapMap(0.2)},
+    ("hinge", "bandit"): {"exploration": GapMap(0.2), "x_norm_bound": 5.0},
+    ("smooth_hinge", "bandit"): {"exploration": GapMap(0.2), "eta": "adagrad"},
     ("logistic", "full"): {},
     ("hinge", "full"): {"eta": 0.05},
     ("smooth_hinge", "full"): {"eta": "adagrad"},
@@ -322,25 +343,35 @@ ENTRIES: list[Entry] = [
         invalid_params=(
             ({"loss": "squared"}, "loss"),
             ({"feedback": "partial"}, "feedback"),
-            ({"gamma": -0.1}, "gamma"),
-            ({"gamma": 1.5}, "gamma"),
-            ({"gamma": "adaptive"}, "gamma"),
+            ({"exploration": GapMap(-0.1)}, "epsilon"),
+            ({"exploration": GapMap(1.5)}, "epsilon"),
+            ({"exploration": GapMap(0.2, loss="squared")}, "loss"),
+            ({"exploration": EpsilonGreedy("adaptive")}, "SOBA"),
             ({"eta": 0.0}, "eta"),
             ({"eta": -1.0}, "eta"),
             ({"eta": "fast"}, "eta"),
             ({"x_norm_bound": 0.0}, "x_norm_bound"),
             ({"n_rounds": 0}, "n_rounds"),
         )
-        + ((({"gamma": 0.0}, "'gamma' parameter"),) if feedback == "bandit" else ()),
+        + (
+            (
+                ({"exploration": GapMap(0.0)}, "epsilon > 0"),
+                ({"exploration": "greedy"}, "positive probability"),
+                ({"exploration": Greedy(), "eta": "auto"}, "exploration"),
+            )
+            if feedback == "bandit"
+            else ()
+        ),
         valid_edge_params=(
-            {"gamma": 1.0},
-            {"gamma": 1e-6},
-            {"gamma": "auto", "n_rounds": 1, "x_norm_bound": 100.0},
+            {"exploration": GapMap(1.0)},
+            {"exploration": GapMap(1e-6)},
+            {"exploration": None, "n_rounds": 1, "x_norm_bound": 100.0},
+            {"exploration": GapMap(0.1, loss="hinge")},
             {"eta": "adagrad"},
             {"eta": 1e-8},
             {"x_norm_bound": 1e-3},
         )
-        + (({"gamma": 0.0},) if feedback == "full" else ()),
+        + (({"exploration": GapMap(0.0)},) if feedback == "full" else ()),
         variant=f"{loss}-{feedback}",
         check_params={"loss": loss, "feedback": feedback},
         randomised_full_information=feedback == "full",
@@ -353,9 +384,10 @@ def _logged_gaptron(params: dict, k: int):
     """The logged-feedback adapter of Gaptron (see ``_reference_logged``)."""
     import _reference_gaptron as ref_g
 
-    gamma, eta, adagrad = ref_g.resolve(
+    g_rule, eta, adagrad = ref_g.resolve(
         params["loss"], params["feedback"], k,
-        **{p: params[p] for p in ("gamma", "eta", "x_norm_bound", "n_rounds")
+        **{p: params[p] for p in ("exploration", "eta", "x_norm_bound",
+                                  "n_rounds")
            if p in params},
     )  # fmt: skip
 
@@ -363,9 +395,9 @@ def _logged_gaptron(params: dict, k: int):
         W0, G0 = (None, 0.0) if state is None else state
         tr = ref_g.gaptron(
             X, np.zeros(X.shape[0], int), U, k, loss=params["loss"],
-            feedback=params["feedback"], gamma=gamma, eta=eta, adagrad=adagrad,
-            x_norm_bound=float(params.get("x_norm_bound", 1.0)), W0=W0, G0=G0,
-            logged=logged,
+            feedback=params["feedback"], exploration=g_rule, eta=eta,
+            adagrad=adagrad, x_norm_bound=float(params.get("x_norm_bound", 1.0)),
+            W0=W0, G0=G0, t0=t0, logged=logged,
         )  # fmt: skip
         return tr.played, tr.propensities, (tr.W, tr.grad_sq_sum)
 

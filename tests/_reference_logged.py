@@ -22,7 +22,6 @@ from _reference import (
     _add,
     _row,
     _sub,
-    epsilon_greedy,
     greedy_label,
     marginal_propensity,
     maximisers,
@@ -30,37 +29,54 @@ from _reference import (
     scores,
 )
 
+from skbandit.exploration import EpsilonGreedy
 
-def banditron_act(W, x_cols, x_vals, u1, u2, k, gamma):
-    """(action b, greedy g, p_g, marginal P(b)) of one round."""
+
+def _rule(gamma):
+    """The exploration rule: a resolved rule object, or the Banditron's
+    epsilon-greedy rate ``gamma``."""
+    return gamma if hasattr(gamma, "distribution") else EpsilonGreedy(float(gamma))
+
+
+def banditron_act(W, x_cols, x_vals, u1, u2, k, gamma, t=1):
+    """(action b, greedy g, p_g, marginal P(b)) of round ``t``; ``gamma``: the
+    epsilon-greedy rate or an exploration rule (its NumPy twin)."""
+    rule = _rule(gamma)
     s = scores(W, x_cols, x_vals)
     g = greedy_label(s, u2)
-    p = epsilon_greedy(k, g, gamma)
+
+    def dist(c):
+        return rule.distribution(s, t, c)
+
+    p = dist(g)
     b = sample(p, u1)
-    marginal = marginal_propensity(
-        lambda c: epsilon_greedy(k, c, gamma), maximisers(s), b
-    )
+    marginal = marginal_propensity(dist, maximisers(s), b)
     return b, g, p, marginal
 
 
-def banditron_serve(X, U, W, k, gamma):
-    """Actions and logged propensities for the rows of X, pairs ``U``."""
+def banditron_serve(X, U, W, k, gamma, t0=0):
+    """Actions and logged propensities for the rows of X (rounds ``t0 + 1,
+    ...``), pairs ``U``."""
     n = X.shape[0]
     actions = np.empty(n, dtype=np.int64)
     props = np.empty(n, dtype=np.float64)
     for i in range(n):
         cols, vals = _row(X, i)
-        b, _, _, marginal = banditron_act(W, cols, vals, U[i, 0], U[i, 1], k, gamma)
+        b, _, _, marginal = banditron_act(
+            W, cols, vals, U[i, 0], U[i, 1], k, gamma, t0 + i + 1
+        )
         actions[i], props[i] = b, marginal
     return actions, props
 
 
-def banditron_learn(X, actions, rewards, props, U, W, k, gamma):
+def banditron_learn(X, actions, rewards, props, U, W, k, gamma, t0=0):
     """Learn logged rounds in place; returns the 0/1 'own round' flags."""
     own = np.zeros(X.shape[0], dtype=np.int8)
     for i in range(X.shape[0]):
         cols, vals = _row(X, i)
-        b, g, p, marginal = banditron_act(W, cols, vals, U[i, 0], U[i, 1], k, gamma)
+        b, g, p, marginal = banditron_act(
+            W, cols, vals, U[i, 0], U[i, 1], k, gamma, t0 + i + 1
+        )
         a = int(actions[i])
         if a == b and props[i] == marginal:
             prob, own[i] = p[b], 1
@@ -90,15 +106,16 @@ def banditron_delayed(X, y, k, *, gamma, seed, batch, lag):
         if j < len(starts):
             lo, hi = starts[j], min(starts[j] + batch, n)
             actions[lo:hi], props[lo:hi] = banditron_serve(
-                X[lo:hi], U[lo:hi], W, k, gamma
+                X[lo:hi], U[lo:hi], W, k, gamma, lo
             )
             served = hi
         if j >= lag:
             lo, hi = starts[j - lag], min(starts[j - lag] + batch, n)
             rewards = (actions[lo:hi] == y[lo:hi]).astype(float)
             banditron_learn(
-                X[lo:hi], actions[lo:hi], rewards, props[lo:hi], U[lo:hi], W, k, gamma
-            )
+                X[lo:hi], actions[lo:hi], rewards, props[lo:hi], U[lo:hi], W, k,
+                gamma, lo,
+            )  # fmt: skip
             learned = hi
     assert served == learned == n
     return W, actions, props

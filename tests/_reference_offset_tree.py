@@ -39,6 +39,7 @@ from _reference import (
 from _reference_ova import OVATrace, _outputs
 
 from skbandit import OffsetTree
+from skbandit.exploration import EpsilonGreedy
 
 
 def tree(k: int) -> list[tuple[int, int, int]]:
@@ -142,21 +143,23 @@ def offset_tree(
 ENTRIES: list[Entry] = [
     Entry(
         OffsetTree,
-        params={"base": "pa1", "C": 0.1, "exploration": 0.2},
+        params={"base": "pa1", "C": 0.1, "exploration": EpsilonGreedy(0.2)},
         invalid_params=(
             ({"base": "pa3"}, "base"),
             ({"C": 0}, "'C' parameter"),
-            ({"exploration": -0.1}, "exploration"),
-            ({"exploration": 1.5}, "exploration"),
+            ({"exploration": EpsilonGreedy(-0.1)}, "epsilon"),
+            ({"exploration": EpsilonGreedy(1.5)}, "epsilon"),
+            ({"exploration": "softmax"}, "read the scores"),
+            ({"exploration": 0.2}, "exploration"),
         ),
         valid_edge_params=(
-            {"exploration": 0.0},
-            {"exploration": 1.0},
+            {"exploration": EpsilonGreedy(0.0)},
+            {"exploration": EpsilonGreedy(1.0)},
+            {"exploration": "greedy"},
             {"base": "pa"},
             {"base": "pa2", "C": 1e-6},
         ),
         epsilon_greedy=True,
-        gamma_param="exploration",
     ),
 ]
 
@@ -164,18 +167,22 @@ ENTRIES: list[Entry] = [
 def _logged_offset_tree(params: dict, k: int):
     """The logged-feedback adapter of OffsetTree (see ``_reference_logged``)."""
     import _reference_offset_tree as ref_tree
+    from _reference import resolved_exploration
 
     import skbandit
 
     # the estimator's defaults, wherever params leaves a value out
     defaults = skbandit.OffsetTree().get_params()
+    # its rule is epsilon-greedy or greedy (epsilon 0)
+    tree_rule = resolved_exploration("OffsetTree", params, k)
+    tree_gamma = float(tree_rule.get_params().get("epsilon", 0.0))
 
     def run(X, U, t0, state, logged):
         tr = ref_tree.offset_tree(
             X, np.zeros(X.shape[0], int), U, k,
             base=params.get("base", defaults["base"]),
             C=params.get("C", defaults["C"]),
-            gamma=params.get("exploration", defaults["exploration"]),
+            gamma=tree_gamma,
             W0=state, logged=logged,
         )  # fmt: skip
         return tr.played, tr.propensities, tr.state["node_coef_"]

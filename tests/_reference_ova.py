@@ -23,12 +23,14 @@ from _reference import (
     _row,
     greedy_label,
     logged_round,
+    marginal_propensity,
     maximisers,
     sample,
     scores,
 )
 
 from skbandit import ConservativeOneVsAll, SeparableOneVsAll
+from skbandit.exploration import EpsilonGreedy
 
 
 class OVATrace(NamedTuple):
@@ -50,10 +52,12 @@ def _outputs(n):
 
 def conservative_ova(
     X, y, U, k: int, *, variant: str, C: float, W0: np.ndarray | None = None,
-    logged=None,
+    logged=None, exploration=None, t0: int = 0,
 ) -> OVATrace:  # fmt: skip
     """Chen et al. (2009): play argmax (loss-based decoding), PA steps on the
-    played class (wrong) or on every class (right)."""
+    played class (wrong) or on every class (right). ``exploration``: another
+    rule played instead (a resolved rule, through its NumPy twin; rounds
+    ``t0 + 1, ...``); the update is the same with the played class."""
     n, d = X.shape
     W = np.zeros((k, d)) if W0 is None else np.array(W0, dtype=np.float64)
     played, greedy, rewards, props = _outputs(n)
@@ -61,12 +65,21 @@ def conservative_ova(
         cols, vals = _row(X, t)
         s = scores(W, cols, vals)
         g = greedy_label(s, U[t, 1])
-        a = g  # no exploration: p = e_g, u1 is drawn but not needed
-        assert sample(np.eye(k)[g], U[t, 0]) == g
+        if exploration is None:
+            a = g  # no exploration: p = e_g, u1 is drawn but not needed
+            assert sample(np.eye(k)[g], U[t, 0]) == g
+            marginal = 1.0 / len(maximisers(s))
+        else:
+
+            def dist(c, s=s, r=t0 + t + 1):
+                return exploration.distribution(s, r, c)
+
+            a = sample(dist(g), U[t, 0])
+            marginal = marginal_propensity(dist, maximisers(s), a)
         if logged is None:
             reward = a == y[t]
         else:  # the update uses no probability
-            a, reward, _ = logged_round(logged, t, a, 1.0, 1.0 / len(maximisers(s)))
+            a, reward, _ = logged_round(logged, t, a, 1.0, marginal)
         sq = np.cumsum(vals * vals)[-1] if len(vals) else 0.0
         if sq != 0.0:
             targets = (
@@ -85,7 +98,7 @@ def conservative_ova(
                 else:
                     tau = loss / (sq + 1.0 / (2.0 * C))
                 _add(W, r, cols, (tau * z) * vals)
-        props[t] = 1.0 / len(maximisers(s))
+        props[t] = marginal
         played[t], greedy[t], rewards[t] = a, g, reward
     return OVATrace({"coef_": W}, played, greedy, rewards, props)
 
@@ -114,11 +127,13 @@ def _separable_targets(s, a, reward, full):
 
 def separable_ova(
     X, y, U, k: int, *, update: str = "paper", W0: np.ndarray | None = None,
-    logged=None,
+    logged=None, exploration=None, t0: int = 0,
 ) -> OVATrace:  # fmt: skip
     """Beygelzimer et al. (2019), linear Perceptrons: S = {i : f_i >= 0}; play the
     highest score if S is non-empty, else uniform; the played learner learns YES
-    if right, NO if wrong, and steps only on its own mistake."""
+    if right, NO if wrong, and steps only on its own mistake. ``exploration``:
+    another rule played instead (resolved, through its NumPy twin; rounds
+    ``t0 + 1, ...``)."""
     n, d = X.shape
     W = np.zeros((k, d)) if W0 is None else np.array(W0, dtype=np.float64)
     played, greedy, rewards, props = _outputs(n)
@@ -126,7 +141,17 @@ def separable_ova(
         cols, vals = _row(X, t)
         s = scores(W, cols, vals)
         g = greedy_label(s, U[t, 1])
-        a = sample(_separable_p(s, g), U[t, 0])
+        if exploration is None:
+
+            def dist(c, s=s):
+                return _separable_p(s, c)
+
+        else:
+
+            def dist(c, s=s, r=t0 + t + 1):
+                return exploration.distribution(s, r, c)
+
+        a = sample(dist(g), U[t, 0])
         if logged is None:
             reward = a == y[t]
         else:  # the update uses no probability
@@ -134,7 +159,7 @@ def separable_ova(
         for r, z in _separable_targets(s, a, reward, update == "full"):
             _add(W, r, cols, z * vals)
         G = maximisers(s)
-        props[t] = sum(_separable_p(s, int(c))[a] for c in G) / len(G)
+        props[t] = sum(dist(int(c))[a] for c in G) / len(G)
         played[t], greedy[t], rewards[t] = a, g, reward
     return OVATrace({"coef_": W}, played, greedy, rewards, props)
 
@@ -259,6 +284,18 @@ ENTRIES: list[Entry] = [
         ),
         valid_edge_params=({"update": "full"}, {"budget": 1}),
     ),
+    # the one-vs-all learners playing epsilon-greedy (their updates use the
+    # played class, whatever the rule)
+    Entry(
+        ConservativeOneVsAll,
+        params={"variant": "pa1", "exploration": EpsilonGreedy(0.05)},
+        variant="epsilon-greedy",
+    ),
+    Entry(
+        SeparableOneVsAll,
+        params={"exploration": EpsilonGreedy(0.05)},
+        variant="epsilon-greedy",
+    ),
     # the rational-kernel learner (no coef_: its state is the support set); the
     # shared streams have rows outside the unit ball, which it projects
     Entry(
@@ -278,11 +315,20 @@ ENTRIES: list[Entry] = [
 def _logged_conservative_ova(params: dict, k: int):
     """The logged-feedback adapter of ConservativeOneVsAll (``_reference_logged``)."""
     import _reference_ova as ref_ova
+    from _reference import resolved_exploration
+
+    # the rule the learner plays (the references compute it with its NumPy twin)
+    rule = (
+        resolved_exploration("ConservativeOneVsAll", params, k)
+        if "exploration" in params
+        else None
+    )
 
     def run(X, U, t0, state, logged):
         tr = ref_ova.conservative_ova(
             X, np.zeros(X.shape[0], int), U, k, variant=params.get("variant", "pa"),
-            C=params.get("C", 1.0), W0=state, logged=logged,
+            C=params.get("C", 1.0), W0=state, logged=logged, exploration=rule,
+            t0=t0,
         )  # fmt: skip
         return tr.played, tr.propensities, tr.state["coef_"]
 
@@ -292,14 +338,21 @@ def _logged_conservative_ova(params: dict, k: int):
 def _logged_separable_ova(params: dict, k: int):
     """The logged-feedback adapter of SeparableOneVsAll (see ``_reference_logged``)."""
     import _reference_ova as ref_ova
+    from _reference import resolved_exploration
 
+    # the rule the learner plays (the references compute it with its NumPy twin)
+    rule = (
+        resolved_exploration("SeparableOneVsAll", params, k)
+        if "exploration" in params
+        else None
+    )
     update = params.get("update", "paper")
     if params.get("kernel") is None:
 
         def run(X, U, t0, state, logged):
             tr = ref_ova.separable_ova(
                 X, np.zeros(X.shape[0], int), U, k, update=update, W0=state,
-                logged=logged,
+                logged=logged, exploration=rule, t0=t0,
             )  # fmt: skip
             return tr.played, tr.propensities, tr.state["coef_"]
 

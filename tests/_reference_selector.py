@@ -47,6 +47,7 @@ from _reference import (
 from sklearn.base import clone
 
 from skbandit import Banditron, OnlineSelector, SquareCB
+from skbandit.exploration import EpsilonGreedy
 
 
 class BanditronRef:
@@ -216,44 +217,51 @@ ENTRIES: list[Entry] = [
         # the leader SquareCB() fits an intercept
         intercept=True,
         invalid_params=(
-            ({"exploration": 0.0}, "exploration"),
-            ({"exploration": 1.5}, "exploration"),
+            ({"exploration": EpsilonGreedy(0.0)}, "epsilon in \\(0, 1\\]"),
+            ({"exploration": EpsilonGreedy(1.5)}, "epsilon"),
+            ({"exploration": "softmax"}, "candidates' own policies"),
+            ({"exploration": 0.5}, "exploration"),
             ({"window": 0}, "window"),
             ({"confidence": 1.0}, "confidence"),
             ({"confidence": 0.5}, "confidence"),
             ({"eliminated_share": 0.0}, "eliminated_share"),
             ({"eliminated_share": 1.5}, "eliminated_share"),
-            ({"exploration_decay": -0.1}, "exploration_decay"),
-            ({"exploration_decay": 1.5}, "exploration_decay"),
-            ({"min_exploration": -0.1}, "min_exploration"),
+            ({"exploration": EpsilonGreedy(0.5, decay=-0.1)}, "decay"),
+            ({"exploration": EpsilonGreedy(0.5, decay=1.5)}, "decay in \\[0, 1\\]"),
+            ({"exploration": EpsilonGreedy(0.5, min_epsilon=-0.1)}, "min_epsilon"),
             ({"candidates": []}, "candidates"),
-            ({"candidates": [Banditron(gamma=0.0)]}, "gamma"),
+            ({"candidates": [Banditron(exploration=EpsilonGreedy(2.0))]}, "epsilon"),
         ),
         valid_edge_params=(
-            {"exploration": 1.0},
+            {"exploration": EpsilonGreedy(1.0)},
+            {"exploration": "epsilon_greedy"},
             {"window": None},
             {"window": 1},
             {"confidence": 0.999},
             {"eliminated_share": 1.0},
             {"eliminated_share": 1e-6},
-            {"exploration_decay": 0.0},
-            {"exploration_decay": 1.0},
-            {"min_exploration": 0.0},
-            {"exploration": 0.3, "min_exploration": 0.3},
-            {"exploration": 0.01},
+            {"exploration": EpsilonGreedy(0.5, decay=0.0)},
+            {"exploration": EpsilonGreedy(0.5, decay=1.0)},
+            {"exploration": EpsilonGreedy(0.5, decay=1 / 3, min_epsilon=0.0)},
+            {"exploration": EpsilonGreedy(0.3, decay=1 / 3, min_epsilon=0.3)},
+            {"exploration": EpsilonGreedy(0.01, decay=1 / 3, min_epsilon=0.02)},
         ),
     ),
     Entry(
         OnlineSelector,
         params={
-            "candidates": (Banditron(gamma=0.2), Banditron(gamma=0.6)),
-            "exploration": 1.0,
-            "exploration_decay": 0.0,
+            "candidates": (
+                Banditron(exploration=EpsilonGreedy(0.2)),
+                Banditron(exploration=EpsilonGreedy(0.6)),
+            ),
+            "exploration": EpsilonGreedy(1.0),
             "eliminated_share": 1.0,
         },
-        invalid_params=(({"exploration": 0.0}, "exploration"),),
+        invalid_params=(({"exploration": EpsilonGreedy(0.0)}, "epsilon"),),
         variant="banditrons",
-        check_params={"candidates": (Banditron(gamma=0.05), SquareCB())},
+        check_params={
+            "candidates": (Banditron(exploration=EpsilonGreedy(0.05)), SquareCB())
+        },
     ),
 ]
 
@@ -267,18 +275,25 @@ def _logged_selector(params: dict, k: int):
 
     p = {**OnlineSelector().get_params(), **params}  # the estimator's defaults
     window = p["window"]
+    # the mixing rule: EpsilonGreedy(0.5, decay=1/3, min_epsilon=0.02) by
+    # default (the docstring's), its floor capped at epsilon
+    mixer = p["exploration"]
+    if mixer is None or mixer == "epsilon_greedy":
+        mixer = EpsilonGreedy(0.5, decay=1 / 3, min_epsilon=0.02)
+    elif mixer.epsilon is None:
+        mixer = clone(mixer).set_params(epsilon=0.5)
 
     def run(X, U, t0, state, logged):
         if state is None:
             cands = p["candidates"] or default_candidates()
             state = ref_sel.SelectorState(
                 [ref_sel.EstimatorRef(c, np.arange(k), X.shape[1]) for c in cands],
-                mix=p["exploration"],
+                mix=mixer.epsilon,
                 lam=1.0 if window is None else 1.0 - 1.0 / window,
                 L=float(-np.log1p(-p["confidence"])),
                 floor=p["eliminated_share"],
-                decay=p["exploration_decay"],
-                mix_min=min(p["min_exploration"], p["exploration"]),
+                decay=mixer.decay,
+                mix_min=min(mixer.min_epsilon, mixer.epsilon),
             )
         if logged is None:  # serve the first row (learn=False changes nothing)
             a, q = ref_sel.selector_round(state, X, 0, t0 + 1, *U[0], learn=False)

@@ -29,7 +29,6 @@ import scipy.sparse as sp
 from _entry import Entry
 from _reference import (
     canonical,
-    epsilon_greedy,
     greedy_label,
     logged_round,
     marginal_propensity,
@@ -39,6 +38,7 @@ from _reference import sample as sample_inverse_cdf
 from _reference import scores as row_scores
 
 from skbandit import SOBA, PNewtron
+from skbandit.exploration import EpsilonGreedy, InverseGap, Softmax
 
 
 class SOBATrace(NamedTuple):
@@ -64,14 +64,6 @@ def _row(X, i):
     return np.arange(X.shape[1]), X[i]
 
 
-def gamma_t(gamma, k: int, t: int, exploration_sum: float) -> float:
-    """gamma, or for "adaptive" min(1, sqrt(k (1 + E) / t)) (App. A, Thm 5)."""
-    if gamma != "adaptive":
-        return gamma
-    g = math.sqrt(k * (1.0 + exploration_sum) / t)
-    return 1.0 if g > 1.0 else g
-
-
 def _ybar(s: np.ndarray, y: int, greedy: int) -> int:
     """argmax_{i != y} s_i: the greedy label if it is not y, else the first
     maximiser among the other classes."""
@@ -87,7 +79,7 @@ def soba(
     U: np.ndarray,
     k: int,
     *,
-    gamma,
+    exploration,
     a: float = 1.0,
     covariance: str = "diag",
     t0: int = 0,
@@ -95,6 +87,11 @@ def soba(
     logged=None,
 ) -> SOBATrace:
     """SOBA over the rows of ``X`` with uniforms ``U``; ``t0`` rounds before.
+
+    ``exploration``: the rule played (a resolved ``skbandit.exploration``
+    object, through its NumPy twin; the paper's ``EpsilonGreedy(gamma)``, its
+    App. A rate ``EpsilonGreedy("adaptive")``, which reads
+    ``E = sum_s n_s z_s^T A_s^-1 z_s``).
 
     ``state`` (from a previous trace's fields) continues a learner; ``logged``
     (actions, rewards, propensities) learns logged rounds (``logged_round``)."""
@@ -121,12 +118,13 @@ def soba(
         cols, vals = _row(X, i)
         s = row_scores(W, cols, vals)
         g = greedy_label(s, U[i, 1])
-        gam = gamma_t(gamma, k, t, E)
-        p = epsilon_greedy(k, g, gam)
+
+        def dist(c, s=s, t=t, E=E):
+            return exploration.distribution(s, t, c, statistic=E)
+
+        p = dist(g)
         act = sample_inverse_cdf(p, U[i, 0])
-        props[i] = marginal_propensity(
-            lambda c, gam=gam: epsilon_greedy(k, c, gam), maximisers(s), act
-        )
+        props[i] = marginal_propensity(dist, maximisers(s), act)
         if logged is None:
             reward, prob = act == y[i], p[act]
         else:
@@ -192,21 +190,17 @@ def softmax(s: np.ndarray, alpha: float) -> np.ndarray:
     return e / np.cumsum(e)[-1]
 
 
-def pnewtron_distribution(s, gamma, alpha):
-    k = len(s)
-    return (1.0 - gamma) * softmax(s, alpha) + gamma / k
-
-
 def pnewtron(
     X,
     y,
     U: np.ndarray,
     k: int,
     *,
-    gamma: float,
+    exploration,
     alpha: float = 10.0,
     beta: float = 0.01,
     D: float = 1.0,
+    t0: int = 0,
     W0=None,
     state: dict | None = None,
     logged=None,
@@ -215,7 +209,9 @@ def pnewtron(
     the kernel's lazy scale (docs/algorithms.md): W = sigma Wu, Wu = -b/A on the
     entries updated so far, ||Wu||^2 kept incrementally (entry by entry, row
     then class order) and summed exactly once k d entries were updated since
-    the last exact sum; scores sigma (Wu x)."""
+    the last exact sum; scores sigma (Wu x). ``exploration``: the rule played
+    (resolved; the paper's ``Softmax(gamma, scale=alpha)``), through its NumPy
+    twin; ``t0`` rounds were played before."""
     X = canonical(X)
     n, d = X.shape
     if state is None:
@@ -232,9 +228,13 @@ def pnewtron(
         cols, vals = _row(X, i)
         s = ns[1] * row_scores(Wu, cols, vals)
         g = greedy_label(s, U[i, 1])
-        pp = pnewtron_distribution(s, gamma, alpha)
+
+        def dist(c, s=s, t=t0 + i + 1):
+            return exploration.distribution(s, t, c)
+
+        pp = dist(g)
         act = sample_inverse_cdf(pp, U[i, 0])
-        props[i] = pp[act]  # the distribution does not depend on the greedy label
+        props[i] = marginal_propensity(dist, maximisers(s), act)
         if logged is None:
             reward, prob = act == y[i], pp[act]
         else:
@@ -280,39 +280,62 @@ def pnewtron(
 ENTRIES: list[Entry] = [
     Entry(
         SOBA,
-        params={"gamma": 0.2},
+        params={"exploration": EpsilonGreedy(0.2)},
         invalid_params=(
-            ({"gamma": 0}, "gamma"),
-            ({"gamma": 1.5}, "gamma"),
-            ({"gamma": "auto"}, "gamma"),
+            ({"exploration": EpsilonGreedy(1.5)}, "epsilon"),
+            ({"exploration": EpsilonGreedy("auto")}, "epsilon"),
+            ({"exploration": EpsilonGreedy("adaptive", decay=0.5)}, "decay"),
             ({"a": 0.0}, "'a' parameter"),
             ({"a": -1}, "'a' parameter"),
             ({"covariance": "lowrank"}, "covariance"),
             ({"max_memory": 0}, "max_memory"),
         ),
-        valid_edge_params=({"gamma": 1.0}, {"gamma": 1e-6}, {"gamma": "adaptive"}),
+        valid_edge_params=(
+            {"exploration": EpsilonGreedy(1.0)},
+            {"exploration": EpsilonGreedy(1e-6)},
+            {"exploration": EpsilonGreedy("adaptive")},
+        ),
         epsilon_greedy=True,
         variant="diag",
     ),
     Entry(
         SOBA,
-        params={"gamma": 0.2, "covariance": "full"},
-        valid_edge_params=({"gamma": "adaptive"}, {"a": 1e-3}),
+        params={"exploration": EpsilonGreedy(0.2), "covariance": "full"},
+        valid_edge_params=({"exploration": EpsilonGreedy("adaptive")}, {"a": 1e-3}),
         epsilon_greedy=True,
         variant="full",
         check_params={"covariance": "full"},
     ),
+    # SOBA with inverse gap weighting on its scores
+    # (a small scale: the gaps are in score units, and SOBA learns only on
+    # rounds it got right, so a near-greedy rule stalls it)
+    Entry(
+        SOBA,
+        params={"exploration": InverseGap(0.1, exponent=0.5)},
+        variant="inverse-gap",
+    ),
     Entry(
         PNewtron,
-        params={"gamma": 0.1},
+        params={"exploration": Softmax(0.1)},
         invalid_params=(
-            ({"gamma": -0.1}, "gamma"),
-            ({"gamma": 1.5}, "gamma"),
+            ({"exploration": Softmax(-0.1)}, "epsilon"),
+            ({"exploration": Softmax(1.5)}, "epsilon"),
+            ({"exploration": Softmax(0.1, scale=-1.0)}, "scale"),
             ({"alpha": -1.0}, "alpha"),
             ({"beta": -1.0}, "beta"),
             ({"D": 0.0}, "'D' parameter"),
         ),
-        valid_edge_params=({"gamma": 0.0}, {"gamma": 1.0}, {"alpha": 0.0}),
+        valid_edge_params=(
+            {"exploration": Softmax(0.0)},
+            {"exploration": Softmax(1.0)},
+            {"alpha": 0.0},
+        ),
+    ),
+    # PNewtron playing epsilon-greedy: its update's p' is the rule's
+    Entry(
+        PNewtron,
+        params={"exploration": EpsilonGreedy(0.1)},
+        variant="epsilon-greedy",
     ),
 ]
 
@@ -320,10 +343,14 @@ ENTRIES: list[Entry] = [
 def _logged_soba(params: dict, k: int):
     """The logged-feedback adapter of SOBA (see ``_reference_logged``)."""
     import _reference_soba as ref_s
+    from _reference import resolved_exploration
+
+    # the rule the learner plays (the references compute it with its NumPy twin)
+    rule = resolved_exploration("SOBA", params, k) if "exploration" in params else None
 
     def run(X, U, t0, state, logged):
         tr = ref_s.soba(
-            X, np.zeros(X.shape[0], int), U, k, gamma=params["gamma"],
+            X, np.zeros(X.shape[0], int), U, k, exploration=rule,
             a=params.get("a", 1.0), covariance=params.get("covariance", "diag"),
             t0=t0, state=state, logged=logged,
         )  # fmt: skip
@@ -337,12 +364,18 @@ def _logged_soba(params: dict, k: int):
 def _logged_pnewtron(params: dict, k: int):
     """The logged-feedback adapter of PNewtron (see ``_reference_logged``)."""
     import _reference_soba as ref_s
+    from _reference import resolved_exploration
+
+    # the rule the learner plays (the references compute it with its NumPy twin)
+    rule = (
+        resolved_exploration("PNewtron", params, k) if "exploration" in params else None
+    )
 
     def run(X, U, t0, state, logged):
         tr = ref_s.pnewtron(
-            X, np.zeros(X.shape[0], int), U, k, gamma=params["gamma"],
+            X, np.zeros(X.shape[0], int), U, k, exploration=rule,
             **{p: params[p] for p in ("alpha", "beta", "D") if p in params},
-            state=state, logged=logged,
+            t0=t0, state=state, logged=logged,
         )  # fmt: skip
         new = {"W": tr.W, "U": tr.U, "b": tr.b, "A": tr.A, "ns": tr.norm_state}
         return tr.played, tr.propensities, new

@@ -9,7 +9,8 @@ with the same uniforms (``_reference.py`` rules 1, 2, 4 and 6). Per round ``t``
 1. Predicted rewards ``s = W x + b`` (``W x`` summed sequentially over the stored
    entries, then ``+ b``; no ``b`` without intercept).
 2. Greedy ``g`` among the exact maximisers (of the unclipped ``s``) by ``u2``.
-   The schedule ``f(tau) = gamma_scale * math.pow(tau, gamma_exponent)``; class
+   The schedule ``f(tau) = scale * math.pow(tau, exponent)`` (the default
+   rule ``InverseGap(scale, exponent)``); class
    ``a``'s gamma is ``gamma_a = min(f(t), f(k * (n_a + 1)))`` (``n_a`` its
    updates so far). With ``c_a = min(max(s_a, 0), 1)`` and ``d_a = c_g - c_a``:
    ``p_a = 1 / (k + gamma_a d_a)`` if ``d_a > 0`` else ``1 / k``, for
@@ -58,11 +59,13 @@ from _reference import (
     logged_round,
     marginal_propensity,
     maximisers,
+    resolved_exploration,
     sample,
     scores,
 )
 
 from skbandit import SquareCB
+from skbandit.exploration import EpsilonGreedy, InverseGap
 
 
 class SquareCBTrace(NamedTuple):
@@ -93,11 +96,11 @@ def igw(s: np.ndarray, g: int, gamma) -> np.ndarray:
     return p
 
 
-def gammas(t: int, n_updates, k: int, gamma_scale, gamma_exponent):
+def gammas(t: int, n_updates, k: int, scale, exponent):
     """``gamma_a = min(f(t), f(k (n_a + 1)))`` of item 2."""
 
     def f(tau: float) -> float:
-        return gamma_scale * math.pow(tau, gamma_exponent)
+        return scale * math.pow(tau, exponent)
 
     gt = f(float(t))
     return [min(gt, f(float(k) * (float(n) + 1.0))) for n in n_updates]
@@ -202,8 +205,7 @@ def squarecb(
     U: np.ndarray,
     k: int,
     *,
-    gamma_scale: float = 300.0,
-    gamma_exponent: float = 0.75,
+    exploration=None,
     learning_rate: float = 0.5,
     fit_intercept: bool = True,
     regressor: str = "normalized",
@@ -220,9 +222,19 @@ def squarecb(
     ``logged=(actions, rewards, propensities)``: learn the logged rounds instead
     (``logged_round``: the regressor of the logged action takes the logged
     reward; ``h`` uses ``p_g(a)`` on the learner's own round, else the logged
-    propensity)."""
+    propensity).
+
+    ``exploration``: the estimator's parameter. Inverse gap weighting on the
+    clipped predictions (the default, ``InverseGap(scale, exponent)``) is
+    computed by item 2 above (``igw``, ``gammas``), independently of the
+    library; any other rule through its NumPy twin (``distribution``, with the
+    update counts as the per-class context)."""
     n, d = X.shape
     X = canonical(X)
+    rule = resolved_exploration("SquareCB", {"exploration": exploration}, k)
+    spec_igw = rule.name == "inverse_gap" and rule.clip
+    if spec_igw:
+        scale, exponent = float(rule.scale), float(rule.exponent)
     if state is None:
         st = fresh_state(k, d)
         if fit_intercept:
@@ -242,12 +254,21 @@ def squarecb(
         if fit_intercept:
             s = s + st["intercept_"]
         g = greedy_label(s, U[j, 1])
-        gamma = gammas(t, st["n_updates_"], k, gamma_scale, gamma_exponent)
-        p = igw(s, g, gamma)
+        if spec_igw:
+            gamma = gammas(t, st["n_updates_"], k, scale, exponent)
+
+            def dist(c, s=s, gamma=gamma):
+                return igw(s, c, gamma)
+
+        else:
+            counts = st["n_updates_"].copy()
+
+            def dist(c, s=s, t=t, counts=counts):
+                return rule.distribution(s, t, c, counts=counts)
+
+        p = dist(g)
         a = sample(p, U[j, 0])
-        props[j] = marginal_propensity(
-            lambda c, s=s, gamma=gamma: igw(s, c, gamma), maximisers(s), a
-        )
+        props[j] = marginal_propensity(dist, maximisers(s), a)
         if logged is None:
             r = 1.0 if a == y[j] else 0.0  # the only use of the label
             prob = p[a]
@@ -316,9 +337,10 @@ ENTRIES: list[Entry] = [
         SquareCB,
         params={"regressor": regressor, **extra},
         invalid_params=(
-            ({"gamma_scale": 0.0}, "gamma_scale"),
-            ({"gamma_scale": -1.0}, "gamma_scale"),
-            ({"gamma_exponent": -0.5}, "gamma_exponent"),
+            ({"exploration": InverseGap(0.0)}, "scale"),
+            ({"exploration": InverseGap(-1.0)}, "scale"),
+            ({"exploration": InverseGap(exponent=-0.5)}, "exponent"),
+            ({"exploration": InverseGap(clip="yes")}, "clip"),
             ({"learning_rate": 0.0}, "learning_rate"),
             ({"regressor": "ftrl"}, "regressor"),
             ({"fit_intercept": "yes"}, "fit_intercept"),
@@ -329,8 +351,8 @@ ENTRIES: list[Entry] = [
             ({"shared_scale": "yes"}, "shared_scale"),
         ),
         valid_edge_params=(
-            {"gamma_exponent": 0.0},
-            {"gamma_scale": 1e-8},
+            {"exploration": InverseGap(exponent=0.0)},
+            {"exploration": InverseGap(1e-8)},
             {"fit_intercept": False},
             {"importance_weighted": True},
             {"step_cap": 1e-3},
@@ -344,7 +366,9 @@ ENTRIES: list[Entry] = [
         # anytime sqrt(t) schedule (more exploration than the default 300 t^0.75)
         check_params={"regressor": regressor, **extra}
         | (
-            {"learning_rate": 1e-5, "gamma_exponent": 0.5} if regressor == "sgd" else {}
+            {"learning_rate": 1e-5, "exploration": InverseGap(exponent=0.5)}
+            if regressor == "sgd"
+            else {}
         ),
     )
     for variant, regressor, extra in (
@@ -353,6 +377,16 @@ ENTRIES: list[Entry] = [
         ("adagrad", "adagrad", {"learning_rate": 0.1}),
         ("sgd", "sgd", {"learning_rate": 0.01}),
     )
+]
+
+# SquareCB playing epsilon-greedy over its predicted rewards
+ENTRIES += [
+    Entry(
+        SquareCB,
+        params={"exploration": EpsilonGreedy(0.05)},
+        variant="epsilon-greedy",
+        intercept=True,
+    ),
 ]
 
 

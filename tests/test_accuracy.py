@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from skbandit import Banditron, MulticlassPerceptron
+from skbandit.exploration import EpsilonGreedy
 
 K = 10
 
@@ -33,7 +34,9 @@ def test_usps_banditron_online_error(usps_stream):
     X, y = usps_stream
     gamma = 0.3
     errors = [
-        _online_error(Banditron(gamma=gamma, random_state=seed), X, y)
+        _online_error(
+            Banditron(exploration=EpsilonGreedy(gamma), random_state=seed), X, y
+        )
         for seed in (0, 1, 2)
     ]
     # Paper: 0.5028 (10 runs). A band of 5 points either side for 3 seeds on one

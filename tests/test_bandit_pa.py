@@ -16,13 +16,16 @@ from _data import make_stream
 from numpy.testing import assert_allclose
 
 from skbandit import BanditFeedback, BanditPassiveAggressive
+from skbandit.exploration import EpsilonGreedy
 
 
 def _rounds(update, C, gamma=0.3, n=400, k=4, seed=3):
     """``(W before, W after, x, a, g, r, q)`` of every round without a tie of
     the greedy argmax (then the logged propensity is ``p_g(a)``)."""
     X, y = make_stream(n=n, d=6, k=k, n_empty=0, seed=seed)
-    est = BanditPassiveAggressive(gamma=gamma, update=update, C=C, random_state=0)
+    est = BanditPassiveAggressive(
+        exploration=EpsilonGreedy(gamma), update=update, C=C, random_state=0
+    )
     out = []
     for i in range(n):
         before = None if i == 0 else est.coef_.copy()

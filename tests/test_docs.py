@@ -43,7 +43,7 @@ def test_readme_quick_start_matches_ci():
     assert ci.index(commands[1]) < ci.index(commands[2])
 
 
-@pytest.mark.parametrize("argv", [[], ["--seeds", "2", "--gamma", "0.3"]])
+@pytest.mark.parametrize("argv", [[], ["--seeds", "2", "--epsilon", "0.3"]])
 def test_quickstart_example_runs(argv, capsys, monkeypatch):
     monkeypatch.setattr(sys, "argv", ["quickstart.py", *argv])
     with pytest.raises(SystemExit) as exc:

@@ -19,6 +19,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import MinMaxScaler
 
 from skbandit import Banditron
+from skbandit.exploration import EpsilonGreedy
 
 ALL = entry_params()
 
@@ -67,19 +68,25 @@ def test_clone_is_unfitted_with_same_params(entry, digits):
         assert_array_equal(getattr(est, name), value, err_msg=name)
 
 
-def test_grid_search_over_gamma(digits):
+def test_grid_search_over_epsilon(digits):
     X, y = digits
     X = X / 16
     gammas = [0.01, 0.1, 0.5]
     cv = KFold(n_splits=3, shuffle=True, random_state=1)
-    grid = GridSearchCV(Banditron(random_state=0), {"gamma": gammas}, cv=cv)
+    # the default rule's epsilon (exploration=None: set_params makes it the
+    # rule's object)
+    grid = GridSearchCV(
+        Banditron(random_state=0), {"exploration__epsilon": gammas}, cv=cv
+    )
     grid.fit(X, y)
     means = grid.cv_results_["mean_test_score"]
     # gamma reaches the learner: each value gives different held-out scores,
     # equal to cross-validating that setting by hand
     assert len(set(means)) == len(gammas), means
     for gamma, mean in zip(gammas, means, strict=True):
-        by_hand = cross_val_score(Banditron(gamma=gamma, random_state=0), X, y, cv=cv)
+        by_hand = cross_val_score(
+            Banditron(exploration=EpsilonGreedy(gamma), random_state=0), X, y, cv=cv
+        )
         assert mean == pytest.approx(by_hand.mean(), rel=1e-12), gamma
     assert grid.best_score_ > 0.5
     # the refit learner made max_iter passes over all rows with the chosen gamma
@@ -87,7 +94,7 @@ def test_grid_search_over_gamma(digits):
     assert best.t_ == best.max_iter * len(y)
     assert_array_equal(
         best.coef_,
-        Banditron(random_state=0, **grid.best_params_).fit(X, y).coef_,
+        Banditron(random_state=0).set_params(**grid.best_params_).fit(X, y).coef_,
     )
 
 
@@ -111,7 +118,7 @@ def test_text_pipeline_on_sparse_tfidf():
     train, test = order[:1500], order[1500:]
     pipe = make_pipeline(
         TfidfVectorizer(sublinear_tf=True, min_df=2),
-        Banditron(gamma=0.3, max_iter=10, random_state=0),
+        Banditron(exploration=EpsilonGreedy(0.3), max_iter=10, random_state=0),
     )
     pipe.fit([texts[i] for i in train], labels[train])
     clf = pipe[-1]

@@ -19,6 +19,7 @@ from skbandit.evaluation import (
     log_checkpoints,
     progressive_validation,
 )
+from skbandit.exploration import EpsilonGreedy
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +41,7 @@ def test_equals_learner_counters_and_feedback_log(digits, chunk_size, sparse):
     X, y = digits
     if sparse:
         X = sp.csr_matrix(X)
-    clf = Banditron(gamma=0.2, random_state=3)
+    clf = Banditron(exploration=EpsilonGreedy(0.2), random_state=3)
     result = progressive_validation(
         clf, X, y, chunk_size=chunk_size, checkpoints=20, log=True
     )
@@ -55,7 +56,7 @@ def test_equals_learner_counters_and_feedback_log(digits, chunk_size, sparse):
     wrong = np.cumsum(log["rewards"] == 0)
     np.testing.assert_array_equal(result.mistakes, wrong[result.rounds - 1])
     feedback = BanditFeedback(y)
-    ref = Banditron(gamma=0.2, random_state=3).partial_fit(
+    ref = Banditron(exploration=EpsilonGreedy(0.2), random_state=3).partial_fit(
         X, feedback, classes=np.unique(y)
     )
     np.testing.assert_array_equal(log["actions"], feedback.actions_)
@@ -67,18 +68,18 @@ def test_equals_learner_counters_and_feedback_log(digits, chunk_size, sparse):
 def test_greedy_mistakes_at_checkpoints_match_counters(digits):
     X, y = digits
     points = [5, 50, 333]
-    clf = Banditron(gamma=0.1, random_state=0)
+    clf = Banditron(exploration=EpsilonGreedy(0.1), random_state=0)
     result = progressive_validation(clf, X, y, chunk_size=64, checkpoints=points)
     assert result.rounds.tolist() == [5, 50, 333, len(y)]
     for t, greedy in zip(result.rounds, result.greedy_mistakes, strict=True):
-        ref = Banditron(gamma=0.1, random_state=0)
+        ref = Banditron(exploration=EpsilonGreedy(0.1), random_state=0)
         ref.partial_fit(X[:t], y[:t], classes=np.unique(y))
         assert greedy == ref.n_greedy_mistakes_
 
 
 def test_warm_learner_counts_only_new_rounds(digits):
     X, y = digits
-    clf = Banditron(gamma=0.1, random_state=0).partial_fit(
+    clf = Banditron(exploration=EpsilonGreedy(0.1), random_state=0).partial_fit(
         X[:100], y[:100], classes=np.unique(y)
     )
     before = clf.n_mistakes_
@@ -117,7 +118,7 @@ def test_results_are_data(digits):
     X, y = digits
     results = compare(
         {
-            "Banditron": Banditron(gamma=0.1, random_state=0),
+            "Banditron": Banditron(exploration=EpsilonGreedy(0.1), random_state=0),
             "Perceptron": Perceptron(random_state=0),
             "SGD": SGDClassifier(loss="hinge", random_state=0),
         },

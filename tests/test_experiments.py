@@ -95,8 +95,8 @@ def test_registry_names_and_configs_are_json():
             assert config["seeds"] and config["learners"] and config["datasets"]
     soba = get_experiment("soba2017-fig2").config()
     assert soba["n_samples"] == 10**6 and len(soba["seeds"]) == 10
-    gammas = soba["learners"][0]["grid"]["gamma"]
-    assert gammas[0] == 2.0**-16 and gammas[-1] == 2.0**-1 and len(gammas) == 16
+    rates = soba["learners"][0]["grid"]["exploration__epsilon"]
+    assert rates[0] == 2.0**-16 and rates[-1] == 2.0**-1 and len(rates) == 16
     with pytest.raises(KeyError, match="soba2017-fig2"):
         get_experiment("no-such-experiment")
 
@@ -115,7 +115,7 @@ def _tiny(learners, datasets=("synsep",), n=600, seeds=(0, 1)):
         "n_samples": n,
         "seeds": list(seeds),
         "learners": [lrn.to_dict() for lrn in learners],
-        "plots": ["gamma", "curve", "mistakes"],
+        "plots": ["epsilon", "curve", "mistakes"],
         "chunk_size": 128,
         "minibatch_size": 50,
         "n_checkpoints": 10,
@@ -135,12 +135,14 @@ def test_missing_learner_is_skipped_with_a_message():
 
 
 def test_learners_are_looked_up_by_name_at_run_time(monkeypatch):
-    config = _tiny([LearnerSpec("LateLearner", grid={"gamma": [0.1, 0.3]})])
+    config = _tiny(
+        [LearnerSpec("LateLearner", grid={"exploration__epsilon": [0.1, 0.3]})]
+    )
     assert run_config(config).rows == []
     monkeypatch.setattr(skbandit, "LateLearner", skbandit.Banditron, raising=False)
     result = run_config(config)
     assert len(result.rows) == 4
-    assert {r["params"]["gamma"] for r in result.rows} == {0.1, 0.3}
+    assert {r["params"]["exploration__epsilon"] for r in result.rows} == {0.1, 0.3}
 
 
 def test_bad_parameters_skip_the_learner():
@@ -249,7 +251,7 @@ def test_real_data_sets_from_the_offline_copies():
 
 def test_run_writes_files_and_json_reruns_to_the_same_numbers(tmp_path):
     learners = [
-        LearnerSpec("Banditron", grid={"gamma": [2.0**-4, 2.0**-2]}),
+        LearnerSpec("Banditron", grid={"exploration__epsilon": [2.0**-4, 2.0**-2]}),
         LearnerSpec("MulticlassPerceptron", label="Perceptron"),
         LearnerSpec("sklearn:Perceptron"),
         LearnerSpec("sklearn:PA-I"),
@@ -260,7 +262,7 @@ def test_run_writes_files_and_json_reruns_to_the_same_numbers(tmp_path):
     _check_files(tmp_path, result)
     names = {p.name for p in tmp_path.glob("*.png")}
     assert names == {
-        "gamma_synsep.png",
+        "epsilon_synsep.png",
         "error_vs_rounds_synsep.png",
         "mistakes_synsep.png",
     }
@@ -277,7 +279,9 @@ def test_run_writes_files_and_json_reruns_to_the_same_numbers(tmp_path):
 
 
 def test_threading_backend_gives_the_same_numbers():
-    config = _tiny([LearnerSpec("Banditron", grid={"gamma": [0.05, 0.2]})])
+    config = _tiny(
+        [LearnerSpec("Banditron", grid={"exploration__epsilon": [0.05, 0.2]})]
+    )
     serial = run_config(config, n_jobs=1)
     threaded = run_config(config, n_jobs=2, backend="threading")
     assert _numbers(serial.rows) == _numbers(threaded.rows)
@@ -383,7 +387,7 @@ def test_cli_missing_extra(monkeypatch, capsys, tmp_path):
 
 
 def test_cli_bad_grid_and_bad_json(capsys, tmp_path):
-    assert main(["compare", "--grid", "gamma"]) != 0
+    assert main(["compare", "--grid", "exploration__epsilon"]) != 0
     assert "PARAM=V1,V2" in capsys.readouterr().err
     bad = tmp_path / "bad.json"
     bad.write_text("{}")
@@ -403,7 +407,7 @@ def test_cli_compare_runs(tmp_path, capsys):
             "MulticlassPerceptron",
             "NotYetWritten",
             "--grid",
-            "gamma=0.05,0.2",
+            "exploration__epsilon=0.05,0.2",
             "--seeds",
             "1",
             "--n-samples",
@@ -421,7 +425,7 @@ def test_cli_compare_runs(tmp_path, capsys):
         assert name in captured.out
     stored = json.loads((tmp_path / "results.json").read_text())
     assert {r["dataset"] for r in stored["rows"]} == {"synsep", "synnonsep"}
-    assert (tmp_path / "gamma_synnonsep.png").is_file()
+    assert (tmp_path / "epsilon_synnonsep.png").is_file()
 
 
 # ------------------------------------------------- missing data, repr, files
@@ -490,7 +494,7 @@ def test_default_output_folder_is_ignored_by_git():
 
 
 def test_repr_is_short_and_print_shows_the_table():
-    learners = [LearnerSpec("Banditron", grid={"gamma": [0.05, 0.2]})]
+    learners = [LearnerSpec("Banditron", grid={"exploration__epsilon": [0.05, 0.2]})]
     result = run_config(_tiny(learners, datasets=("synsep", "synnonsep"), n=2000))
     text = repr(result)
     assert text == (
@@ -518,16 +522,22 @@ def test_every_series_has_its_own_style_and_titles_say_what_is_drawn():
     pytest.importorskip("matplotlib")
     from skbandit.experiments._plot import _figures
 
-    # 13 series without a grid (fixed settings) and one tuned over a gamma grid.
+    # 13 series without a grid (fixed settings) and one tuned over a epsilon grid.
     learners = [
-        LearnerSpec("Banditron", label=f"Banditron g={g}", params={"gamma": g})
+        LearnerSpec(
+            "Banditron", label=f"Banditron g={g}", params={"exploration__epsilon": g}
+        )
         for g in np.linspace(0.05, 0.65, 13)
-    ] + [LearnerSpec("Banditron", label="tuned", grid={"gamma": [0.05, 0.2]})]
+    ] + [
+        LearnerSpec(
+            "Banditron", label="tuned", grid={"exploration__epsilon": [0.05, 0.2]}
+        )
+    ]
     config = _tiny(learners, n=200, seeds=(0,))
     result = run_config(config)
     figures = dict(_figures(result))
     assert set(figures) == {
-        "gamma_synsep.png",
+        "epsilon_synsep.png",
         "error_vs_rounds_synsep.png",
         "mistakes_synsep.png",
     }
@@ -538,7 +548,7 @@ def test_every_series_has_its_own_style_and_titles_say_what_is_drawn():
         assert len(set(styles)) == len(styles), (name, styles)
         title = ax.get_title()
         assert "best parameters" not in title
-        if name != "gamma_synsep.png":
+        if name != "epsilon_synsep.png":
             assert "lowest-error setting" in title and "fixed settings" in title
 
 

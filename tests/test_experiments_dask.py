@@ -30,7 +30,7 @@ except ImportError:  # pragma: no cover - depends on the environment
 def _config():
     return _tiny(
         [
-            LearnerSpec("Banditron", grid={"gamma": [0.05, 0.2]}),
+            LearnerSpec("Banditron", grid={"exploration__epsilon": [0.05, 0.2]}),
             LearnerSpec("MulticlassPerceptron"),
         ],
         n=400,

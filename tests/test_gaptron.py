@@ -21,6 +21,7 @@ from test_reference import _csr_with_duplicates
 
 from skbandit import BanditFeedback, Gaptron
 from skbandit.datasets import make_synsep
+from skbandit.exploration import GapMap, InverseGap
 from skbandit.linear_model._gaptron import (
     LOSS_CODES,
     full_information_step,
@@ -63,9 +64,13 @@ def _check(est, fb, trace, labels, y):
 
 PARAM_SETS = [
     {},
-    {"gamma": 0.3, "eta": "adagrad"},
-    {"gamma": 0.1, "eta": 0.7, "x_norm_bound": 2.0},
-    {"gamma": "auto", "n_rounds": 500},
+    {"exploration": GapMap(0.3), "eta": "adagrad"},
+    {"exploration": GapMap(0.1), "eta": 0.7, "x_norm_bound": 2.0},
+    {"exploration": None, "n_rounds": 500},
+    # other rules: the update's importance weight is the rule's 1 / p(y)
+    {"exploration": GapMap(0.1, loss="smooth_hinge")},
+    {"exploration": "epsilon_greedy"},
+    {"exploration": InverseGap(4.0, exponent=0.5)},
 ]
 
 
@@ -99,7 +104,12 @@ def test_dense_and_csr_trajectories_are_identical(loss, feedback):
     k, seed = 5, 3
     X, y = make_stream(n=400, d=10, k=k, seed=seed)
     X *= 2.0
-    p = {"loss": loss, "feedback": feedback, "gamma": 0.2, "eta": "adagrad"}
+    p = {
+        "loss": loss,
+        "feedback": feedback,
+        "exploration": GapMap(0.2),
+        "eta": "adagrad",
+    }
     runs = []
     for container in ("dense", "csr"):
         est = Gaptron(random_state=seed, **p)
@@ -126,7 +136,7 @@ def test_dense_and_csr_trajectories_are_identical(loss, feedback):
 def test_fit_matches_reference(loss, feedback):
     k, seed, n = 4, 12, 150
     X, y = make_stream(n=n, d=8, k=k, seed=seed)
-    p = {"loss": loss, "feedback": feedback, "gamma": 0.25, "eta": 0.5}
+    p = {"loss": loss, "feedback": feedback, "exploration": GapMap(0.25), "eta": 0.5}
     est = Gaptron(random_state=seed, max_iter=3, **p)
     fb = BanditFeedback(y)
     est.fit(X, fb)
@@ -152,7 +162,12 @@ def test_csr_rows_with_repeated_columns(loss, feedback):
     k, seed = 4, 21
     X, y = make_stream(n=200, d=10, k=k, n_empty=15, seed=seed)
     Xs = _csr_with_duplicates(X, seed)
-    p = {"loss": loss, "feedback": feedback, "gamma": 0.2, "eta": "adagrad"}
+    p = {
+        "loss": loss,
+        "feedback": feedback,
+        "exploration": GapMap(0.2),
+        "eta": "adagrad",
+    }
     est = Gaptron(random_state=seed, **p)
     fb = BanditFeedback(y)
     est.partial_fit(Xs, fb, classes=np.arange(k))
@@ -167,7 +182,12 @@ def test_usps_stream_matches_reference(loss, feedback, usps_stream):
     X, y = usps_stream
     X, y = X[:3000], y[:3000]
     seed = 2020
-    p = {"loss": loss, "feedback": feedback, "gamma": 0.1, "eta": "adagrad"}
+    p = {
+        "loss": loss,
+        "feedback": feedback,
+        "exploration": GapMap(0.1),
+        "eta": "adagrad",
+    }
     est = Gaptron(random_state=seed, **p)
     fb = BanditFeedback(y)
     est.partial_fit(X, fb, classes=np.arange(10))
@@ -182,7 +202,7 @@ def test_bandit_update_needs_the_bit_only():
     rng = np.random.default_rng(0)
     x = rng.standard_normal(d)
     for loss in LOSSES:
-        est = Gaptron(loss=loss, gamma=0.3, eta=0.5, random_state=0)
+        est = Gaptron(loss=loss, exploration=GapMap(0.3), eta=0.5, random_state=0)
         est.partial_fit(np.zeros((1, d)), [0], classes=np.arange(k))
         W = rng.standard_normal((k, d))
         est.coef_[:] = W
@@ -413,14 +433,14 @@ def test_one_warning_per_learner_about_large_rows(monkeypatch):
 
 
 def test_no_norm_warning_when_the_bound_is_unused():
-    """x_norm_bound enters only eta="auto" and gamma="auto" with n_rounds: the
+    """x_norm_bound enters only eta="auto" and the "auto" gamma with n_rounds: the
     default AdaGrad-norm step and a constant step do not warn."""
     X = np.full((20, 4), 3.0)
     y = np.arange(20) % 2
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         Gaptron(random_state=0).fit(X, y)
-        Gaptron(eta=0.1, gamma=0.2, random_state=0).fit(X, y)
+        Gaptron(eta=0.1, exploration=GapMap(0.2), random_state=0).fit(X, y)
         Gaptron(feedback="full", random_state=0).fit(X, y)
     assert _norm_warnings(caught) == []
     for params in ({"eta": "auto"}, {"eta": 0.1, "n_rounds": 100}):
@@ -466,7 +486,7 @@ def test_neg_log_loss_scoring_works_in_cross_validation():
 @pytest.mark.parametrize("loss", LOSSES)
 def test_exploration_distribution_is_the_gap_map_policy(loss):
     X, y = make_stream(n=200, d=6, k=5, seed=6)
-    est = Gaptron(loss=loss, gamma=0.1, eta=0.5, random_state=0).fit(X, y)
+    est = Gaptron(loss=loss, exploration=GapMap(0.1), eta=0.5, random_state=0).fit(X, y)
     Xq = X[:40]
     P = est.exploration_distribution(Xq)
     S = Xq @ est.coef_.T
@@ -480,22 +500,22 @@ def test_exploration_distribution_is_the_gap_map_policy(loss):
 def test_parameter_resolution():
     k = 9
     for loss in LOSSES:
-        assert ref.resolve(loss, "full", k, eta="auto") == (
-            0.0, full_information_step(loss, k, 1.0), False
-        )  # fmt: skip
-        assert ref.resolve(loss, "bandit", k) == (0.125, 1024.0, True)
+        rule, eta, adagrad = ref.resolve(loss, "full", k, eta="auto")
+        assert rule.get_params() == {"epsilon": 0.0, "loss": loss}
+        assert (eta, adagrad) == (full_information_step(loss, k, 1.0), False)
+        rule, eta, adagrad = ref.resolve(loss, "bandit", k)
+        assert rule.epsilon == 0.125 and (eta, adagrad) == (1024.0, True)
         est = Gaptron(loss=loss, eta="auto", n_rounds=10**6, x_norm_bound=2.0)
-        gamma = est._resolved_gamma(k)
-        assert (
-            gamma == ref.resolve(loss, "bandit", k, x_norm_bound=2.0, n_rounds=10**6)[0]
-        )
+        gamma = est._auto_gamma(k)
+        resolved = ref.resolve(loss, "bandit", k, x_norm_bound=2.0, n_rounds=10**6)
+        assert gamma == resolved[0].epsilon
         c = {"logistic": 1 / (4 * math.log(2)), "hinge": 1.0, "smooth_hinge": 2.0}[loss]
         assert gamma == pytest.approx(min(1, k * 2.0 * math.sqrt(c / 1e6)))
         assert est._resolved_eta(k, gamma) == (
             gamma * full_information_step(loss, k, 2.0) / k, False
         )  # fmt: skip
-    assert Gaptron()._resolved_gamma(k) == 0.125  # docstring: 'else 0.125'
-    assert Gaptron(feedback="full")._resolved_gamma(k) == 0.0
+    assert Gaptron()._auto_gamma(k) == 0.125  # docstring: 'else 0.125'
+    assert Gaptron(feedback="full")._auto_gamma(k) == 0.0
     assert Gaptron()._resolved_eta(k, 0.1) == (1024.0, True)  # the default
     assert Gaptron(adagrad_scale=3.0)._resolved_eta(k, 0.1) == (3.0, True)
     assert Gaptron(eta=0.5, adagrad_scale=3.0)._resolved_eta(k, 0.1) == (0.5, False)
@@ -506,9 +526,14 @@ def test_parameter_resolution():
 
 def test_bandit_refuses_gamma_zero():
     X, y = make_stream(n=20, d=4, k=3, seed=0)
-    with pytest.raises(ValueError, match="'gamma' parameter.*> 0"):
-        Gaptron(gamma=0.0).fit(X, y)
-    Gaptron(gamma=0.0, feedback="full").fit(X, y)
+    with pytest.raises(ValueError, match="'exploration' parameter.*epsilon > 0"):
+        Gaptron(exploration=GapMap(0.0)).fit(X, y)
+    Gaptron(exploration=GapMap(0.0), feedback="full").fit(X, y)
+    # rules that leave labels unplayed: refused with bandit feedback only
+    for rule in ("greedy", "conservative"):
+        with pytest.raises(ValueError, match="positive probability"):
+            Gaptron(exploration=rule).fit(X, y)
+        Gaptron(exploration=rule, feedback="full").fit(X, y)
 
 
 def test_bench_gaptron_smoke_run():

@@ -29,6 +29,7 @@ from skbandit import SOBA, BanditFeedback, Banditron, LoggedFeedback
 from skbandit._core._kernel import py_argmax_ties, py_sample_inverse_cdf
 from skbandit._core._testing import PoisonedKernel, RecordingKernel
 from skbandit.base import LinearBanditClassifier, _kernel_arrays
+from skbandit.exploration import EpsilonGreedy, InverseGap
 
 ALL = entry_params()
 K, D = 4, 6
@@ -470,7 +471,7 @@ def test_invalid_distribution_raises_and_rolls_back(entry, mode, monkeypatch):
 
 
 def test_squarecb_overflowing_gamma_never_logs_nan():
-    """The issue's repro: ``gamma_exponent=400`` makes ``gamma_t`` overflow to
+    """The issue's repro: ``InverseGap(exponent=400)`` makes ``gamma_t`` overflow to
     infinity within a few rounds; on all-zero rows every class ties and the
     inverse gap weighting computes inf * 0. The learner either raises the
     invalid-distribution error (rolling back) or plays valid distributions;
@@ -478,7 +479,9 @@ def test_squarecb_overflowing_gamma_never_logs_nan():
     from skbandit import SquareCB
 
     X, y = np.zeros((30, 3)), np.arange(30) % 3
-    est = SquareCB(gamma_exponent=400, fit_intercept=False, random_state=0)
+    est = SquareCB(
+        exploration=InverseGap(exponent=400), fit_intercept=False, random_state=0
+    )
     fb = BanditFeedback(y)
     try:
         est.partial_fit(X, fb, classes=[0, 1, 2])
@@ -489,7 +492,9 @@ def test_squarecb_overflowing_gamma_never_logs_nan():
     else:
         assert ((fb.propensities_ > 0) & (fb.propensities_ <= 1)).all()
         _assert_probability_rows(est.exploration_distribution(X[:2]))
-    est = SquareCB(gamma_exponent=400, fit_intercept=False, random_state=0)
+    est = SquareCB(
+        exploration=InverseGap(exponent=400), fit_intercept=False, random_state=0
+    )
     est.partial_fit(X[:3], y[:3], classes=[0, 1, 2])  # rounds 1-3: finite gamma
     fb = BanditFeedback(y)
     try:
@@ -715,7 +720,7 @@ def test_compiled_distribution_twins(entry):
     for g in range(k):
         p = kernel.py_distribution(s, est.t_ + 1, g)
         if entry.epsilon_greedy:
-            gamma = getattr(est, entry.gamma_param)
+            gamma = est.exploration_.epsilon
             expected = np.full(k, gamma / k)
             expected[g] += 1 - gamma
         elif not entry.bandit and not entry.randomised_full_information:
@@ -739,7 +744,7 @@ def test_learn_does_not_depend_on_the_draw():
         W = rng.standard_normal((K, D))
         states = []
         for u1 in (0.01, 0.99):  # two draws: the first and the last class
-            est = Banditron(gamma=0.5, random_state=0)
+            est = Banditron(exploration=EpsilonGreedy(0.5), random_state=0)
             est.partial_fit(np.zeros((1, D)), [0], classes=np.arange(K))
             est.coef_[:] = W
             kernel = est._make_kernel()
@@ -811,9 +816,11 @@ def test_block_hooks_run_once_per_block_and_see_the_committed_state(monkeypatch)
             self.coef_ *= 0.5
 
     X, y = make_stream(n=30, d=D, k=K, seed=12)
-    est = Halving(gamma=0.2, random_state=1).partial_fit(X, y, classes=np.arange(K))
+    est = Halving(exploration=EpsilonGreedy(0.2), random_state=1).partial_fit(
+        X, y, classes=np.arange(K)
+    )
     assert sizes == [7, 7, 7, 7, 2]
-    ref = Banditron(gamma=0.2, random_state=1)
+    ref = Banditron(exploration=EpsilonGreedy(0.2), random_state=1)
     for start in range(0, 30, 7):
         ref.partial_fit(
             X[start : start + 7], y[start : start + 7], classes=np.arange(K)

@@ -15,6 +15,7 @@ from _registry import ENTRIES
 
 import skbandit.base as base
 from skbandit import Banditron, LoggedFeedback, OnlineSelector, SquareCB
+from skbandit.exploration import EpsilonGreedy
 
 K = 3
 BANDIT = [e for e in ENTRIES if e.bandit]
@@ -61,12 +62,26 @@ def _twins(make, rows, y, n):
 @pytest.mark.parametrize(
     "make,change",
     [
-        (lambda: Banditron(gamma=0.3, random_state=0), {"gamma": 0.05}),
+        # the rule object's parameter changes in place (set_params nested)
+        (
+            lambda: Banditron(exploration=EpsilonGreedy(0.3), random_state=0),
+            {"exploration__epsilon": 0.05},
+        ),
+        # a default rule made an object by the nested parameter
+        (lambda: Banditron(random_state=0), {"exploration__epsilon": 0.6}),
+        (lambda: Banditron(random_state=0), {"exploration": "softmax"}),
         (lambda: SquareCB(random_state=0), {"learning_rate": 2.0}),
-        (lambda: SquareCB(random_state=0), {"gamma_scale": 3.0}),
-        (lambda: OnlineSelector(random_state=0), {"exploration": 0.9}),
+        (lambda: SquareCB(random_state=0), {"exploration__scale": 3.0}),
+        (lambda: OnlineSelector(random_state=0), {"exploration__epsilon": 0.9}),
     ],
-    ids=["Banditron-gamma", "SquareCB-lr", "SquareCB-gamma", "selector"],
+    ids=[
+        "Banditron-epsilon",
+        "Banditron-default-epsilon",
+        "Banditron-rule",
+        "SquareCB-lr",
+        "SquareCB-scale",
+        "selector",
+    ],
 )
 def test_set_params_between_calls_builds_a_new_kernel(make, change, monkeypatch):
     """A parameter replaced mid-stream is played from the next call on."""
@@ -91,11 +106,16 @@ def test_candidate_params_are_part_of_the_selectors_kernel(monkeypatch):
     candidate's parameter makes a new one."""
     rows, y = _rows()
     make = lambda: OnlineSelector(  # noqa: E731
-        [Banditron(gamma=0.5), Banditron(gamma=0.2)], exploration=1.0, random_state=0
+        [
+            Banditron(exploration=EpsilonGreedy(0.5)),
+            Banditron(exploration=EpsilonGreedy(0.2)),
+        ],
+        exploration=EpsilonGreedy(1.0),
+        random_state=0,
     )
     est, ref = _twins(make, rows, y, 10)
     for learner in (est, ref):
-        learner.candidates_[0].set_params(gamma=0.01)
+        learner.candidates_[0].set_params(exploration__epsilon=0.01)
     played = _live(est, rows, y, 10, 40)
     with monkeypatch.context() as m:
         _Uncached(m)

@@ -23,6 +23,7 @@ from _registry import BANDIT_ENTRIES, ENTRIES, entry_params
 from numpy.testing import assert_allclose, assert_array_equal
 
 from skbandit import BanditFeedback, Banditron, LoggedFeedback, OffPolicyWarning
+from skbandit.exploration import EpsilonGreedy
 
 BANDIT = entry_params(BANDIT_ENTRIES)
 FULL_INFO = entry_params([e for e in ENTRIES if not e.bandit])
@@ -123,7 +124,9 @@ def test_sample_actions_reads_ahead_like_one_call(entry):
 def test_sample_actions_other_bit_generator():
     """The read-ahead also works for a generator without ``advance``."""
     X, y = make_stream(n=30, k=3, seed=4)
-    a = Banditron(gamma=0.3, random_state=3).partial_fit(X[:5], y[:5], classes=range(3))
+    a = Banditron(exploration=EpsilonGreedy(0.3), random_state=3).partial_fit(
+        X[:5], y[:5], classes=range(3)
+    )
     a._rng = np.random.Generator(np.random.MT19937(3))
     b = copy.deepcopy(a)
     first = a.sample_actions(X[5:12])[0]
@@ -214,7 +217,7 @@ def test_delayed_feedback_matches_reference(batch, lag, kind):
     W, ref_actions, ref_props = banditron_delayed(
         X, y, k, gamma=gamma, seed=seed, batch=batch, lag=lag
     )
-    est = Banditron(gamma=gamma, random_state=seed)
+    est = Banditron(exploration=EpsilonGreedy(gamma), random_state=seed)
     starts = list(range(0, n, batch))
     actions = np.empty(n, dtype=np.int64)
     props = np.empty(n)
@@ -313,14 +316,18 @@ def test_banditron_learns_from_a_uniform_logging_policy():
     update is the Perceptron's, so it learns from another policy's log."""
     X, y = make_stream(n=3000, d=10, k=3, seed=2)
     logged = _uniform_log(y[:2000], 3, seed=1)
-    est = Banditron(gamma=0.1, random_state=0).fit(X[:2000], logged)
+    est = Banditron(exploration=EpsilonGreedy(0.1), random_state=0).fit(
+        X[:2000], logged
+    )
     assert np.mean(est.predict(X[2000:]) == y[2000:]) > 0.6
 
 
 def test_fit_with_logged_feedback_infers_classes_from_actions():
     X, y = make_stream(n=100, k=3, seed=2)
     logged = _uniform_log(y, 3, seed=1)
-    est = Banditron(gamma=0.2, random_state=0, max_iter=3).fit(X, logged)
+    est = Banditron(exploration=EpsilonGreedy(0.2), random_state=0, max_iter=3).fit(
+        X, logged
+    )
     assert_array_equal(est.classes_, [0, 1, 2])
     assert est.t_ == 300 and est.n_iter_ == 3
 
@@ -386,7 +393,9 @@ def test_bad_rows_on_the_fast_path(entry):
     # a parameter changed mid-stream is still checked on the fast path
     params = est.get_params()
     # a setting the learner must refuse
-    (bad, name), *_ = entry.invalid_params or [({"gamma": 0}, "gamma")]
+    (bad, name), *_ = entry.invalid_params or [
+        ({"exploration": EpsilonGreedy(2.0)}, "epsilon")
+    ]
     ((key, value),) = bad.items()
     setattr(est, key, value)
     with pytest.raises(ValueError, match=name):

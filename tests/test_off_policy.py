@@ -27,6 +27,7 @@ from skbandit.evaluation import (
     off_policy_evaluation,
 )
 from skbandit.evaluation._off_policy import DEFAULT_MIN_ESS, METHODS
+from skbandit.exploration import EpsilonGreedy
 
 
 def _population(n=20000, d=8, k=4, seed=0):
@@ -171,7 +172,9 @@ def test_off_policy_evaluation_of_a_learner():
     logged = LoggedFeedback(
         actions, (actions == y_pool[:3000]).astype(float), np.full(3000, 0.25)
     )
-    clf = Banditron(gamma=0.1, random_state=0).fit(X_pool[:3000], logged)
+    clf = Banditron(exploration=EpsilonGreedy(0.1), random_state=0).fit(
+        X_pool[:3000], logged
+    )
     greedy = off_policy_evaluation(clf, X_pool[:3000], logged, random_state=0)
     explo = off_policy_evaluation(
         clf, X_pool[:3000], logged, policy="exploration", random_state=0
@@ -205,14 +208,14 @@ def test_scorer_in_grid_search():
     cv = KFold(3)
     grid = GridSearchCV(
         Banditron(random_state=0, max_iter=1),
-        {"gamma": [0.05, 0.5]},
+        {"exploration__epsilon": [0.05, 0.5]},
         scoring=scorer,
         cv=cv,
     ).fit(X_pool, logged)
     # by hand for gamma = 0.5: learn on the training folds' logs, score on the test fold
     by_hand = []
     for train, test in cv.split(X_pool):
-        clf = Banditron(gamma=0.5, random_state=0, max_iter=1).fit(
+        clf = Banditron(exploration=EpsilonGreedy(0.5), random_state=0, max_iter=1).fit(
             X_pool[train], logged[train]
         )
         res = off_policy_evaluation(clf, X_pool[test], logged[test], methods=["ips"])
@@ -244,7 +247,7 @@ def _small_learner_log(n=300, seed=5):
     logged = LoggedFeedback(
         actions, (actions == y_pool).astype(float), np.full(n, 1 / 3)
     )
-    clf = Banditron(gamma=0.1, random_state=0).fit(X_pool, logged)
+    clf = Banditron(exploration=EpsilonGreedy(0.1), random_state=0).fit(X_pool, logged)
     return clf, X_pool, logged
 
 
@@ -260,7 +263,9 @@ def test_every_input_form_the_learners_accept():
     # a non-default index: positional selection must not use its labels
     frame.index = np.arange(X.shape[0])[::-1] + 1000
     # the same learner fitted on the frame (it then expects feature names)
-    clf_frame = Banditron(gamma=0.1, random_state=0).fit(frame, logged)
+    clf_frame = Banditron(exploration=EpsilonGreedy(0.1), random_state=0).fit(
+        frame, logged
+    )
     assert_allclose(clf_frame.coef_, clf.coef_)
     for policy in ("greedy", "exploration"):
         ref = off_policy_evaluation(clf, X, logged, policy=policy, random_state=0)

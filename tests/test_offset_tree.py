@@ -20,6 +20,7 @@ from _data import label_values, make_stream
 from numpy.testing import assert_allclose, assert_array_equal
 
 from skbandit import BanditFeedback, ConservativeOneVsAll, OffsetTree
+from skbandit.exploration import EpsilonGreedy
 from skbandit.multiclass._offset_tree import offset_tree_structure
 
 BASES = [("pa", 1.0), ("pa1", 0.3), ("pa2", 0.5)]
@@ -42,7 +43,9 @@ def test_offset_tree_matches_reference(gamma, base, C, k, kind, container):
     seed = 11 * k + len(kind) + len(base)
     X, y = make_stream(n=300, d=15, k=k, kind=kind, seed=seed)
     labels = label_values(k, seed)
-    est = OffsetTree(base=base, C=C, exploration=gamma, random_state=seed)
+    est = OffsetTree(
+        base=base, C=C, exploration=EpsilonGreedy(gamma), random_state=seed
+    )
     rng = np.random.default_rng(seed)
     W = None
     for part in (slice(0, 170), slice(170, 300)):
@@ -79,7 +82,9 @@ def test_offset_tree_matches_reference(gamma, base, C, k, kind, container):
 def test_offset_tree_fit_matches_reference(base):
     k, seed = 6, 3
     X, y = make_stream(n=120, d=10, k=k, seed=seed)
-    est = OffsetTree(base=base, C=0.2, exploration=0.1, random_state=seed, max_iter=3)
+    est = OffsetTree(
+        base=base, C=0.2, exploration=EpsilonGreedy(0.1), random_state=seed, max_iter=3
+    )
     est.fit(sp.csr_matrix(X), y)
     rng = np.random.default_rng(seed)
     W = None
@@ -138,7 +143,7 @@ W4 = np.array([[0.5, 0.0], [-1.0, 0.0], [0.25, 0.25]])  # f = (0.5, -1, 0.5)
 
 
 def _tree4(base="pa1", C=1.0, gamma=0.2, W=W4):
-    est = OffsetTree(base=base, C=C, exploration=gamma, random_state=0)
+    est = OffsetTree(base=base, C=C, exploration=EpsilonGreedy(gamma), random_state=0)
     est.partial_fit(np.zeros((1, 2)), [0], classes=[0, 1, 2, 3])  # x = 0: no step
     assert_array_equal(est.node_coef_, 0.0)
     est.node_coef_[:] = W
@@ -242,7 +247,7 @@ def test_walk_up_stops_where_the_played_class_loses(k):
     its leaf up to the first node it loses (sigma f_n < 0), included; every node
     of that stretch with a positive hinge loss changes, in the label's direction."""
     X, y = make_stream(n=400, d=8, k=k, n_empty=0, seed=k)
-    est = OffsetTree(base="pa1", C=0.5, exploration=0.3, random_state=1)
+    est = OffsetTree(base="pa1", C=0.5, exploration=EpsilonGreedy(0.3), random_state=1)
     est.partial_fit(X[:50], y[:50], classes=np.arange(k))
     stopped_early = 0
     for t in range(50, 400):
@@ -301,7 +306,7 @@ def test_two_classes_is_one_pa_learner(base, gamma):
     PA-II run with C / 2."""
     X, y = make_stream(n=300, d=7, k=2, seed=4)
     C = 0.8
-    est = OffsetTree(base=base, C=C, exploration=gamma, random_state=0)
+    est = OffsetTree(base=base, C=C, exploration=EpsilonGreedy(gamma), random_state=0)
     est.partial_fit(X, y, classes=[0, 1])
     w = _binary_pa(X, np.where(y == 1, 1.0, -1.0), base, C * 0.5)
     assert_array_equal(est.node_coef_[0], w)
@@ -344,7 +349,7 @@ def _walk(tree, f, zero):
 def random_tree():
     rng = np.random.default_rng(5)
     k, d = 7, 4
-    est = OffsetTree(exploration=0.3, random_state=0).partial_fit(
+    est = OffsetTree(exploration=EpsilonGreedy(0.3), random_state=0).partial_fit(
         np.zeros((1, d)), [0], classes=np.arange(k)
     )
     est.node_coef_[:] = rng.standard_normal((k - 1, d))
@@ -402,7 +407,9 @@ def test_usps_offset_tree_far_behind_conservative_ova(usps_stream):
     classes = np.unique(y)
     err_ot, err_ova = [], []
     for seed in range(5):
-        ot = OffsetTree(base="pa1", C=1.0, exploration=0.1, random_state=seed)
+        ot = OffsetTree(
+            base="pa1", C=1.0, exploration=EpsilonGreedy(0.1), random_state=seed
+        )
         ot.partial_fit(X, y, classes=classes)
         err_ot.append(ot.n_mistakes_ / ot.t_)
         ova = ConservativeOneVsAll(variant="pa1", random_state=seed)
@@ -426,7 +433,9 @@ def test_learn_does_not_depend_on_the_draw(reward):
         b = int(rng.integers(k))
         states = []
         for u1 in (0.001, 0.999):  # two draws: the first and the last class
-            est = OffsetTree(base="pa1", C=0.1, exploration=0.9, random_state=0)
+            est = OffsetTree(
+                base="pa1", C=0.1, exploration=EpsilonGreedy(0.9), random_state=0
+            )
             est.partial_fit(np.zeros((1, d)), [0], classes=np.arange(k))
             est.node_coef_[:] = W
             kernel = est._make_kernel()

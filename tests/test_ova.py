@@ -16,6 +16,7 @@ from numpy.testing import assert_allclose, assert_array_equal
 
 from skbandit import BanditFeedback, Banditron, ConservativeOneVsAll, SeparableOneVsAll
 from skbandit.datasets import make_separable_stream
+from skbandit.exploration import EpsilonGreedy, InverseGap, Softmax
 
 VARIANTS = ["pa", "pa1", "pa2"]
 
@@ -64,6 +65,50 @@ def test_conservative_ova_matches_reference(variant, C, k, kind, container):
         W = trace.state["coef_"]
         _check(est, fb, trace, labels, y[part], before)
     assert est.t_ == 300
+
+
+@pytest.mark.parametrize("container", ["dense", "csr"])
+@pytest.mark.parametrize(
+    "rule",
+    [
+        EpsilonGreedy(0.2, decay=0.5, min_epsilon=0.02),  # the round index matters
+        Softmax(0.05, scale=2.0),
+        InverseGap(2.0, exponent=0.5, clip=False),
+    ],
+    ids=["epsilon-greedy-decay", "softmax", "inverse-gap"],
+)
+@pytest.mark.parametrize("cls", ["ConservativeOneVsAll", "SeparableOneVsAll"])
+def test_ova_learners_play_other_rules_as_their_references(cls, rule, container):
+    """Another exploration rule, played by the one-vs-all learners: the same
+    actions, propensities and state as their references fed the rule's NumPy
+    twin, over two calls (the second continues the global round index)."""
+    k, seed = 4, 11
+    X, y = make_stream(n=300, d=12, k=k, seed=seed)
+    est = (
+        ConservativeOneVsAll(variant="pa1", C=0.5, exploration=rule, random_state=seed)
+        if cls == "ConservativeOneVsAll"
+        else SeparableOneVsAll(exploration=rule, random_state=seed)
+    )
+    rng = np.random.default_rng(seed)
+    W = None
+    for part in (slice(0, 140), slice(140, 300)):
+        fb = BanditFeedback(y[part])
+        before = (getattr(est, "n_mistakes_", 0), getattr(est, "n_greedy_mistakes_", 0))
+        est.partial_fit(_as(X[part], container), fb, classes=np.arange(k))
+        U = rng.random((part.stop - part.start, 2))
+        if cls == "ConservativeOneVsAll":
+            trace = ref_ova.conservative_ova(
+                _as(X[part], container), y[part], U, k, variant="pa1", C=0.5,
+                W0=W, exploration=rule, t0=part.start,
+            )  # fmt: skip
+        else:
+            trace = ref_ova.separable_ova(
+                _as(X[part], container), y[part], U, k, W0=W, exploration=rule,
+                t0=part.start,
+            )  # fmt: skip
+        W = trace.state["coef_"]
+        _check(est, fb, trace, np.arange(k), y[part], before)
+    assert est.exploration_.get_params() == rule.get_params()
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
@@ -167,7 +212,9 @@ def test_usps_pa1_beats_banditron(usps_stream):
         pa = ConservativeOneVsAll(variant="pa1", random_state=seed)
         pa.partial_fit(X, y, classes=classes)
         err_pa.append(pa.n_mistakes_ / pa.t_)
-        bt = Banditron(gamma=0.3, random_state=seed).partial_fit(X, y, classes=classes)
+        bt = Banditron(exploration=EpsilonGreedy(0.3), random_state=seed).partial_fit(
+            X, y, classes=classes
+        )
         err_bt.append(bt.n_mistakes_ / bt.t_)
     assert np.mean(err_pa) <= 0.30
     assert np.mean(err_pa) < np.mean(err_bt)

@@ -27,6 +27,7 @@ from _registry import BANDIT_ENTRIES, entry_params
 from numpy.testing import assert_allclose, assert_array_equal
 
 from skbandit import BanditFeedback
+from skbandit.exploration import EpsilonGreedy
 
 ALL = entry_params()
 
@@ -454,7 +455,7 @@ def test_counters_consistent_with_log(entry):
         return
     if not entry.epsilon_greedy:
         return  # the propensities below are those of the epsilon-greedy policy
-    gamma = getattr(est, entry.gamma_param)
+    gamma = est.exploration_.epsilon
     # epsilon-greedy without ties: propensity gamma/k + (1 - gamma) iff the played
     # action is the greedy one, gamma/k otherwise; with m tied maximisers the
     # logged (marginal) propensity of a tied action is gamma/k + (1 - gamma)/m.
@@ -543,15 +544,29 @@ def test_exploration_distribution(entry, k):
     if not entry.intercept:
         assert_allclose(P[-2:], np.full((2, k), 1 / k), rtol=1e-12)
     S = _scores(est, Xq)
-    if entry.name in ("Banditron", "OffsetTree"):
+    rule = getattr(est, "exploration_", None)
+    if entry.name in ("Banditron", "OffsetTree") and entry.epsilon_greedy:
         # epsilon-greedy around the argmax of the scores (the offset tree's
         # path margins, whose argmax is its walk)
-        expected = _expected_exploration(S, getattr(est, entry.gamma_param))
+        expected = _expected_exploration(S, est.exploration_.epsilon)
         assert_allclose(P, expected, rtol=1e-12, atol=1e-15)
     elif not entry.bandit and not entry.randomised_full_information:
         # a full-information baseline plays its greedy label (ties shared),
         # the limit gamma = 0 of the epsilon-greedy policy
         assert_allclose(P, _expected_exploration(S, 0.0), rtol=1e-12, atol=1e-15)
+    elif (
+        rule is not None
+        and getattr(rule, "epsilon", None) != "adaptive"
+        and entry.name != "OnlineSelector"  # its rule sets a mixing share
+    ):
+        # any other rule: its NumPy twin at the next round, ties shared (the
+        # per-class context of inverse gap weighting: the update counts)
+        context = {"counts": est.n_updates_} if entry.name == "SquareCB" else {}
+        t = est.t_ + 1
+        for s, p in zip(S, P, strict=True):
+            G = np.flatnonzero(s == s.max())
+            want = sum(rule.distribution(s, t, int(g), **context) for g in G) / len(G)
+            assert_allclose(p, want, rtol=1e-9, atol=1e-12)
 
 
 @pytest.mark.parametrize("entry", ALL)
@@ -583,7 +598,7 @@ def test_logged_propensity_at_a_tie_is_the_marginal():
     entry = next(e for e in BANDIT_ENTRIES if e.name == "Banditron")
     for seed in range(20):
         fb = BanditFeedback(np.array([0]))
-        entry.make(random_state=seed, gamma=0.2).partial_fit(
+        entry.make(random_state=seed, exploration=EpsilonGreedy(0.2)).partial_fit(
             np.ones((1, 3)), fb, classes=np.arange(4)
         )
         assert fb.propensities_[0] == pytest.approx(0.25, rel=1e-15)
@@ -593,7 +608,7 @@ def test_exploration_gamma_one_is_uniform():
     entry = next(e for e in BANDIT_ENTRIES if e.name == "Banditron")
     k = 5
     X, y = make_stream(n=120, d=6, k=k, seed=2)
-    est = entry.make(random_state=0, gamma=1.0)
+    est = entry.make(random_state=0, exploration=EpsilonGreedy(1.0))
     fb = BanditFeedback(y)
     est.partial_fit(X, fb, classes=np.arange(k))
     assert_allclose(fb.propensities_, 1 / k, rtol=1e-12)

@@ -22,16 +22,30 @@ from _registry import ENTRIES
 from numpy.testing import assert_allclose, assert_array_equal
 
 from skbandit import BanditFeedback
+from skbandit.exploration import EpsilonGreedy
 
 REF_ENTRIES = [e for e in ENTRIES if e.name in ref.REFERENCES]
 
 # (entry, extra parameters): the registry's parameters plus Banditron's extremes
-CASES = [pytest.param(e, {}, id=e.name) for e in REF_ENTRIES] + [
-    pytest.param(e, {"gamma": g}, id=f"{e.name}-gamma={g}")
-    for e in REF_ENTRIES
-    if e.name == "Banditron"
-    for g in (0.01, 0.5, 1.0)
-]
+CASES = (
+    [pytest.param(e, {}, id=e.name) for e in REF_ENTRIES]
+    + [
+        pytest.param(e, {"exploration": EpsilonGreedy(g)}, id=f"{e.id}-epsilon={g}")
+        for e in REF_ENTRIES
+        if e.id == "Banditron"
+        for g in (0.01, 0.5, 1.0)
+    ]
+    + [
+        # a schedule (the twin's rate of each global round, across calls and passes)
+        pytest.param(
+            e,
+            {"exploration": EpsilonGreedy(0.5, decay=0.5, min_epsilon=0.05)},
+            id=f"{e.id}-decay",
+        )
+        for e in REF_ENTRIES
+        if e.id == "Banditron"
+    ]
+)
 
 RTOL = 1e-9
 ATOL = 1e-12
@@ -106,15 +120,16 @@ def test_successive_partial_fit_calls_continue_the_generator(entry, extra, conta
     params = _params(entry, extra)
     est = entry.make(random_state=seed, **extra)
     rng = np.random.default_rng(seed)
-    W = None
+    W = A = None
     for start, stop in [(0, 17), (17, 130), (130, 240)]:
         fb = BanditFeedback(y[start:stop])
         est.partial_fit(_as(X[start:stop], container), fb, classes=np.arange(k))
+        # the rounds played before (a schedule's global round index)
         trace = ref.run_partial_fit(
             entry.name, _as(X[start:stop], container), y[start:stop], k, rng,
-            W0=W, **params,
+            W0=W, A0=A, t0=start, **params,
         )  # fmt: skip
-        W = trace.W
+        W, A = trace.W, trace.A
         assert_array_equal(fb.actions_, trace.played)
         assert_same_propensities(fb.propensities_, trace.propensities)
         assert_allclose(est.coef_, W, rtol=RTOL, atol=ATOL)

@@ -36,6 +36,7 @@ from skbandit import (
     OnlineSelector,
     SquareCB,
 )
+from skbandit.exploration import EpsilonGreedy
 from skbandit.multiclass._selector import default_candidates
 
 
@@ -82,10 +83,8 @@ def test_matches_reference_banditron_candidates(container, window, mix, decay, m
     assert expected["switches"] >= 1
     assert expected["ruled_out"] >= 1
     sel = OnlineSelector(
-        [Banditron(gamma=g) for g in gammas],
-        exploration=mix,
-        exploration_decay=decay,
-        min_exploration=mix_min,
+        [Banditron(exploration=EpsilonGreedy(g)) for g in gammas],
+        exploration=EpsilonGreedy(mix, decay=decay, min_epsilon=mix_min),
         window=window,
         confidence=0.8,
         eliminated_share=0.05,
@@ -103,9 +102,7 @@ def test_matches_reference_default_candidates(kind):
     X, y = make_stream(n=n, d=8, k=k, kind=kind, seed=seed)
     classes = np.arange(k)
     sel = OnlineSelector(
-        exploration=0.5,
-        exploration_decay=1 / 3,
-        min_exploration=0.1,
+        exploration=EpsilonGreedy(0.5, decay=1 / 3, min_epsilon=0.1),
         window=50,
         confidence=0.7,
         eliminated_share=0.3,
@@ -140,7 +137,9 @@ def test_each_candidate_learns_the_selectors_log_as_logged_feedback(kind):
     copy's own marginal and the logged-feedback rule would treat the round as
     the copy's own.)"""
     X, y = make_stream(n=400, d=8, k=4, kind=kind, n_empty=0, seed=5)
-    sel = OnlineSelector(exploration=0.3, random_state=2)
+    sel = OnlineSelector(
+        exploration=EpsilonGreedy(0.3, decay=1 / 3, min_epsilon=0.02), random_state=2
+    )
     sel.partial_fit(X[:1], y[:1], classes=range(4))
     copies = copy.deepcopy(sel.candidates_)
     rng_state = sel._rng.bit_generator.state
@@ -162,7 +161,9 @@ def test_one_candidate_is_the_candidate_itself():
     estimate of its value is the selector's reward rate."""
     X, y = make_stream(n=300, d=8, k=4, seed=5)
     sel = OnlineSelector(
-        [Banditron(gamma=0.3)], exploration=1.0, exploration_decay=0.0, window=None
+        [Banditron(exploration=EpsilonGreedy(0.3))],
+        exploration=EpsilonGreedy(1.0),
+        window=None,
     )
     sel.set_params(random_state=2)
     sel.partial_fit(X[:1], y[:1], classes=range(4))
@@ -180,9 +181,8 @@ def test_one_candidate_is_the_candidate_itself():
 
 def test_exploration_distribution_is_the_mixture():
     X, y = make_stream(n=200, d=8, k=5, seed=2)
-    sel = OnlineSelector(
-        exploration=0.3, exploration_decay=0.0, random_state=0
-    ).partial_fit(X, y, classes=range(5))
+    sel = OnlineSelector(exploration=EpsilonGreedy(0.3), random_state=0)
+    sel.partial_fit(X, y, classes=range(5))
     Xq = X[:20]
     P = np.array([c.exploration_distribution(Xq) for c in sel.candidates_])
     lead = sel.leader_
@@ -196,11 +196,12 @@ def test_exploration_distribution_is_the_mixture():
 
 @pytest.mark.parametrize("n, floor", [(200, 0.02), (200, 0.3), (5, 0.02)])
 def test_exploration_share_decays_to_its_floor(n, floor):
-    """``mu_t = max(min_exploration, exploration t^-decay)`` at the next round
+    """``mu_t = max(min_epsilon, epsilon t^-decay)`` at the next round
     ``t = t_ + 1``: the mixture of the candidates' distributions with that share."""
     X, y = make_stream(n=n, d=8, k=5, seed=2)
     sel = OnlineSelector(
-        exploration=0.9, exploration_decay=1 / 3, min_exploration=floor, random_state=0
+        exploration=EpsilonGreedy(0.9, decay=1 / 3, min_epsilon=floor),
+        random_state=0,
     ).partial_fit(X, y, classes=range(5))
     mu = max(floor, 0.9 * (n + 1) ** (-1 / 3))
     Xq = X[:5]
@@ -210,14 +211,15 @@ def test_exploration_share_decays_to_its_floor(n, floor):
 
 
 def test_exploration_below_the_floor_is_a_fixed_share():
-    """``mu_min = min(min_exploration, exploration)``: an ``exploration`` below
-    the default floor is accepted and played as a fixed share (no error, no
-    share above the user's ``exploration``)."""
+    """``mu_min = min(min_epsilon, epsilon)``: an ``epsilon`` below the
+    floor is accepted and played as a fixed share (no error, no share above
+    the user's ``epsilon``)."""
     X, y = make_stream(n=120, d=8, k=4, seed=2)
-    sel = OnlineSelector(exploration=0.01, random_state=0).partial_fit(
+    rule = EpsilonGreedy(0.01, decay=1 / 3, min_epsilon=0.02)
+    sel = OnlineSelector(exploration=rule, random_state=0).partial_fit(
         X, y, classes=range(4)
     )
-    assert sel.min_exploration > sel.exploration
+    assert sel.exploration_.min_epsilon > sel.exploration_.epsilon
     Xq = X[:5]
     P = np.array([c.exploration_distribution(Xq) for c in sel.candidates_])
     Q = (1 - 0.01) * P[sel.leader_] + 0.01 * np.tensordot(sel.mix_shares_, P, axes=1)
@@ -229,7 +231,12 @@ def test_estimates_are_unbiased_for_each_candidates_value():
     errors of its true value on the stream, sum_t P_c(y_t | x_t) / n with P_c
     its distribution at round t (read before the round is played)."""
     X, y = make_stream(n=1500, d=8, k=4, seed=7)
-    sel = OnlineSelector(exploration=1.0, window=None, confidence=0.999, random_state=0)
+    sel = OnlineSelector(
+        exploration=EpsilonGreedy(1.0, decay=1 / 3, min_epsilon=0.02),
+        window=None,
+        confidence=0.999,
+        random_state=0,
+    )
     sel.partial_fit(X[:1], y[:1], classes=range(4))
     truth = np.zeros(4)
     for i in range(1, X.shape[0]):
@@ -250,7 +257,11 @@ def test_switches_to_the_better_candidate_and_reaches_its_error():
     X, y = make_stream(n=4000, d=12, k=4, seed=0)
     bad = SquareCB(learning_rate=1e-6, regressor="sgd")  # learns nothing in time
     good = ConservativeOneVsAll()
-    sel = OnlineSelector([bad, good], exploration=0.1, random_state=0)
+    sel = OnlineSelector(
+        [bad, good],
+        exploration=EpsilonGreedy(0.1, decay=1 / 3, min_epsilon=0.02),
+        random_state=0,
+    )
     sel.partial_fit(X, y, classes=range(4))
     assert sel.leader_ == 1
     alone = clone(good).set_params(random_state=0).partial_fit(X, y, classes=range(4))
@@ -314,14 +325,14 @@ def test_full_information_candidate_raises():
 
 def test_candidate_parameters_are_validated():
     X, y = make_stream(n=20, seed=0)
-    sel = OnlineSelector([Banditron(gamma=2.0)])
-    with pytest.raises(ValueError, match="gamma"):
+    sel = OnlineSelector([Banditron(exploration=EpsilonGreedy(2.0))])
+    with pytest.raises(ValueError, match="epsilon"):
         sel.partial_fit(X, y, classes=range(3))
 
 
 def test_candidates_are_not_modified_and_pickle_mid_stream():
     X, y = make_stream(n=300, seed=0)
-    cands = [Banditron(gamma=0.2), OffsetTree()]
+    cands = [Banditron(exploration=EpsilonGreedy(0.2)), OffsetTree()]
     sel = OnlineSelector(cands, random_state=0).partial_fit(
         X[:150], y[:150], classes=range(3)
     )

@@ -7,7 +7,7 @@
 - The invariant ``Σ n_s m_s ≥ 0`` after every call; every round with
   ``ỹ = y ≠ ŷ`` updates; rounds with ``ỹ ≠ y`` never do.
 - The Sherman-Morrison inverse against a direct inverse after thousands of updates.
-- ``gamma="adaptive"`` (Appendix A, Theorem 5), the memory refusal of the full
+- ``EpsilonGreedy("adaptive")`` (Appendix A, Theorem 5), the memory refusal of the full
   variant, RCV1-sized sparse input.
 - The paper's behaviour on USPS: SOBAdiag's best online error over a γ grid is
   below the Banditron's.
@@ -30,6 +30,7 @@ from _helpers import assert_benchmark_rows, run_benchmark
 from numpy.testing import assert_allclose, assert_array_equal
 
 from skbandit import SOBA, BanditFeedback, Banditron, PNewtron
+from skbandit.exploration import EpsilonGreedy, InverseGap, Softmax
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -67,11 +68,16 @@ def test_soba_diag_matches_reference(gamma, k, kind, container):
     seed = 7 * k + len(kind)
     X, y = make_stream(n=400, d=15, k=k, kind=kind, seed=seed)
     labels = label_values(k, seed)
-    est = SOBA(gamma=gamma, a=0.5, random_state=seed)
+    est = SOBA(exploration=EpsilonGreedy(gamma), a=0.5, random_state=seed)
     fb = BanditFeedback(labels[y])
     est.partial_fit(_as(X, container), fb, classes=labels)
     trace = ref.soba(
-        _as(X, container), y, _uniforms(seed, len(y)), k, gamma=gamma, a=0.5
+        _as(X, container),
+        y,
+        _uniforms(seed, len(y)),
+        k,
+        exploration=EpsilonGreedy(gamma),
+        a=0.5,
     )
     _check_soba_exact(est, fb, trace, labels)
     assert trace.n_updates > 20
@@ -83,7 +89,7 @@ def test_soba_diag_successive_calls_match_reference(gamma, container):
     """Three calls continue the state, the generator and the round index t."""
     k, seed = 4, 5
     X, y = make_stream(n=300, d=10, k=k, seed=seed)
-    est = SOBA(gamma=gamma, random_state=seed)
+    est = SOBA(exploration=EpsilonGreedy(gamma), random_state=seed)
     rng = np.random.default_rng(seed)
     state, t0 = None, 0
     for start, stop in [(0, 17), (17, 160), (160, 300)]:
@@ -91,8 +97,8 @@ def test_soba_diag_successive_calls_match_reference(gamma, container):
         est.partial_fit(_as(X[start:stop], container), fb, classes=np.arange(k))
         U = rng.random((stop - start, 2))
         trace = ref.soba(
-            _as(X[start:stop], container), y[start:stop], U, k, gamma=gamma,
-            t0=t0, state=state,
+            _as(X[start:stop], container), y[start:stop], U, k,
+            exploration=EpsilonGreedy(gamma), t0=t0, state=state,
         )  # fmt: skip
         state = {
             "W": trace.W, "theta": trace.theta, "A": trace.A,
@@ -106,13 +112,19 @@ def test_soba_diag_successive_calls_match_reference(gamma, container):
 def test_soba_diag_fit_matches_reference():
     k, seed = 3, 12
     X, y = make_stream(n=200, d=9, k=k, seed=seed)
-    est = SOBA(gamma=0.1, max_iter=2, random_state=seed).fit(X, y)
+    est = SOBA(exploration=EpsilonGreedy(0.1), max_iter=2, random_state=seed).fit(X, y)
     rng = np.random.default_rng(seed)
     state, t0 = None, 0
     for _ in range(2):
         rows = rng.permutation(len(y))
         trace = ref.soba(
-            X[rows], y[rows], rng.random((len(y), 2)), k, gamma=0.1, t0=t0, state=state
+            X[rows],
+            y[rows],
+            rng.random((len(y), 2)),
+            k,
+            exploration=EpsilonGreedy(0.1),
+            t0=t0,
+            state=state,
         )
         state = {
             "W": trace.W, "theta": trace.theta, "A": trace.A,
@@ -143,7 +155,13 @@ def _csr_with_duplicates(X, seed):
     return Xs
 
 
-@pytest.mark.parametrize("make", [lambda: SOBA(gamma=0.1), lambda: PNewtron(gamma=0.1)])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: SOBA(exploration=EpsilonGreedy(0.1)),
+        lambda: PNewtron(exploration=Softmax(0.1)),
+    ],
+)
 def test_repeated_csr_columns_are_summed(make):
     """x is squared by second-order updates: a column stored twice counts as the
     sum of its values (as in the dense matrix), not as two entries."""
@@ -168,10 +186,20 @@ def test_repeated_csr_columns_are_summed(make):
 def _full_run(n=2000, k=4, d=6, gamma=0.1, seed=0, container="dense", a=1.0):
     X, y = make_stream(n=n, d=d, k=k, n_empty=20, seed=seed)
     Xc = _as(X, container)
-    est = SOBA(gamma=gamma, a=a, covariance="full", random_state=seed)
+    est = SOBA(
+        exploration=EpsilonGreedy(gamma), a=a, covariance="full", random_state=seed
+    )
     fb = BanditFeedback(y)
     est.partial_fit(Xc, fb, classes=np.arange(k))
-    trace = ref.soba(Xc, y, _uniforms(seed, n), k, gamma=gamma, a=a, covariance="full")
+    trace = ref.soba(
+        Xc,
+        y,
+        _uniforms(seed, n),
+        k,
+        exploration=EpsilonGreedy(gamma),
+        a=a,
+        covariance="full",
+    )
     return est, fb, trace
 
 
@@ -252,7 +280,7 @@ def test_pickle_with_the_sums_as_plain_attributes_loads(covariance):
     import pickle
 
     X, y = make_stream(n=200, d=4, k=3, seed=1)
-    est = SOBA(gamma=0.3, covariance=covariance, random_state=0)
+    est = SOBA(exploration=EpsilonGreedy(0.3), covariance=covariance, random_state=0)
     est.partial_fit(X[:150], y[:150], classes=np.arange(3))
     assert est.n_updates_ > 0 and est.exploration_sum_ > 0.0
     old = dict(est.__getstate__())
@@ -282,7 +310,9 @@ def test_invariant_and_update_rule(covariance, gamma):
     with ỹ = y = ŷ update only when the margin budget allows it (both happen)."""
     k, n, seed = 4, 800, 9
     X, y = make_stream(n=n, d=8, k=k, seed=seed)
-    est = SOBA(gamma=gamma, covariance=covariance, random_state=seed)
+    est = SOBA(
+        exploration=EpsilonGreedy(gamma), covariance=covariance, random_state=seed
+    )
     kinds = {"explore-right": [0, 0], "wrong": [0, 0], "greedy-right": [0, 0]}
     for t in range(n):
         before_upd, before_greedy = (
@@ -311,7 +341,14 @@ def test_invariant_and_update_rule(covariance, gamma):
 def test_reference_margins_never_negative(covariance):
     """The running S after every round of the reference, on a noisy stream."""
     X, y = make_stream(n=1500, d=6, k=5, seed=4)
-    trace = ref.soba(X, y, _uniforms(4, 1500), 5, gamma=0.1, covariance=covariance)
+    trace = ref.soba(
+        X,
+        y,
+        _uniforms(4, 1500),
+        5,
+        exploration=EpsilonGreedy(0.1),
+        covariance=covariance,
+    )
     assert (trace.margins >= 0).all()
     right = trace.rewards == 1
     assert not trace.updated[~right].any()
@@ -326,14 +363,19 @@ def test_reference_margins_never_negative(covariance):
 def test_adaptive_gamma_is_the_theorem_5_rate(covariance):
     k = 4
     X, y = make_stream(n=500, d=6, k=k, seed=2)
-    est = SOBA(gamma="adaptive", covariance=covariance, random_state=2)
+    est = SOBA(
+        exploration=EpsilonGreedy("adaptive"), covariance=covariance, random_state=2
+    )
     est.partial_fit(X, y, classes=np.arange(k))
     t = est.t_ + 1
     expected = min(1.0, math.sqrt(k * (1.0 + est.exploration_sum_) / t))
-    kernel = est._make_kernel()
-    assert kernel.py_gamma(t) == expected
+    explorer = est._make_kernel().explorer
+    assert explorer.py_rate(k, t) == expected
     assert 0 < expected < 1
-    assert kernel.py_gamma(1) == 1.0  # sqrt(k (1 + E)) > 1: uniform at the start
+    assert explorer.py_rate(k, 1) == 1.0  # sqrt(k (1 + E)) > 1: uniform at the start
+    # the twin reads the statistic the kernel reads
+    twin = est.exploration_.rate(t, k, est.exploration_sum_)
+    assert twin == expected
     # the exploration distribution is epsilon-greedy with gamma_t
     P = est.exploration_distribution(X[:50])
     S = X[:50] @ est.coef_.T
@@ -347,21 +389,23 @@ def test_adaptive_gamma_is_the_theorem_5_rate(covariance):
 
 
 def test_pnewtron_distribution_is_the_mixed_softmax():
-    est = PNewtron(gamma=0.2, alpha=3.0, random_state=0)
+    est = PNewtron(exploration=Softmax(0.2), alpha=3.0, random_state=0)
     X, y = make_stream(n=100, d=5, k=4, seed=0)
     est.partial_fit(X, y, classes=np.arange(4))
     kernel = est._make_kernel()
     s = np.array([0.3, -1.0, 0.2, 0.7])
     for g in range(4):
         assert_array_equal(
-            kernel.py_distribution(s, 1, g), ref.pnewtron_distribution(s, 0.2, 3.0)
+            kernel.py_distribution(s, 1, g),
+            Softmax(0.2, scale=3.0).distribution(s, 1, g),
         )
     e = np.exp(3.0 * s)
     assert_allclose(kernel.py_distribution(s, 1, 0), 0.8 * e / e.sum() + 0.05)
     P = est.exploration_distribution(X)
     for p, x in zip(P, X, strict=True):
+        s = est.coef_ @ x
         assert_allclose(
-            p, ref.pnewtron_distribution(est.coef_ @ x, 0.2, 3.0), rtol=1e-12
+            p, Softmax(0.2, scale=3.0).distribution(s, 1, int(np.argmax(s))), rtol=1e-12
         )
 
 
@@ -372,15 +416,33 @@ def test_pnewtron_distribution_is_the_mixed_softmax():
 @pytest.mark.parametrize("container", ["dense", "csr"])
 @pytest.mark.parametrize("kind", ["gaussian", "binary"])
 @pytest.mark.parametrize(
-    "params", [{"gamma": 0.05}, {"gamma": 0.5, "alpha": 2.0, "D": 3.0}]
+    "params, rule",
+    [
+        ({"exploration": Softmax(0.05)}, Softmax(0.05, scale=10.0)),
+        (
+            {"exploration": Softmax(0.5), "alpha": 2.0, "D": 3.0},
+            Softmax(0.5, scale=2.0),
+        ),
+        # other rules: the update's p' is the played label's probability
+        ({"exploration": EpsilonGreedy(0.1)}, EpsilonGreedy(0.1)),
+        (
+            {"exploration": InverseGap(5.0, exponent=0.5)},
+            InverseGap(5.0, exponent=0.5, clip=False),
+        ),
+    ],
+    ids=["softmax", "softmax-alpha", "epsilon-greedy", "inverse-gap"],
 )
-def test_pnewtron_matches_reference(params, kind, container):
+def test_pnewtron_matches_reference(params, rule, kind, container):
     k, seed = 5, 17
     X, y = make_stream(n=400, d=12, k=k, kind=kind, seed=seed)
     est = PNewtron(random_state=seed, **params)
     fb = BanditFeedback(y)
     est.partial_fit(_as(X, container), fb, classes=np.arange(k))
-    trace = ref.pnewtron(_as(X, container), y, _uniforms(seed, len(y)), k, **params)
+    assert est.exploration_.get_params() == rule.get_params()
+    extra = {p: params[p] for p in ("alpha", "D") if p in params}
+    trace = ref.pnewtron(
+        _as(X, container), y, _uniforms(seed, len(y)), k, exploration=rule, **extra
+    )
     assert_array_equal(fb.actions_, trace.played)
     assert_array_equal(fb.rewards_, trace.rewards)
     assert_array_equal(est.coef_, trace.W)
@@ -388,8 +450,8 @@ def test_pnewtron_matches_reference(params, kind, container):
     assert_array_equal(est.norm_state_, trace.norm_state)
     assert_array_equal(est.b_, trace.b)
     assert_array_equal(est.A_diag_, trace.A)
-    # logged propensity: p'(action), the same whatever the tied greedy label
-    assert_allclose(fb.propensities_, trace.propensities, rtol=1e-15)
+    # logged propensity: the marginal of p'(action) over the tied greedy labels
+    assert_array_equal(fb.propensities_, trace.propensities)
     D = params.get("D", 1.0)
     assert np.linalg.norm(est.coef_) <= D * (1 + 1e-12)
 
@@ -405,7 +467,9 @@ def test_soba_diag_handles_rcv1_sized_sparse_input():
     X = sp.random(n, d, density=80 / d, format="csr", random_state=rng)
     centers = sp.random(k, d, density=0.05, format="csr", random_state=rng)
     y = np.asarray((X @ centers.T).toarray().argmax(axis=1)).ravel()
-    est = SOBA(gamma=0.05, random_state=0).partial_fit(X, y, classes=range(k))
+    est = SOBA(exploration=EpsilonGreedy(0.05), random_state=0).partial_fit(
+        X, y, classes=range(k)
+    )
     assert est.coef_.shape == est.A_diag_.shape == (k, d)
     assert not hasattr(est, "A_inv_")
     assert est.n_updates_ > 500
@@ -422,7 +486,8 @@ GRID = [2.0**-8, 2.0**-6, 2.0**-4, 2.0**-2]
 def _mean_error(cls, X, y, gamma):
     errs = []
     for seed in range(3):
-        est = cls(gamma=gamma, random_state=seed).partial_fit(X, y, classes=range(10))
+        est = cls(exploration=EpsilonGreedy(gamma), random_state=seed)
+        est = est.partial_fit(X, y, classes=range(10))
         errs.append(est.n_mistakes_ / est.t_)
     return float(np.mean(errs))
 

@@ -16,6 +16,7 @@ from _helpers import assert_benchmark_rows, run_benchmark
 from numpy.testing import assert_allclose, assert_array_equal
 
 from skbandit import BanditFeedback, LoggedFeedback, SquareCB
+from skbandit.exploration import EpsilonGreedy, InverseGap
 from skbandit.linear_model._squarecb import igw_distribution
 
 REGRESSORS = {
@@ -33,13 +34,17 @@ STATE = tuple(ref.fresh_state(1, 1))
     [
         {},
         {"fit_intercept": False},
-        {"importance_weighted": True, "gamma_scale": 3.0},
+        {"importance_weighted": True, "exploration": InverseGap(3.0)},
         {"step_cap": 0.5},
         {"step_cap": 0.5, "importance_weighted": True, "learning_rate": 2.0},
         {"learning_rate": 5.0},
         {"importance_weighted": True, "learning_rate": 2.0},
-        {"initial_reward": 0.0, "gamma_scale": 30.0},
-        {"gamma_exponent": 0.5, "gamma_scale": 3.0},
+        {"initial_reward": 0.0, "exploration": InverseGap(30.0)},
+        {"exploration": InverseGap(3.0, exponent=0.5)},
+        # other rules over the predicted rewards, through their NumPy twins
+        {"exploration": EpsilonGreedy(0.05)},
+        {"exploration": InverseGap(3.0, clip=False)},
+        {"exploration": "softmax"},
         {"shared_scale": False},
         {"shared_scale": False, "importance_weighted": True, "learning_rate": 2.0},
     ],
@@ -53,6 +58,9 @@ STATE = tuple(ref.fresh_state(1, 1))
         "cap1-iw",
         "pessimistic",
         "sqrt-schedule",
+        "epsilon-greedy",
+        "igw-unclipped",
+        "softmax",
         "per-class-scale",
         "per-class-scale-iw",
     ],
@@ -199,10 +207,10 @@ def test_igw_with_gamma_zero_is_uniform():
 
 
 def test_exploration_distribution_is_igw_at_the_next_round():
-    """gamma_t = gamma_scale t^gamma_exponent at t = t_ + 1 (a round-dependent
+    """gamma_t = scale t^exponent at t = t_ + 1 (a round-dependent
     schedule), over the predicted rewards W x + b."""
     X, y = make_stream(300, d=8, k=4, seed=6)
-    est = SquareCB(gamma_scale=2.0, gamma_exponent=0.7, random_state=0)
+    est = SquareCB(exploration=InverseGap(2.0, exponent=0.7), random_state=0)
     est.partial_fit(X, y, classes=range(4))
     P = est.exploration_distribution(X[:20])
     S = X[:20] @ est.coef_.T + est.intercept_
@@ -229,7 +237,7 @@ def test_exploration_distribution_is_igw_at_the_next_round():
 
 def test_gamma_exponent_zero_is_a_fixed_gamma():
     X, y = make_stream(50, d=5, k=3, seed=0)
-    est = SquareCB(gamma_scale=3.0, gamma_exponent=0.0, random_state=0)
+    est = SquareCB(exploration=InverseGap(3.0, exponent=0.0), random_state=0)
     est.partial_fit(X, y, classes=range(3))
     s = est.decision_function(X[:1])[0]
     assert_allclose(
@@ -522,7 +530,9 @@ def test_distribution_stays_a_probability_vector_when_gamma_overflows(container)
     X = sp.csr_matrix(X) if container == "csr" else X
     y = np.arange(30) % 3
     fb = BanditFeedback(y)
-    est = SquareCB(gamma_exponent=400, fit_intercept=False, random_state=0)
+    est = SquareCB(
+        exploration=InverseGap(exponent=400), fit_intercept=False, random_state=0
+    )
     est.partial_fit(X, fb, classes=range(3))
     with np.errstate(over="ignore"):  # the point: gamma_t overflows to inf
         assert math.isinf(100.0 * np.power(30.0, 400.0))

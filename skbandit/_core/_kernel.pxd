@@ -7,7 +7,9 @@
 #   is generic: ``compute_scores`` (the learner's scores of the row), the
 #   greedy argmax with exact ties broken by ``u2``, the learner's
 #   ``distribution`` for that greedy label, and the inverse-CDF draw on ``u1``.
-#   A kernel normally overrides only ``compute_scores`` and ``distribution``.
+#   ``distribution`` is one call of the kernel's exploration rule, a compiled
+#   ``Explorer`` (_explore.pxd; ``set_explorer``, greedy by default), so a
+#   kernel normally overrides only ``compute_scores``.
 # * ``learn`` -- the update from the played action, the probability with which
 #   the kernel drew it (the paper's ``p(action)`` for the tie-broken greedy
 #   label) and a real-valued reward. ``learn`` may read what ``act`` computed
@@ -22,6 +24,9 @@
 #
 # Every round also gets its 1-based global index ``t`` (rounds played before the
 # call + position in the call), for schedules such as gamma_t or eta_t.
+
+from skbandit._core._explore cimport Explorer
+
 
 cdef extern from "_scores.h":
     void skb_linear_scores(const double* W, Py_ssize_t ldw, int k,
@@ -188,6 +193,9 @@ cdef class BaseKernel:
     cdef readonly Journal journal
     # rounds played by the last run_pass or run_logged on this kernel
     cdef readonly Py_ssize_t rows_played
+    # the exploration rule: ``distribution`` is its ``distribution``
+    # (``set_explorer``; greedy by default)
+    cdef readonly Explorer explorer
 
     cdef void compute_scores(self, Row x, long long t) noexcept nogil
     cdef void distribution(self, const double* s, long long t, int greedy,
@@ -369,14 +377,3 @@ cdef inline int sample_inverse_cdf(const double* p, int k, double u1) noexcept n
     while r > 0 and not p[r] > 0.0:
         r -= 1
     return r
-
-
-cdef inline void epsilon_greedy(int greedy, int k, double gamma,
-                                double* p) noexcept nogil:
-    """``p = (1 - gamma) e_greedy + gamma / k``: ``p[r] = gamma / k`` and
-    ``p[greedy] = gamma / k + (1 - gamma)`` (exactly these operations)."""
-    cdef int r
-    cdef double base = gamma / k
-    for r in range(k):
-        p[r] = base
-    p[greedy] = base + (1.0 - gamma)

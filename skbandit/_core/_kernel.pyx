@@ -8,6 +8,8 @@ from libc.math cimport INFINITY, fabs
 
 import numpy as np
 
+from skbandit._core._explore import GreedyExplorer
+
 
 cdef inline Py_ssize_t _grown(Py_ssize_t cap, Py_ssize_t need, Py_ssize_t limit,
                               Py_ssize_t max_capacity) noexcept nogil:
@@ -210,6 +212,12 @@ cdef class BaseKernel:
         self.jd = NULL
         self.journal = None
         self.rows_played = 0
+        self.explorer = GreedyExplorer()
+
+    def set_explorer(self, Explorer explorer not None):
+        """Play the rule ``explorer`` (a compiled explorer of
+        ``skbandit._core._explore``; ``skbandit.exploration`` builds them)."""
+        self.explorer = explorer
 
     cdef Py_ssize_t journal_bound(self, Row x) noexcept nogil:
         """An upper bound on the floating-point entries one round on ``x``
@@ -248,11 +256,8 @@ cdef class BaseKernel:
 
     cdef void distribution(self, const double* s, long long t, int greedy,
                            double* p) noexcept nogil:
-        # Default: play the greedy label (full-information baselines).
-        cdef int r
-        for r in range(self.n_classes):
-            p[r] = 0.0
-        p[greedy] = 1.0
+        # The kernel's exploration rule (greedy unless ``set_explorer``).
+        self.explorer.distribution(s, self.n_classes, t, greedy, p)
 
     cdef void marginal_distribution(self, long long t, double* out) noexcept nogil:
         # The policy's probability of each action for the scores in

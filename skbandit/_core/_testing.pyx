@@ -19,8 +19,8 @@ from skbandit._core._kernel cimport (
     Journal,
     LinearKernel,
     Row,
-    epsilon_greedy,
 )
+from skbandit._core._explore cimport epsilon_greedy
 
 
 cdef class RecordingKernel(LinearKernel):

@@ -600,6 +600,7 @@ min_effective_sample_size, confidence, random_state
     --------
     >>> import numpy as np
     >>> from skbandit import Banditron, LoggedFeedback
+    >>> from skbandit.exploration import EpsilonGreedy
     >>> from skbandit.evaluation import off_policy_evaluation
     >>> rng = np.random.default_rng(0)
     >>> X = rng.standard_normal((2000, 5))
@@ -607,7 +608,7 @@ min_effective_sample_size, confidence, random_state
     >>> actions = rng.integers(0, 2, size=2000)  # a uniform logging policy
     >>> rewards = (actions == y).astype(float)
     >>> logged = LoggedFeedback(actions, rewards, np.full(2000, 0.5))
-    >>> clf = Banditron(gamma=0.1, random_state=0).fit(X, logged)
+    >>> clf = Banditron(exploration=EpsilonGreedy(0.1), random_state=0).fit(X, logged)
     >>> result = off_policy_evaluation(clf, X, logged, methods=["ips", "snips"])
     >>> 0.8 < result["snips"].value <= 1.0
     True

@@ -193,11 +193,13 @@ def iter_progressive_validation(
     --------
     >>> import numpy as np
     >>> from skbandit import Banditron
+    >>> from skbandit.exploration import EpsilonGreedy
     >>> from skbandit.evaluation import iter_progressive_validation
     >>> X = np.eye(3)[np.arange(300) % 3]
     >>> y = np.arange(300) % 3
     >>> steps = iter_progressive_validation(
-    ...     Banditron(gamma=0.2, random_state=0), X, y, checkpoints=[10, 100])
+    ...     Banditron(exploration=EpsilonGreedy(0.2), random_state=0), X, y,
+    ...     checkpoints=[10, 100])
     >>> [step["round"] for step in steps]
     [10, 100, 300]
     """
@@ -549,9 +551,10 @@ def progressive_validation(
     --------
     >>> from sklearn.datasets import load_digits
     >>> from skbandit import Banditron
+    >>> from skbandit.exploration import EpsilonGreedy
     >>> from skbandit.evaluation import progressive_validation
     >>> X, y = load_digits(return_X_y=True)
-    >>> clf = Banditron(gamma=0.1, random_state=0)
+    >>> clf = Banditron(exploration=EpsilonGreedy(0.1), random_state=0)
     >>> result = progressive_validation(clf, X / 16, y, checkpoints=5)
     >>> result.rounds.tolist()
     [1, 7, 42, 276, 1797]
@@ -697,9 +700,11 @@ def compare(
     >>> from sklearn.datasets import load_digits
     >>> from sklearn.linear_model import Perceptron
     >>> from skbandit import Banditron
+    >>> from skbandit.exploration import EpsilonGreedy
     >>> from skbandit.evaluation import compare
     >>> X, y = load_digits(return_X_y=True)
-    >>> results = compare({"Banditron": Banditron(gamma=0.1, random_state=0),
+    >>> bandit = Banditron(exploration=EpsilonGreedy(0.1), random_state=0)
+    >>> results = compare({"Banditron": bandit,
     ...                    "Perceptron": Perceptron(random_state=0)},
     ...                   X / 16, y, chunk_size=100)
     >>> print(results)  # doctest: +SKIP

@@ -190,7 +190,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=[],
         metavar="PARAM=V1,V2",
         help="parameter grid applied to the learners that accept it, e.g. "
-        "gamma=0.01,0.05",
+        "exploration__epsilon=0.01,0.05",
     )
     cmp_.add_argument(
         "--no-baselines",
@@ -347,8 +347,8 @@ def _execute(config, args, out: Path) -> int:
 def _compare(args) -> int:
     from skbandit.experiments import get_experiment
     from skbandit.experiments._data import check_dataset_names
-    from skbandit.experiments._learners import has_numeric_gamma
-    from skbandit.experiments._specs import SKLEARN_BASELINES, LearnerSpec
+    from skbandit.experiments._learners import has_numeric_epsilon
+    from skbandit.experiments._specs import EPSILON, SKLEARN_BASELINES, LearnerSpec
 
     try:
         check_dataset_names(args.datasets)
@@ -361,7 +361,7 @@ def _compare(args) -> int:
         own = {
             k: v
             for k, v in grid.items()
-            if not (k == "gamma" and not has_numeric_gamma(name))
+            if not (k == EPSILON and not has_numeric_epsilon(name))
             and not name.startswith("sklearn:")
         }
         learners.append(LearnerSpec(name, grid=own))
@@ -374,7 +374,7 @@ def _compare(args) -> int:
         datasets=tuple(args.datasets),
         quick_datasets=None,
         learners=tuple(learners),
-        plots=("gamma", "curve") if "gamma" in grid else ("curve",),
+        plots=("epsilon", "curve") if EPSILON in grid else ("curve",),
     )
     config = spec.config(
         quick=args.quick,

@@ -75,8 +75,12 @@ def make_learner(name: str, params: dict[str, Any], seed: int):
             f"{name} skipped: skbandit has no learner named {name!r} "
             "(not implemented yet)"
         )
+    # nested parameters (``exploration__epsilon``) are set after construction
+    nested = {key: params.pop(key) for key in list(params) if "__" in key}
     try:
         estimator = cls(**params, random_state=seed)  # type: ignore[call-arg]  # cls: a skbandit learner class found by name
+        if nested:
+            estimator.set_params(**nested)  # type: ignore[attr-defined]  # (idem)
         estimator._validate_params()  # type: ignore[attr-defined]  # (idem)
     except (TypeError, ValueError) as exc:
         raise LearnerUnavailable(
@@ -102,16 +106,17 @@ def bandit_learner_names() -> list[str]:
     return sorted(names)
 
 
-def has_numeric_gamma(name: str) -> bool:
-    """Whether skbandit's ``name`` takes a numeric ``gamma`` parameter."""
+def has_numeric_epsilon(name: str) -> bool:
+    """Whether skbandit's ``name`` plays a default exploration rule with a
+    numeric ``epsilon`` (the grid key ``exploration__epsilon``)."""
     import skbandit
 
     cls = getattr(skbandit, name, None)
     if cls is None:
         return False
     try:
-        cls(gamma=0.01)._validate_params()
-    except (TypeError, ValueError):
+        cls().set_params(exploration__epsilon=0.01)._validate_params()
+    except (TypeError, ValueError, AttributeError):
         return False
     return True
 

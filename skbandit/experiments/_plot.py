@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 
 from skbandit.evaluation._plot import require_matplotlib, series_styles
+from skbandit.experiments._specs import EPSILON
 
 __all__ = ["plot_experiment"]
 
@@ -60,7 +61,7 @@ def _figures(result):
     kinds = result.config.get("plots", [])
     for dataset in datasets:
         rows = [r for r in summary if r["dataset"] == dataset]
-        if "gamma" in kinds:
+        if "epsilon" in kinds:
             fig = Figure(figsize=(6.4, 4.6))
             ax = fig.subplots()
             labels = list(dict.fromkeys(r["learner"] for r in rows))
@@ -68,13 +69,13 @@ def _figures(result):
                 points = [
                     r
                     for r in rows
-                    if r["learner"] == label and "gamma" in r["grid_params"]
+                    if r["learner"] == label and EPSILON in r["grid_params"]
                 ]
                 if points:
-                    points.sort(key=lambda r: r["grid_params"]["gamma"])
-                    gammas = [r["grid_params"]["gamma"] for r in points]
+                    points.sort(key=lambda r: r["grid_params"][EPSILON])
+                    rates = [r["grid_params"][EPSILON] for r in points]
                     ax.errorbar(
-                        gammas,
+                        rates,
                         [r["error"] for r in points],
                         yerr=[r["error_std"] for r in points],
                         markersize=3,
@@ -91,18 +92,18 @@ def _figures(result):
                         b["error"], linewidth=1, label=label, markersize=0, **style
                     )
             ax.set_xscale("log", base=2)
-            ax.set_xlabel("gamma (exploration)")
+            ax.set_xlabel("epsilon (exploration rate)")
             ax.set_ylabel("online error (played action)")
             seeds = len(result.config.get("seeds", [])) or 1
             ax.set_title(
                 f"{result.config['experiment']}: {dataset}, final online error vs "
-                f"gamma\nmean ± std of {seeds} seeds; learners without a gamma "
+                f"epsilon\nmean ± std of {seeds} seeds; learners without an epsilon "
                 "grid: lines",
                 fontsize="medium",
             )
             ax.grid(True, which="both", alpha=0.3)
             ax.legend(fontsize="small")
-            yield f"gamma_{_safe(dataset)}.png", fig
+            yield f"epsilon_{_safe(dataset)}.png", fig
         for kind in ("curve", "mistakes"):
             if kind not in kinds:
                 continue
@@ -141,10 +142,11 @@ def _figures(result):
 def plot_experiment(result, out) -> list[Path]:
     """Write the experiment's figures into ``out``; return their paths.
 
-    - ``gamma``: final online error vs gamma (log axis) per learner with a
-      gamma grid, mean and standard deviation over seeds; learners without
-      a gamma grid (the Perceptron, scikit-learn baselines) as horizontal
-      lines. One PNG per data set.
+    - ``epsilon``: final online error vs the exploration rate
+      ``exploration__epsilon`` (log axis) per learner with a grid over it,
+      mean and standard deviation over seeds; learners without that grid
+      (the Perceptron, scikit-learn baselines) as horizontal lines. One PNG
+      per data set.
     - ``curve``: online error vs rounds on log-log axes, each learner with a
       grid at its lowest-error setting (named in the legend), the others at
       their fixed settings (mean over seeds).

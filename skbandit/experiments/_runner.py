@@ -31,7 +31,7 @@ from skbandit.experiments._learners import (
     LearnerUnavailable,
     VWLearner,
     bandit_learner_names,
-    has_numeric_gamma,
+    has_numeric_epsilon,
     make_learner,
 )
 from skbandit.experiments._specs import (
@@ -103,7 +103,7 @@ def expand_learners(learners: list[dict[str, Any]]) -> list[dict[str, Any]]:
                     "per_dataset": {},
                 }
             )
-            if learner.get("grid") and has_numeric_gamma(name):
+            if learner.get("grid") and has_numeric_epsilon(name):
                 out.append(
                     {
                         "name": name,

@@ -21,10 +21,14 @@ __all__ = [
     "list_experiments",
 ]
 
+#: The grid key of the exploration rate: the ``epsilon`` of a learner's default
+#: exploration rule (``skbandit.exploration``; the papers' gamma), set with
+#: ``set_params`` on the learners whose default rule has one.
+EPSILON = "exploration__epsilon"
 #: The SOBA paper's grid: 2^-16 ... 2^-1.
-GAMMA_GRID = tuple(2.0**-i for i in range(16, 0, -1))
+EPSILON_GRID = tuple(2.0**-i for i in range(16, 0, -1))
 #: A short grid for --quick runs.
-QUICK_GAMMA_GRID = tuple(2.0**-i for i in (11, 9, 7, 5, 3, 1))
+QUICK_EPSILON_GRID = tuple(2.0**-i for i in (11, 9, 7, 5, 3, 1))
 
 #: The full-information scikit-learn baselines of ``compare``.
 SKLEARN_BASELINES = (
@@ -49,13 +53,15 @@ class LearnerSpec:
         (``"sklearn:Perceptron"``, ``"sklearn:SGD-hinge"``, ``"sklearn:SGD-log"``,
         ``"sklearn:PA-I"``), ``"vw"`` (Vowpal Wabbit, parameter ``args`` with
         ``{k}`` for the number of classes) or ``"all-bandit"`` (every skbandit
-        bandit learner at its default and over its ``gamma`` grid).
+        bandit learner at its default and over its exploration-rate grid).
     label : str, default=None
         Name in tables and plots; defaults to ``name``.
     params : dict
         Fixed constructor parameters.
     grid : dict of str to sequence
-        Parameter grid (Cartesian product), e.g. ``{"gamma": [...]}``.
+        Parameter grid (Cartesian product), e.g.
+        ``{"exploration__epsilon": [...]}`` (nested parameters are set with
+        ``set_params``).
     quick_grid : dict of str to sequence, default=None
         The grid of ``--quick`` runs; defaults to ``grid``.
     per_dataset : dict of str to dict
@@ -129,8 +135,9 @@ class Experiment:
         Repetitions (seeds ``0 .. n_seeds - 1``).
     n_samples : int or None
         Rows of each data set (the first rows of its fixed order; None: all).
-    plots : tuple of {"gamma", "curve", "mistakes"}
-        Figures: error vs gamma, error vs rounds at the best parameters,
+    plots : tuple of {"epsilon", "curve", "mistakes"}
+        Figures: error vs the exploration rate (``exploration__epsilon``),
+        error vs rounds at the best parameters,
         cumulative mistakes vs rounds.
     quick_datasets, quick_n_samples, quick_n_seeds :
         The reduced ``--quick`` version (under two minutes on two cores).
@@ -159,7 +166,7 @@ class Experiment:
     learners: tuple[LearnerSpec, ...]
     n_seeds: int = 10
     n_samples: int | None = None
-    plots: tuple[str, ...] = ("gamma", "curve")
+    plots: tuple[str, ...] = ("epsilon", "curve")
     quick_datasets: tuple[str, ...] | None = None
     quick_n_samples: int = 10_000
     quick_n_seeds: int = 2
@@ -225,8 +232,8 @@ class Experiment:
         return replace(self, **changes)
 
 
-_GRID = {"gamma": GAMMA_GRID}
-_QUICK = {"gamma": QUICK_GAMMA_GRID}
+_GRID = {EPSILON: EPSILON_GRID}
+_QUICK = {EPSILON: QUICK_EPSILON_GRID}
 
 EXPERIMENTS: dict[str, Experiment] = {}
 
@@ -258,7 +265,7 @@ _register(
             ),
             LearnerSpec("MulticlassPerceptron", label="Perceptron"),
         ),
-        plots=("gamma", "curve"),
+        plots=("epsilon", "curve"),
         claims=(
             "SOBA-diag best on 3 of 4 data sets; near the 5% noise floor on "
             "SynNonSep; the bandit error floor is about ((k-1)/k)*gamma."
@@ -281,10 +288,10 @@ _register(
             LearnerSpec(
                 "Banditron",
                 per_dataset={
-                    "reuters4": {"gamma": 0.03},
-                    "mnist": {"gamma": 0.15},
-                    "20newsgroups": {"gamma": 0.3},
-                    "usps": {"gamma": 0.3},
+                    "reuters4": {EPSILON: 0.03},
+                    "mnist": {EPSILON: 0.15},
+                    "20newsgroups": {EPSILON: 0.3},
+                    "usps": {EPSILON: 0.3},
                 },
             ),
             LearnerSpec(
@@ -362,8 +369,8 @@ _register(
             ),
             LearnerSpec(
                 "Banditron",
-                grid={"gamma": (0.02, 0.01, 0.005, 0.002, 0.001, 0.0005)},
-                quick_grid={"gamma": (0.02, 0.002)},
+                grid={EPSILON: (0.02, 0.01, 0.005, 0.002, 0.001, 0.0005)},
+                quick_grid={EPSILON: (0.02, 0.002)},
             ),
         ),
         plots=("mistakes", "curve"),
@@ -405,8 +412,8 @@ _register(
         learners=(
             LearnerSpec(
                 ALL_BANDIT,
-                grid={"gamma": (0.002, 0.01, 0.05, 0.2)},
-                quick_grid={"gamma": (0.01, 0.1)},
+                grid={EPSILON: (0.002, 0.01, 0.05, 0.2)},
+                quick_grid={EPSILON: (0.01, 0.1)},
             ),
             LearnerSpec("vw", label="VW", grid={"args": _VW_ARGS}),
         ),
@@ -426,7 +433,7 @@ _register(
         n_seeds=3,
         quick_n_seeds=2,
         learners=(
-            LearnerSpec("Banditron", grid={"gamma": (0.01, 0.05)}),
+            LearnerSpec("Banditron", grid={EPSILON: (0.01, 0.05)}),
             LearnerSpec("SOBA", label="SOBA-diag", params={"covariance": "diag"}),
             LearnerSpec("MulticlassPerceptron", label="Perceptron"),
             *(LearnerSpec(name) for name in SKLEARN_BASELINES),

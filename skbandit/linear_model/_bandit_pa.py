@@ -8,20 +8,27 @@ from typing import TYPE_CHECKING
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from skbandit.base import LinearBanditClassifier
+from skbandit.exploration import (
+    ExplorationMixin,
+    exploration_constraint,
+    rule_values,
+)
 from skbandit.linear_model._bandit_pa_fast import UPDATES, BanditPAKernel
 
 if TYPE_CHECKING:
     from skbandit._typing import RandomStateLike
+    from skbandit.exploration import BaseExploration
 
 __all__ = ["BanditPassiveAggressive"]
 
 
-class BanditPassiveAggressive(LinearBanditClassifier):
+class BanditPassiveAggressive(ExplorationMixin, LinearBanditClassifier):
     r"""Bandit Passive-Aggressive: multiclass PA steps driven by bandit feedback.
 
     Each round the learner computes the scores ``s = W x``, plays the greedy
     label ``g`` with probability ``1 - gamma`` and a uniformly random label with
-    probability ``gamma`` (the Banditron's exploration), and learns only whether
+    probability ``gamma`` (the Banditron's exploration, its default rule
+    ``EpsilonGreedy(epsilon=gamma)``), and learns only whether
     the played label ``a`` was right (reward ``r``). Its update is a
     Passive-Aggressive step (Crammer et al. 2006) whose direction is the
     Banditron's importance-weighted estimate (Kakade et al. 2008) of the
@@ -62,9 +69,14 @@ class BanditPassiveAggressive(LinearBanditClassifier):
 
     Parameters
     ----------
-    gamma : float, default=0.125
-        Exploration rate in (0, 1]: the probability mass spread uniformly over
-        the classes (the Banditron's default; not tuned for this learner).
+    exploration : str, exploration rule or None, default=None
+        How a round's scores become the distribution played
+        (:mod:`skbandit.exploration`). ``None``: epsilon-greedy,
+        ``EpsilonGreedy(epsilon=0.125)`` (the Banditron's rate, the paper's
+        ``gamma``; not tuned for this learner); a rule's name: that rule with
+        this learner's values; an object: that rule (``None`` parameters take
+        this learner's values). Every rule is accepted: the estimate divides
+        by the probability ``q`` of the played label under the rule.
     update : {"pa", "pa1", "pa2"}, default="pa1"
         The Passive-Aggressive step: hard PA, PA-I (step capped at ``C``) or
         PA-II (``1/(2C)`` added to the denominator).
@@ -84,6 +96,8 @@ class BanditPassiveAggressive(LinearBanditClassifier):
 
     Attributes
     ----------
+    exploration_ : exploration rule
+        The rule played, ``exploration`` resolved (every parameter set).
     classes_ : ndarray of shape (n_classes,)
         Class labels, sorted.
     coef_ : ndarray of shape (n_classes, n_features)
@@ -128,9 +142,12 @@ class BanditPassiveAggressive(LinearBanditClassifier):
     online error 0.52
     """
 
+    _default_exploration = "epsilon_greedy"
+    _exploration_values = rule_values(epsilon=0.125)
+
     _parameter_constraints: dict = {
         **LinearBanditClassifier._parameter_constraints,
-        "gamma": [Interval(Real, 0, 1, closed="right")],
+        "exploration": exploration_constraint(),
         "update": [StrOptions(set(UPDATES))],
         "C": [Interval(Real, 0, None, closed="neither")],
     }
@@ -138,7 +155,7 @@ class BanditPassiveAggressive(LinearBanditClassifier):
     def __init__(
         self,
         *,
-        gamma: float = 0.125,
+        exploration: str | BaseExploration | None = None,
         update: str = "pa1",
         C: float = 1.0,
         max_iter: int = 5,
@@ -146,11 +163,11 @@ class BanditPassiveAggressive(LinearBanditClassifier):
         random_state: RandomStateLike = None,
     ) -> None:
         super().__init__(max_iter=max_iter, shuffle=shuffle, random_state=random_state)
-        self.gamma = gamma
+        self.exploration = exploration
         self.update = update
         self.C = C
 
     def _make_kernel(self):
-        return BanditPAKernel(
-            self.coef_, float(self.gamma), UPDATES[self.update], float(self.C)
-        )
+        kernel = BanditPAKernel(self.coef_, UPDATES[self.update], float(self.C))
+        kernel.set_explorer(self._explorer(self.classes_.shape[0]))
+        return kernel

@@ -4,7 +4,6 @@ from skbandit._core._kernel cimport (
     STATUS_NONFINITE,
     LinearKernel,
     Row,
-    epsilon_greedy,
     row_sq_norm,
 )
 from skbandit.multiclass._pa cimport PA_HARD, PA_ONE, PA_TWO, pa_tau
@@ -15,7 +14,8 @@ UPDATES = {"pa": PA_HARD, "pa1": PA_ONE, "pa2": PA_TWO}
 
 
 cdef class BanditPAKernel(LinearKernel):
-    """Epsilon-greedy play over ``W x``: ``p = (1 - gamma) e_greedy + gamma / k``.
+    """Plays its explorer over ``W x`` (``set_explorer``; the estimator's
+    default: epsilon-greedy, ``p = (1 - gamma) e_greedy + gamma / k``).
 
     With the played action ``a``, the greedy label ``g``, the reward ``r`` and
     the probability ``q`` of ``a``, ``v = r / q`` and the Banditron's estimate
@@ -32,19 +32,13 @@ cdef class BanditPAKernel(LinearKernel):
     Skipped when ``l == 0``, ``||x|| == 0`` or ``c == 0``; an ``||x||^2`` that
     overflows stops the pass (``STATUS_NONFINITE``)."""
 
-    cdef double gamma
     cdef int update
     cdef double C
 
-    def __init__(self, double[:, ::1] W, double gamma, int update, double C):
+    def __init__(self, double[:, ::1] W, int update, double C):
         LinearKernel.__init__(self, W, False)
-        self.gamma = gamma
         self.update = update
         self.C = C
-
-    cdef void distribution(self, const double* s, long long t, int greedy,
-                           double* p) noexcept nogil:
-        epsilon_greedy(greedy, self.n_classes, self.gamma, p)
 
     cdef Py_ssize_t journal_bound(self, Row x) noexcept nogil:
         # rows greedy and played of W

@@ -2,27 +2,31 @@
 
 from __future__ import annotations
 
-from numbers import Real
 from typing import TYPE_CHECKING
 
-from sklearn.utils._param_validation import Interval
-
 from skbandit.base import LinearBanditClassifier
+from skbandit.exploration import (
+    ExplorationMixin,
+    exploration_constraint,
+    rule_values,
+)
 from skbandit.linear_model._averaging import AveragedIterateMixin
 from skbandit.linear_model._banditron_fast import BanditronKernel
 
 if TYPE_CHECKING:
     from skbandit._typing import RandomStateLike
+    from skbandit.exploration import BaseExploration
 
 __all__ = ["Banditron"]
 
 
-class Banditron(AveragedIterateMixin, LinearBanditClassifier):
+class Banditron(ExplorationMixin, AveragedIterateMixin, LinearBanditClassifier):
     r"""Banditron: online multiclass learning from bandit feedback.
 
     Each round the learner computes the scores ``W x``, plays the greedy
     label with probability ``1 - gamma`` and a uniformly random label with
-    probability ``gamma``, and learns only whether the played label was right.
+    probability ``gamma`` (its exploration rule, epsilon-greedy with
+    ``epsilon = gamma``), and learns only whether the played label was right.
     It then makes the update whose expectation is the multiclass Perceptron's:
     ``w_greedy -= x`` every round and, if the played label ``a`` was right,
     ``w_a += x / p(a)``. Regret O(T^(2/3)) with respect to the hinge loss.
@@ -48,13 +52,21 @@ class Banditron(AveragedIterateMixin, LinearBanditClassifier):
 
     Parameters
     ----------
-    gamma : float, default=0.125
-        Exploration rate in (0, 1]: the probability mass spread uniformly over
-        the classes. The papers tune it per data set (Kakade et al. 2008:
-        0.014 on SynSep; Chen et al. 2009: 0.03 to 0.3). Recommended range
-        (the rule in Notes): 0.05 to 0.125; smaller (down to 2^-10) on
-        (nearly) separable streams, where the online error's floor is about
-        ``(k - 1) / k * gamma``.
+    exploration : str, exploration rule or None, default=None
+        How a round's scores become the distribution played
+        (:mod:`skbandit.exploration`). ``None``: epsilon-greedy,
+        ``EpsilonGreedy(epsilon=0.125)``; a rule's name: that rule with this
+        learner's values (``epsilon=0.125`` for the rules with an
+        ``epsilon``); an object: that rule (``None`` parameters take this
+        learner's values). Every rule is accepted: the update
+        ``w_a += x / p(a)`` uses the probability of the played label under the
+        rule, whatever it is. The rate ``epsilon`` (the paper's ``gamma``, the
+        probability mass spread uniformly over the classes): the papers tune it
+        per data set (Kakade et al. 2008: 0.014 on SynSep; Chen et al. 2009:
+        0.03 to 0.3). Recommended range (the rule in Notes): 0.05 to 0.125;
+        smaller (down to 2^-10) on (nearly) separable streams, where the online
+        error's floor is about ``(k - 1) / k * epsilon``. Search it with
+        ``{"exploration__epsilon": [...]}``.
     average : bool, default=True
         Whether ``predict`` and ``decision_function`` use the averaged weights
         ``average_coef_`` (mean over all rounds played, ``fit``'s passes and
@@ -99,6 +111,8 @@ class Banditron(AveragedIterateMixin, LinearBanditClassifier):
     n_iter_ : int
         Passes finished by the last call: ``max_iter`` for ``fit``, 1 for
         ``partial_fit`` (fewer when the call failed).
+    exploration_ : exploration rule
+        The rule played, ``exploration`` resolved (every parameter set).
 
     See Also
     --------
@@ -155,8 +169,9 @@ class Banditron(AveragedIterateMixin, LinearBanditClassifier):
     --------
     >>> from sklearn.datasets import load_digits
     >>> from skbandit import Banditron
+    >>> from skbandit.exploration import EpsilonGreedy
     >>> X, y = load_digits(return_X_y=True)
-    >>> clf = Banditron(gamma=0.1, random_state=0)
+    >>> clf = Banditron(exploration=EpsilonGreedy(0.1), random_state=0)
     >>> clf = clf.partial_fit(X / 16, y, classes=range(10))
     >>> clf.t_
     1797
@@ -166,25 +181,30 @@ class Banditron(AveragedIterateMixin, LinearBanditClassifier):
 
     _parameter_constraints: dict = {
         **LinearBanditClassifier._parameter_constraints,
-        "gamma": [Interval(Real, 0, 1, closed="right")],
+        "exploration": exploration_constraint(),
         **AveragedIterateMixin._average_constraints,
     }
 
     # coef_ and the accumulator of the averaged iterate, A = sum (t - 1) Delta_t
     _state_attrs = ("coef_", "_average_acc")
 
+    _default_exploration = "epsilon_greedy"
+    _exploration_values = rule_values(epsilon=0.125)
+
     def __init__(
         self,
         *,
-        gamma: float = 0.125,
+        exploration: str | BaseExploration | None = None,
         average: bool = True,
         max_iter: int = 5,
         shuffle: bool = True,
         random_state: RandomStateLike = None,
     ) -> None:
         super().__init__(max_iter=max_iter, shuffle=shuffle, random_state=random_state)
-        self.gamma = gamma
+        self.exploration = exploration
         self.average = average
 
     def _make_kernel(self):
-        return BanditronKernel(self.coef_, float(self.gamma), self._average_acc)
+        kernel = BanditronKernel(self.coef_, self._average_acc)
+        kernel.set_explorer(self._explorer(self.classes_.shape[0]))
+        return kernel

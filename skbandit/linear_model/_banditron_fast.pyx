@@ -1,30 +1,24 @@
 """Banditron kernel (Kakade, Shalev-Shwartz and Tewari, 2008)."""
 
-from skbandit._core._kernel cimport LinearKernel, Row, add_row_pair, epsilon_greedy
+from skbandit._core._kernel cimport LinearKernel, Row, add_row_pair
 
 
 cdef class BanditronKernel(LinearKernel):
-    """Epsilon-greedy play over ``W x``: ``p = (1 - gamma) e_greedy + gamma / k``.
-    Update every round ``w_greedy -= x`` and, when the played action ``a`` was
+    """Plays its explorer over ``W x`` (the Banditron's: epsilon-greedy,
+    ``p = (1 - gamma) e_greedy + gamma / k``; ``set_explorer``). Update every round ``w_greedy -= x`` and, when the played action ``a`` was
     right (reward 1), ``w_a += x / p(a)``.
 
     For the averaged iterate, the update ``Delta_t`` of round ``t`` is also
     added to ``A`` with the weight ``t - 1`` (``A = sum_t (t - 1) Delta_t``), so
     that the mean of ``W_2, ..., W_{T+1}`` is ``W - A / T`` (O(nnz) per round)."""
 
-    cdef double gamma
     cdef double[:, ::1] A
 
-    def __init__(self, double[:, ::1] W, double gamma, double[:, ::1] A):
+    def __init__(self, double[:, ::1] W, double[:, ::1] A):
         LinearKernel.__init__(self, W, False)
         if A.shape[0] != W.shape[0] or A.shape[1] != W.shape[1]:
             raise ValueError("A must have the shape of W")
-        self.gamma = gamma
         self.A = A
-
-    cdef void distribution(self, const double* s, long long t, int greedy,
-                           double* p) noexcept nogil:
-        epsilon_greedy(greedy, self.n_classes, self.gamma, p)
 
     cdef Py_ssize_t journal_bound(self, Row x) noexcept nogil:
         # rows greedy and played of W and of A

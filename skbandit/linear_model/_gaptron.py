@@ -13,6 +13,12 @@ from sklearn.utils._available_if import available_if
 from sklearn.utils._param_validation import Interval, InvalidParameterError, StrOptions
 
 from skbandit.base import LinearBanditClassifier, _caller_stacklevel
+from skbandit.exploration import (
+    BaseExploration,
+    ExplorationMixin,
+    exploration_constraint,
+    rule_values,
+)
 from skbandit.linear_model._averaging import AveragedIterateMixin
 from skbandit.linear_model._gaptron_fast import (
     GaptronKernel,
@@ -24,6 +30,7 @@ from skbandit.linear_model._gaptron_fast import (
 
 if TYPE_CHECKING:
     from skbandit._typing import MatrixLike, RandomStateLike
+    from skbandit.exploration import BaseExploration
 
 __all__ = ["Gaptron"]
 
@@ -33,7 +40,8 @@ LOSS_CODES = {
     "smooth_hinge": int(GaptronLoss.LOSS_SMOOTH_HINGE),
 }
 
-# Gamma of the bandit setting when neither ``gamma`` nor ``n_rounds`` is given.
+# Gamma of the bandit setting when neither the exploration's ``epsilon`` nor
+# ``n_rounds`` is given.
 DEFAULT_BANDIT_GAMMA = 0.125
 
 # The constant c of the theory's gamma = min(1, k X ||U|| sqrt(c / T)) [rec].
@@ -68,7 +76,7 @@ def theory_gamma(
     return min(1.0, n_classes * x_norm_bound * math.sqrt(c / n_rounds))
 
 
-class Gaptron(AveragedIterateMixin, LinearBanditClassifier):
+class Gaptron(ExplorationMixin, AveragedIterateMixin, LinearBanditClassifier):
     r"""Gaptron: a randomised first-order learner that exploits the surrogate gap.
 
     Each round the learner computes the scores :math:`s = W x`, its greedy
@@ -110,7 +118,8 @@ class Gaptron(AveragedIterateMixin, LinearBanditClassifier):
 
     The policy is thus
     epsilon-greedy with the state-dependent rate
-    :math:`\gamma + (1 - \gamma) a(s)`.
+    :math:`\gamma + (1 - \gamma) a(s)`: the exploration rule
+    ``GapMap(epsilon=gamma, loss=loss)`` (:mod:`skbandit.exploration`).
 
     The paper's formulas did not survive in the source this library was built
     from: **the gap maps above, the step sizes and the bandit gamma are
@@ -138,14 +147,24 @@ class Gaptron(AveragedIterateMixin, LinearBanditClassifier):
         ``"bandit"``: the learner learns only the bit ``1[played == y]``.
         ``"full"``: it learns from the true label every round (a randomised
         full-information classifier, to compare with the Perceptron).
-    gamma : float in [0, 1] or "auto", default="auto"
-        Uniform exploration mixed into the policy. ``"auto"``: 0 with full
-        information; with bandit feedback, the theory's
-        :math:`\min(1, k X \sqrt{c / T})` (:math:`c = 1/(4 \ln 2), 1, 2` for the
-        three losses, comparator norm taken as 1) when ``n_rounds`` (T) is given,
-        else 0.125 (chosen from evidence, see Notes; with the default step
-        the recommended range is 2^-3 alone). Bandit feedback needs
-        ``gamma > 0``.
+    exploration : str, exploration rule or None, default=None
+        How a round's scores become the distribution played
+        (:mod:`skbandit.exploration`). ``None``: the gap map of ``loss``,
+        ``GapMap(epsilon=gamma, loss=loss)``; a rule's name: that rule with
+        this learner's values (``epsilon=gamma`` for the rules with an
+        ``epsilon``, ``loss`` for the gap map); an object: that rule (``None``
+        parameters take this learner's values). ``gamma``, the uniform
+        exploration mixed into the policy (the rule's ``epsilon``; a ``None``
+        epsilon is "auto"): 0 with full information; with bandit feedback, the
+        theory's :math:`\min(1, k X \sqrt{c / T})` (:math:`c = 1/(4 \ln 2), 1,
+        2` for the three losses, comparator norm taken as 1) when ``n_rounds``
+        (T) is given, else 0.125 (chosen from evidence, see Notes; with the
+        default step the recommended range is 2^-3 alone). Bandit feedback
+        needs ``epsilon > 0`` and a rule that gives every label a positive
+        probability (the importance weights ``1 / p(y)``): ``"greedy"`` and
+        ``"conservative"`` are refused, and so is an ``epsilon`` of 0.
+        ``eta="auto"`` with bandit feedback needs a rule with an ``epsilon``
+        (the theory's step is :math:`\gamma \eta_{full} / k`).
     eta : float > 0, "auto" or "adagrad", default="adagrad"
         Step size. ``"adagrad"`` (the default, chosen from evidence, see
         Notes): the AdaGrad-norm step
@@ -167,13 +186,14 @@ class Gaptron(AveragedIterateMixin, LinearBanditClassifier):
         4096 were within 1 point of it.
     x_norm_bound : float > 0, default=1.0
         The bound :math:`X` on :math:`\|x\|` that the theory's step
-        (``eta="auto"``) and gamma (``gamma="auto"`` with ``n_rounds``)
+        (``eta="auto"``) and gamma (a ``None`` epsilon with ``n_rounds``)
         assume; unused otherwise. Rows are never rescaled: when it is used,
         rows whose norm exceeds it give one ``UserWarning`` per learner (the
         first call that meets such rows; ``fit`` starts a new learner and
         warns again; rows are counted in the kernel).
     n_rounds : int >= 1 or None, default=None
-        The horizon T used by ``gamma="auto"`` with bandit feedback.
+        The horizon T used by the "auto" gamma (a ``None`` epsilon) with
+        bandit feedback.
     average : bool, default=True
         Whether ``predict``, ``decision_function`` and ``predict_proba`` use
         the averaged weights ``average_coef_`` (the mean of the weights after
@@ -215,6 +235,8 @@ class Gaptron(AveragedIterateMixin, LinearBanditClassifier):
     n_iter_ : int
         Passes finished by the last call: ``max_iter`` for ``fit``, 1 for
         ``partial_fit`` (fewer when the call failed).
+    exploration_ : exploration rule
+        The rule played: ``exploration`` resolved (every parameter set).
 
     See Also
     --------
@@ -225,7 +247,7 @@ class Gaptron(AveragedIterateMixin, LinearBanditClassifier):
     -----
     **Which option the theory covers.** The constant-regret (surrogate gap)
     analysis is for ``eta="auto"``: the step :math:`\gamma \eta_{full} / k`
-    with bandit feedback, and ``gamma="auto"`` with ``n_rounds`` (the
+    with bandit feedback, and the "auto" gamma with ``n_rounds`` (the
     reconstructions above, with :math:`\|x\| \le` ``x_norm_bound``). The
     default ``eta="adagrad"`` is the practical AdaGrad-norm step of follow-up
     work; the surrogate gap property and the paper's bound are not proved for
@@ -265,7 +287,7 @@ class Gaptron(AveragedIterateMixin, LinearBanditClassifier):
     (about 0.90 on pixels / 16, which learns slowly but steadily over five
     passes while playing almost uniformly).
 
-    The bandit default ``gamma = 0.125`` (``gamma="auto"`` without
+    The bandit default ``gamma = 0.125`` (the "auto" gamma without
     ``n_rounds``) was chosen earlier with ``eta="auto"`` on the six
     ``vw-cbify`` streams by the same rule (``docs/results/defaults/gaptron``)
     and is chosen again with the new step.
@@ -307,7 +329,7 @@ class Gaptron(AveragedIterateMixin, LinearBanditClassifier):
         **LinearBanditClassifier._parameter_constraints,
         "loss": [StrOptions(set(LOSS_CODES))],
         "feedback": [StrOptions({"bandit", "full"})],
-        "gamma": [Interval(Real, 0, 1, closed="both"), StrOptions({"auto"})],
+        "exploration": exploration_constraint(),
         "eta": [
             Interval(Real, 0, None, closed="neither"),
             StrOptions({"auto", "adagrad"}),
@@ -326,7 +348,7 @@ class Gaptron(AveragedIterateMixin, LinearBanditClassifier):
         *,
         loss: str = "logistic",
         feedback: str = "bandit",
-        gamma: float | str = "auto",
+        exploration: str | BaseExploration | None = None,
         eta: float | str = "adagrad",
         adagrad_scale: float = 1024.0,
         x_norm_bound: float = 1.0,
@@ -339,27 +361,69 @@ class Gaptron(AveragedIterateMixin, LinearBanditClassifier):
         super().__init__(max_iter=max_iter, shuffle=shuffle, random_state=random_state)
         self.loss = loss
         self.feedback = feedback
-        self.gamma = gamma
+        self.exploration = exploration
         self.eta = eta
         self.adagrad_scale = adagrad_scale
         self.x_norm_bound = x_norm_bound
         self.n_rounds = n_rounds
         self.average = average
 
+    _default_exploration = "gap_map"
+    _exploration_values = rule_values()
+    _exploration_refusal = (
+        "With feedback='bandit' the importance weights 1/p(y) need every label "
+        "to be played with a positive probability."
+    )
+
+    def _exploration_defaults(self):
+        values = rule_values(
+            epsilon=self._auto_gamma(self.classes_.shape[0]),
+            gap_map={"loss": self.loss},
+        )
+        if self.feedback == "bandit":
+            values = {name: values[name] for name in self._bandit_rules()}
+        return values
+
     def _validate_params(self):
         super()._validate_params()
-        if self.feedback == "bandit" and not isinstance(self.gamma, str):
-            if self.gamma == 0:
-                raise InvalidParameterError(
-                    "The 'gamma' parameter of Gaptron must be > 0 with "
-                    "feedback='bandit' (importance weights 1/p(y) need every label "
-                    "to be played with probability >= gamma/k); got gamma=0."
-                )
+        if self.feedback == "bandit":
+            self._exploration_name(self._bandit_rules())
+        if isinstance(self.exploration, BaseExploration):
+            self._check_epsilon(self.exploration)
+
+    def _bandit_rules(self):
+        values = dict(self._exploration_values)
+        del values["greedy"], values["conservative"]
+        return values
+
+    def _resolve_exploration(self):
+        return self._check_epsilon(super()._resolve_exploration())
+
+    def _check_epsilon(self, rule):
+        """Gaptron's conditions on the rule's epsilon (None: not yet resolved)."""
+        epsilon = getattr(rule, "epsilon", None)
+        if self.feedback == "bandit" and epsilon == 0:
+            raise InvalidParameterError(
+                "The 'exploration' parameter of Gaptron must have epsilon > 0 "
+                "with feedback='bandit' (importance weights 1/p(y) need every "
+                f"label to be played with probability >= epsilon/k); got {rule!r}."
+            )
+        if (
+            self.eta == "auto"
+            and self.feedback == "bandit"
+            and not hasattr(rule, "epsilon")
+        ):
+            raise InvalidParameterError(
+                "Gaptron with eta='auto' and feedback='bandit' takes the step "
+                "gamma * eta_full / k: its exploration rule needs an epsilon "
+                f"(gamma); got {rule!r}."
+            )
+        return rule
 
     # ------------------------------------------------------------ parameters
-    def _resolved_gamma(self, n_classes: int) -> float:
-        if self.gamma != "auto":
-            return float(self.gamma)
+    def _auto_gamma(self, n_classes: int) -> float:
+        """The "auto" gamma (a ``None`` epsilon): 0 with full information;
+        with bandit feedback the theory's with ``n_rounds``, else 0.125."""
         if self.feedback == "full":
             return 0.0
         if self.n_rounds is None:
@@ -386,14 +450,14 @@ class Gaptron(AveragedIterateMixin, LinearBanditClassifier):
 
     def _make_kernel(self):
         k = self.classes_.shape[0]
-        gamma = self._resolved_gamma(k)
+        explorer = self._explorer(k)
+        gamma = getattr(self.exploration_, "epsilon", None)
         eta, adagrad = self._resolved_eta(k, gamma)
         # rows are counted for the warning beyond rounding (relative 1e-9)
         bound_sq = float(self.x_norm_bound) ** 2 * (1.0 + 1e-9)
-        return GaptronKernel(
+        kernel = GaptronKernel(
             self.coef_,
             LOSS_CODES[self.loss],
-            gamma,
             eta,
             adagrad,
             bound_sq,
@@ -401,14 +465,19 @@ class Gaptron(AveragedIterateMixin, LinearBanditClassifier):
             self.grad_sq_sum_,
             self._average_acc,
         )
+        kernel.set_explorer(explorer)
+        return kernel
 
     # ------------------------------------------------- the x_norm_bound warning
     def _uses_x_norm_bound(self) -> bool:
         """Whether the resolved step or gamma depends on ``x_norm_bound``."""
+        spec = self.exploration
+        if isinstance(spec, str) or spec is None:
+            epsilon = None
+        else:
+            epsilon = spec.get_params().get("epsilon")
         theory_gamma = (
-            self.gamma == "auto"
-            and self.feedback == "bandit"
-            and self.n_rounds is not None
+            epsilon is None and self.feedback == "bandit" and self.n_rounds is not None
         )
         return self.eta == "auto" or theory_gamma
 
@@ -430,7 +499,7 @@ class Gaptron(AveragedIterateMixin, LinearBanditClassifier):
                 f"Gaptron: {n_large} of the rows played so far in this call have "
                 f"||x|| > x_norm_bound={self.x_norm_bound!r} (largest ||x|| seen: "
                 f"{math.sqrt(max_sq):.4g}). The theory's step size (eta='auto') "
-                "and gamma (gamma='auto' with n_rounds) assume ||x|| <= "
+                "and gamma (exploration epsilon None with n_rounds) assume ||x|| <= "
                 "x_norm_bound; rows are not rescaled. Pass a larger x_norm_bound "
                 "or scale the rows (e.g. sklearn.preprocessing.Normalizer). "
                 "Given once per learner (again after fit).",

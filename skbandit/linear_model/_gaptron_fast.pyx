@@ -2,9 +2,11 @@
 
 Each round, with scores ``s = W x`` and the tie-broken greedy label ``g``:
 
-* policy: ``p = (1 - u) e_g + (u / k) 1`` with ``u = gamma + (1 - gamma) a(s)``,
-  i.e. ``p' = (1 - a) e_g + (a / k) 1`` mixed with ``gamma`` of uniform
-  exploration; ``a(s)`` is the loss's *gap map* (``gap_map`` below);
+* policy: the kernel's explorer (``set_explorer``); Gaptron's is the gap map's,
+  ``p = (1 - u) e_g + (u / k) 1`` with ``u = gamma + (1 - gamma) a(s)``, i.e.
+  ``p' = (1 - a) e_g + (a / k) 1`` mixed with ``gamma`` of uniform
+  exploration; ``a(s)`` is the loss's *gap map* (``gap_map`` of
+  skbandit._core._explore);
 * update: ``W -= eta_t * w * grad(s, g, y) (x)`` where ``grad`` is the gradient
   of the surrogate loss with respect to the scores (``surrogate_gradient``) and
   ``w`` the importance weight: ``1 / p(y)`` when the played action was right
@@ -16,12 +18,19 @@ different map is one more code. ``py_gap_map``, ``py_surrogate_gradient`` and
 ``py_surrogate_loss`` call the very same compiled functions, for the tests.
 """
 
-from libc.math cimport exp, log, log2, sqrt
+from libc.math cimport exp, log, sqrt
 
+from skbandit._core._explore cimport (
+    GAP_HINGE,
+    GAP_LOGISTIC,
+    GAP_SMOOTH_HINGE,
+    gap_map,
+    log_partition,
+    max_other,
+)
 from skbandit._core._kernel cimport (
     LinearKernel,
     Row,
-    epsilon_greedy,
     jsave,
     jsave_row,
     row_axpy,
@@ -31,10 +40,11 @@ from skbandit._core._kernel cimport (
 import numpy as np
 
 
+# the codes of the shared gap maps (skbandit._core._explore.gap_map)
 cpdef enum GaptronLoss:
-    LOSS_LOGISTIC = 0
-    LOSS_HINGE = 1
-    LOSS_SMOOTH_HINGE = 2
+    LOSS_LOGISTIC = GAP_LOGISTIC
+    LOSS_HINGE = GAP_HINGE
+    LOSS_SMOOTH_HINGE = GAP_SMOOTH_HINGE
 
 
 # ln 2, as Python's math.log(2.0) (the references use the same libm call)
@@ -44,17 +54,8 @@ cdef double ADAGRAD_EPS = 1e-8
 
 
 # ---------------------------------------------------------------- compiled maps
-cdef inline double max_other(const double* s, int k, int c) noexcept nogil:
-    """``max_{r != c} s_r`` (k >= 2)."""
-    cdef int r
-    cdef int first = 1 if c == 0 else 0
-    cdef double best = s[first]
-    for r in range(first + 1, k):
-        if r != c and s[r] > best:
-            best = s[r]
-    return best
-
-
+# (the gap map ``gap_map``, ``max_other`` and ``log_partition`` are the
+# exploration rules', cimported from skbandit._core._explore)
 cdef inline int argmax_other(const double* s, int k, int c) noexcept nogil:
     """The first ``r != c`` maximising ``s_r`` (k >= 2)."""
     cdef int r
@@ -65,41 +66,6 @@ cdef inline int argmax_other(const double* s, int k, int c) noexcept nogil:
             best = s[r]
             best_r = r
     return best_r
-
-
-cdef inline double log_partition(const double* s, int k, double* mx) noexcept nogil:
-    """``Z = sum_r exp(s_r - max s)`` (summed in class order); writes ``max s``."""
-    cdef int r
-    cdef double m = s[0], z = 0.0
-    for r in range(1, k):
-        if s[r] > m:
-            m = s[r]
-    for r in range(k):
-        z = z + exp(s[r] - m)
-    mx[0] = m
-    return z
-
-
-cdef double gap_map(int loss, const double* s, int k, int g) noexcept nogil:
-    """The gap map ``a(s)`` in [0, 1] at greedy label ``g`` [reconstruction].
-
-    With the top margin ``m* = s_g - max_{r != g} s_r``:
-    logistic ``min(1, -log2 max_r softmax(s)_r) = min(1, log2 Z)``;
-    hinge ``max(0, 1 - 2 k m*)``; smooth hinge ``max(0, 1 - m*)^2``.
-    """
-    cdef double mx, a, m
-    if loss == LOSS_LOGISTIC:
-        a = log2(log_partition(s, k, &mx))
-        return 1.0 if a > 1.0 else a
-    m = s[g] - max_other(s, k, g)
-    if loss == LOSS_HINGE:
-        a = 1.0 - (2.0 * k) * m
-        return a if a > 0.0 else 0.0
-    # LOSS_SMOOTH_HINGE
-    if m >= 1.0:
-        return 0.0
-    a = 1.0 - m
-    return a * a
 
 
 cdef bint surrogate_gradient(int loss, const double* s, int k, int g, int y,
@@ -189,7 +155,6 @@ cdef class GaptronKernel(LinearKernel):
     """
 
     cdef readonly int loss
-    cdef readonly double gamma
     cdef readonly double eta
     cdef readonly bint adagrad
     cdef readonly double x_bound_sq
@@ -199,7 +164,7 @@ cdef class GaptronKernel(LinearKernel):
     cdef double[:, ::1] A
     cdef double[::1] grad
 
-    def __init__(self, double[:, ::1] W, int loss, double gamma, double eta,
+    def __init__(self, double[:, ::1] W, int loss, double eta,
                  bint adagrad, double x_bound_sq, bint full_information,
                  double[::1] grad_sq_sum, double[:, ::1] A):
         LinearKernel.__init__(self, W, full_information)
@@ -212,7 +177,6 @@ cdef class GaptronKernel(LinearKernel):
         if A.shape[0] != W.shape[0] or A.shape[1] != W.shape[1]:
             raise ValueError("A must have the shape of W")
         self.loss = loss
-        self.gamma = gamma
         self.eta = eta
         self.adagrad = adagrad
         self.x_bound_sq = x_bound_sq
@@ -221,11 +185,6 @@ cdef class GaptronKernel(LinearKernel):
         self.grad_sq_sum = grad_sq_sum
         self.A = A
         self.grad = np.zeros(W.shape[0], dtype=np.float64)
-
-    cdef void distribution(self, const double* s, long long t, int greedy,
-                           double* p) noexcept nogil:
-        cdef double a = gap_map(self.loss, s, self.n_classes, greedy)
-        epsilon_greedy(greedy, self.n_classes, self.gamma + (1.0 - self.gamma) * a, p)
 
     cdef inline double check_norm(self, Row x) noexcept nogil:
         # rows are canonical (the shared validation sums duplicate columns)

@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from skbandit.base import LinearBanditClassifier
+from skbandit.exploration import ExplorationMixin, exploration_constraint
 from skbandit.linear_model._perceptron_fast import PerceptronKernel
+
+if TYPE_CHECKING:
+    from skbandit._typing import RandomStateLike
+    from skbandit.exploration import BaseExploration
 
 __all__ = ["MulticlassPerceptron"]
 
 
-class MulticlassPerceptron(LinearBanditClassifier):
+class MulticlassPerceptron(ExplorationMixin, LinearBanditClassifier):
     """Multiclass Perceptron with full-information feedback (baseline).
 
     Each round it predicts the greedy label ``argmax W x`` and, on a mistake,
@@ -22,6 +29,10 @@ class MulticlassPerceptron(LinearBanditClassifier):
 
     Parameters
     ----------
+    exploration : "greedy", Greedy or None, default=None
+        The exploration rule (:mod:`skbandit.exploration`); only the greedy
+        rule is accepted: a full-information learner sees the label whatever
+        it plays, so exploring would only add mistakes.
     max_iter : int, default=5
         Passes over the data in ``fit``. ``partial_fit`` always makes one.
     shuffle : bool, default=True
@@ -49,6 +60,8 @@ class MulticlassPerceptron(LinearBanditClassifier):
     n_iter_ : int
         Passes finished by the last call: ``max_iter`` for ``fit``, 1 for
         ``partial_fit`` (fewer when the call failed).
+    exploration_ : exploration rule
+        The rule played: ``exploration`` resolved (every parameter set).
 
     See Also
     --------
@@ -73,5 +86,30 @@ class MulticlassPerceptron(LinearBanditClassifier):
 
     _full_information = True
 
+    _parameter_constraints: dict = {
+        **LinearBanditClassifier._parameter_constraints,
+        "exploration": exploration_constraint(),
+    }
+
+    _default_exploration = "greedy"
+    _exploration_values = {"greedy": {}}
+    _exploration_refusal = (
+        "A full-information learner sees the label whatever it plays: "
+        "exploring would only add mistakes."
+    )
+
+    def __init__(
+        self,
+        *,
+        exploration: str | BaseExploration | None = None,
+        max_iter: int = 5,
+        shuffle: bool = True,
+        random_state: RandomStateLike = None,
+    ) -> None:
+        super().__init__(max_iter=max_iter, shuffle=shuffle, random_state=random_state)
+        self.exploration = exploration
+
     def _make_kernel(self):
-        return PerceptronKernel(self.coef_)
+        kernel = PerceptronKernel(self.coef_)
+        kernel.set_explorer(self._explorer(self.classes_.shape[0]))
+        return kernel

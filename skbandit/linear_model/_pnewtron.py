@@ -10,15 +10,21 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.extmath import safe_sparse_dot
 
 from skbandit.base import LinearBanditClassifier
+from skbandit.exploration import (
+    ExplorationMixin,
+    exploration_constraint,
+    rule_values,
+)
 from skbandit.linear_model._pnewtron_fast import PNewtronKernel
 
 if TYPE_CHECKING:
     from skbandit._typing import RandomStateLike
+    from skbandit.exploration import BaseExploration
 
 __all__ = ["PNewtron"]
 
 
-class PNewtron(LinearBanditClassifier):
+class PNewtron(ExplorationMixin, LinearBanditClassifier):
     r"""PNewtron: the diagonal Newtron, with bandit feedback.
 
     The diagonal version of Newtron (Hazan and Kale, 2011) that Beygelzimer,
@@ -29,7 +35,8 @@ class PNewtron(LinearBanditClassifier):
 
         p = \mathrm{softmax}(\alpha s), \qquad p' = (1 - \gamma) p + \gamma / k,
 
-    draws ``ỹ ~ p'``, learns only whether ``ỹ`` was right, and updates every
+    (its exploration rule, ``Softmax(epsilon=gamma, scale=alpha)``), draws
+    ``ỹ ~ p'``, learns only whether ``ỹ`` was right, and updates every
     round with an unbiased estimate ``∇̃`` of the gradient of the logistic loss:
 
     .. math::
@@ -63,12 +70,21 @@ class PNewtron(LinearBanditClassifier):
 
     Parameters
     ----------
-    gamma : float, default=0.0625
-        Uniform exploration mixed into the softmax, in [0, 1]. The SOBA paper
+    exploration : str, exploration rule or None, default=None
+        How a round's scores become the distribution played
+        (:mod:`skbandit.exploration`). ``None``: PNewtron's softmax,
+        ``Softmax(epsilon=0.0625, scale=alpha)``; a rule's name: that rule with
+        this learner's values (``epsilon=0.0625`` for the rules with an
+        ``epsilon``, ``scale=alpha`` for the softmax); an object: that rule
+        (``None`` parameters take this learner's values). Every rule is
+        accepted: the update uses the played label's probability under the
+        rule as ``p'``, and its own ``softmax(alpha s)`` as ``p``. The uniform
+        share ``epsilon`` (the paper's ``gamma``), in [0, 1]: the SOBA paper
         tunes it over ``2^-16 ... 2^-1``. Recommended range (the rule in
         Notes): 0.05 to 0.125; 2^-10 to 2^-9 on (nearly) separable streams.
     alpha : float, default=10.0
-        Softmax inverse temperature ``α >= 0`` (the papers' default 10).
+        Softmax inverse temperature ``α >= 0`` (the papers' default 10) of the
+        update's ``p`` and of the default exploration.
     beta : float, default=0.01
         Curvature ``β >= 0`` of the second-order update (default 0.01).
     D : float, default=1.0
@@ -111,6 +127,8 @@ class PNewtron(LinearBanditClassifier):
     n_iter_ : int
         Passes finished by the last call: ``max_iter`` for ``fit``, 1 for
         ``partial_fit`` (fewer when the call failed).
+    exploration_ : exploration rule
+        The rule played: ``exploration`` resolved (every parameter set).
 
     See Also
     --------
@@ -152,7 +170,8 @@ class PNewtron(LinearBanditClassifier):
     >>> from sklearn.datasets import load_digits
     >>> from skbandit import PNewtron
     >>> X, y = load_digits(return_X_y=True)
-    >>> clf = PNewtron(gamma=0.05, random_state=0)
+    >>> from skbandit.exploration import Softmax
+    >>> clf = PNewtron(exploration=Softmax(0.05), random_state=0)
     >>> clf = clf.partial_fit(X / 16, y, classes=range(10))
     >>> clf.t_
     1797
@@ -168,7 +187,7 @@ class PNewtron(LinearBanditClassifier):
 
     _parameter_constraints: dict = {
         **LinearBanditClassifier._parameter_constraints,
-        "gamma": [Interval(Real, 0, 1, closed="both")],
+        "exploration": exploration_constraint(),
         "alpha": [Interval(Real, 0, None, closed="left")],
         "beta": [Interval(Real, 0, None, closed="left")],
         "D": [Interval(Real, 0, None, closed="neither")],
@@ -176,10 +195,16 @@ class PNewtron(LinearBanditClassifier):
 
     _state_attrs = ("coef_unscaled_", "b_", "A_diag_", "norm_state_")
 
+    _default_exploration = "softmax"
+    _exploration_values = rule_values(epsilon=0.0625)
+
+    def _exploration_defaults(self):
+        return rule_values(epsilon=0.0625, softmax={"scale": self.alpha})
+
     def __init__(
         self,
         *,
-        gamma: float = 0.0625,
+        exploration: str | BaseExploration | None = None,
         alpha: float = 10.0,
         beta: float = 0.01,
         D: float = 1.0,
@@ -188,7 +213,7 @@ class PNewtron(LinearBanditClassifier):
         random_state: RandomStateLike = None,
     ) -> None:
         super().__init__(max_iter=max_iter, shuffle=shuffle, random_state=random_state)
-        self.gamma = gamma
+        self.exploration = exploration
         self.alpha = alpha
         self.beta = beta
         self.D = D
@@ -211,13 +236,14 @@ class PNewtron(LinearBanditClassifier):
         )
 
     def _make_kernel(self):
-        return PNewtronKernel(
+        kernel = PNewtronKernel(
             self.coef_unscaled_,
             self.b_,
             self.A_diag_,
             self.norm_state_,
-            float(self.gamma),
             float(self.alpha),
             float(self.beta),
             float(self.D),
         )
+        kernel.set_explorer(self._explorer(self.classes_.shape[0]))
+        return kernel

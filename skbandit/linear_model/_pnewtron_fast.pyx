@@ -1,8 +1,9 @@
 """PNewtron kernel: the diagonal Newtron (Hazan and Kale, 2011), as the SOBA paper
 runs it (Beygelzimer, Orabona and Zhang, 2017, §5).
 
-Softmax play ``p' = (1 − γ) softmax(α s) + γ/k`` over ``s = W x``. Every round,
-with the played action ``a`` (probability ``p'_a``) and ``p = softmax(α s)``:
+Plays its explorer over ``s = W x`` (PNewtron's: softmax play
+``p' = (1 − γ) softmax(α s) + γ/k``; ``set_explorer``). Every round, with the
+played action ``a`` (probability ``p'_a``, the explorer's) and ``p = softmax(α s)``:
 
 * right (``a = y``): ``∇̃ = ((1 − p_y)/p'_y)(1/k·1 − e_y) ⊗ x``, ``κ = p'_y``;
 * wrong: ``∇̃ = (p_a/p'_a)(e_a − 1/k·1) ⊗ x``, ``κ = 1``;
@@ -23,7 +24,7 @@ states); a CSR row must not store a column twice (``∇̃`` is squared; the shar
 validation sums duplicates).
 """
 
-from libc.math cimport exp, sqrt
+from libc.math cimport sqrt
 
 import numpy as np
 
@@ -34,6 +35,7 @@ from skbandit._core._kernel cimport (
     jsave,
     jsave_range,
 )
+from skbandit._core._explore cimport softmax
 
 
 cdef class PNewtronKernel(LinearKernel):
@@ -43,13 +45,12 @@ cdef class PNewtronKernel(LinearKernel):
     cdef double[::1] norm_state
     cdef double[::1] soft
     cdef double[::1] coefs
-    cdef readonly double gamma
     cdef readonly double alpha
     cdef readonly double beta
     cdef readonly double D
 
     def __init__(self, double[:, ::1] W_unscaled, double[:, ::1] b,
-                 double[:, ::1] A_diag, double[::1] norm_state, double gamma,
+                 double[:, ::1] A_diag, double[::1] norm_state,
                  double alpha, double beta, double D):
         LinearKernel.__init__(self, W_unscaled, False)
         if (b.shape[0] != W_unscaled.shape[0] or b.shape[1] != W_unscaled.shape[1]
@@ -63,7 +64,6 @@ cdef class PNewtronKernel(LinearKernel):
         self.norm_state = norm_state
         self.soft = np.zeros(W_unscaled.shape[0], dtype=np.float64)
         self.coefs = np.zeros(W_unscaled.shape[0], dtype=np.float64)
-        self.gamma = gamma
         self.alpha = alpha
         self.beta = beta
         self.D = D
@@ -78,25 +78,7 @@ cdef class PNewtronKernel(LinearKernel):
 
     cdef void softmax(self, const double* s, double* p) noexcept nogil:
         # p_r = exp(α s_r − max_i α s_i) / Σ_i exp(α s_i − max), summed in order
-        cdef int r, k = self.n_classes
-        cdef double mx = self.alpha * s[0], z = 0.0
-        for r in range(1, k):
-            if self.alpha * s[r] > mx:
-                mx = self.alpha * s[r]
-        for r in range(k):
-            p[r] = exp(self.alpha * s[r] - mx)
-            z = z + p[r]
-        for r in range(k):
-            p[r] = p[r] / z
-
-    cdef void distribution(self, const double* s, long long t, int greedy,
-                           double* p) noexcept nogil:
-        # p' = (1 − γ) softmax(α s) + γ/k; the greedy label plays no part.
-        cdef int r, k = self.n_classes
-        cdef double base = self.gamma / k
-        self.softmax(s, p)
-        for r in range(k):
-            p[r] = (1.0 - self.gamma) * p[r] + base
+        softmax(s, self.n_classes, self.alpha, p)
 
     cdef Py_ssize_t journal_bound(self, Row x) noexcept nogil:
         # norm_state (3), and A, b, U of every class per stored entry

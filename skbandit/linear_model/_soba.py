@@ -9,21 +9,28 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from skbandit.base import LinearBanditClassifier
+from skbandit.exploration import (
+    ExplorationMixin,
+    exploration_constraint,
+    rule_values,
+)
 from skbandit.linear_model._soba_fast import SOBAKernel
 
 if TYPE_CHECKING:
     from skbandit._typing import RandomStateLike
+    from skbandit.exploration import BaseExploration
 
 __all__ = ["SOBA"]
 
 
-class SOBA(LinearBanditClassifier):
+class SOBA(ExplorationMixin, LinearBanditClassifier):
     r"""SOBA: the Second Order Banditron, with bandit feedback.
 
     Each round the learner computes the scores ``s = W x``, plays the greedy
     label ``ŷ = argmax s`` with probability ``1 - gamma`` and a uniformly random
-    label with probability ``gamma``, and learns only whether the played label
-    ``ỹ`` was right. It updates only on rounds where it was right (then it knows
+    label with probability ``gamma`` (its exploration rule, epsilon-greedy with
+    ``epsilon = gamma``), and learns only whether the played label ``ỹ`` was
+    right. It updates only on rounds where it was right (then it knows
     ``y = ỹ``), as a second-order (ridge-regression) learner on the vector
     ``vec(W)`` of length ``k d`` (rows of ``W`` stacked):
 
@@ -60,17 +67,25 @@ class SOBA(LinearBanditClassifier):
     Logged feedback (``partial_fit(X, LoggedFeedback(...))``, see
     ``docs/logged.md``): SOBA's update scales its second-order statistics with
     the probability of the played action, and its analysis assumes its own
-    distribution (``p >= gamma / k``). On logged rounds that are not its own
-    it uses the logged propensity and warns (``OffPolicyWarning``). Rewards
+    epsilon-greedy distribution (``p >= gamma / k``). On logged rounds that are
+    not its own it uses the logged propensity and warns (``OffPolicyWarning``). Rewards
     must be 0 or 1.
 
     Parameters
     ----------
-    gamma : float or "adaptive", default=0.125
-        Exploration rate in (0, 1]. Recommended range (the rule in Notes):
-        2^-3 alone, 2^-4 (0.0625) misses it by half a point; 2^-5 is best on
-        (nearly) separable streams. ``"adaptive"`` uses the rate of Appendix
-        A (Theorem 5) of the paper,
+    exploration : str, exploration rule or None, default=None
+        How a round's scores become the distribution played
+        (:mod:`skbandit.exploration`). ``None``: epsilon-greedy,
+        ``EpsilonGreedy(epsilon=0.125)``; a rule's name: that rule with this
+        learner's values (``epsilon=0.125`` for the rules with an
+        ``epsilon``); an object: that rule (``None`` parameters take this
+        learner's values). Every rule is accepted, but the analysis (and the
+        scaling ``z = sqrt(p_y) g``) assumes epsilon-greedy's ``p >= gamma / k``.
+        The rate ``epsilon`` (the paper's ``gamma``), in [0, 1]: recommended
+        range (the rule in Notes): 2^-3 alone, 2^-4 (0.0625) misses it by half
+        a point; 2^-5 is best on (nearly) separable streams.
+        ``EpsilonGreedy(epsilon="adaptive")`` uses the rate of Appendix A
+        (Theorem 5) of the paper,
         ``γ_t = min(1, sqrt(k (1 + sum_{s<t} n_s z_s^T A_s^{-1} z_s) / t))``,
         where ``z_s^T A_s^{-1} z_s = q_s / (1 + q_s)`` with
         ``q_s = z_s^T A_{s-1}^{-1} z_s`` (exact for ``covariance="full"``; the
@@ -111,7 +126,8 @@ class SOBA(LinearBanditClassifier):
     cumulative_margin_ : float
         ``S = sum_s n_s m_s``, never negative.
     exploration_sum_ : float
-        ``sum_s n_s z_s^T A_s^{-1} z_s``, which drives ``gamma="adaptive"``.
+        ``sum_s n_s z_s^T A_s^{-1} z_s``, which drives
+        ``EpsilonGreedy(epsilon="adaptive")``.
     n_updates_ : int
         Rounds with an update (``n_t = 1``).
     n_features_in_ : int
@@ -128,6 +144,8 @@ class SOBA(LinearBanditClassifier):
     n_iter_ : int
         Passes finished by the last call: ``max_iter`` for ``fit``, 1 for
         ``partial_fit`` (fewer when the call failed).
+    exploration_ : exploration rule
+        The rule played: ``exploration`` resolved (every parameter set).
 
     See Also
     --------
@@ -172,14 +190,16 @@ class SOBA(LinearBanditClassifier):
     --------
     >>> from sklearn.datasets import load_digits
     >>> from skbandit import SOBA
+    >>> from skbandit.exploration import EpsilonGreedy
     >>> X, y = load_digits(return_X_y=True)
-    >>> clf = SOBA(gamma=0.25, random_state=0)
+    >>> clf = SOBA(exploration=EpsilonGreedy(0.25), random_state=0)
     >>> clf = clf.partial_fit(X / 16, y, classes=range(10))
     >>> clf.t_, clf.cumulative_margin_ >= 0
     (1797, True)
     >>> print(f"online error {clf.n_mistakes_ / clf.t_:.2f}")
     online error 0.66
-    >>> full = SOBA(gamma=0.25, covariance="full", random_state=0).fit(X / 16, y)
+    >>> full = SOBA(exploration=EpsilonGreedy(0.25), covariance="full", random_state=0)
+    >>> full = full.fit(X / 16, y)
     >>> full.A_inv_.shape
     (640, 640)
     >>> print(f"online error {full.n_mistakes_ / full.t_:.2f} over 5 passes")
@@ -194,11 +214,15 @@ class SOBA(LinearBanditClassifier):
 
     _parameter_constraints: dict = {
         **LinearBanditClassifier._parameter_constraints,
-        "gamma": [Interval(Real, 0, 1, closed="right"), StrOptions({"adaptive"})],
+        "exploration": exploration_constraint(),
         "a": [Interval(Real, 0, None, closed="neither")],
         "covariance": [StrOptions({"diag", "full"})],
         "max_memory": [Interval(Real, 0, None, closed="neither")],
     }
+
+    _default_exploration = "epsilon_greedy"
+    _exploration_values = rule_values(epsilon=0.125)
+    _exploration_statistic = True
 
     @property
     def _state_attrs(self) -> tuple[str, ...]:  # type: ignore[override]  # a computed _state_attrs over base.py's class attribute (read only, by design)
@@ -247,7 +271,7 @@ class SOBA(LinearBanditClassifier):
     def __init__(
         self,
         *,
-        gamma: float | str = 0.125,
+        exploration: str | BaseExploration | None = None,
         a: float = 1.0,
         covariance: str = "diag",
         max_memory: int = 2**30,
@@ -256,7 +280,7 @@ class SOBA(LinearBanditClassifier):
         random_state: RandomStateLike = None,
     ) -> None:
         super().__init__(max_iter=max_iter, shuffle=shuffle, random_state=random_state)
-        self.gamma = gamma
+        self.exploration = exploration
         self.a = a
         self.covariance = covariance
         self.max_memory = max_memory
@@ -292,19 +316,20 @@ class SOBA(LinearBanditClassifier):
                 f"covariance={self.covariance!r} does not match the fitted state "
                 f"(covariance={'full' if full else 'diag'!r}); call fit to start over."
             )
-        adaptive = isinstance(self.gamma, str)
         kernel = SOBAKernel(
             self.coef_,
             self.theta_,
             empty if full else self.A_diag_,
             self.A_inv_ if full else empty,
             full,
-            0.0 if adaptive else float(self.gamma),
-            adaptive,
             self._sums_,
             self._n_updates_,
         )
         kernel.pending_passes = self._pending_passes
+        # the adaptive rate reads _sums_[1] = sum_s n_s z_s^T A_s^-1 z_s
+        kernel.set_explorer(
+            self._explorer(self.classes_.shape[0], statistic=(self._sums_, 1))
+        )
         return kernel
 
     # covariance="full": a block ends early once reading rows of A_inv through

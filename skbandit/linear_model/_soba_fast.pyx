@@ -31,7 +31,6 @@ from skbandit._core._kernel cimport (
     Row,
     STATUS_JOURNAL_ERROR,
     STATUS_NONFINITE,
-    epsilon_greedy,
     jsave,
     jsave_ll,
     jsave_range,
@@ -49,8 +48,8 @@ cdef int _MAX_PENDING = 64
 
 
 cdef class SOBAKernel(LinearKernel):
-    """ε-greedy play over ``W x`` (``gamma`` fixed, or ``γ_t`` when ``adaptive``);
-    the SOBA update on rounds whose played action was right."""
+    """Plays its explorer over ``W x`` (SOBA's: ε-greedy, ``gamma`` fixed or
+    the adaptive ``γ_t`` read from ``sums[1]``; ``set_explorer``); the SOBA update on rounds whose played action was right."""
 
     cdef double[:, ::1] theta
     cdef double[:, ::1] A_diag
@@ -68,8 +67,6 @@ cdef class SOBAKernel(LinearKernel):
     cdef double[::1] row_a
     cdef double[::1] row_b
     cdef readonly bint full
-    cdef readonly bint adaptive
-    cdef readonly double gamma
     # [Σ n_s m_s, Σ n_s z_sᵀA_s⁻¹z_s] and [Σ n_s]: the estimator's state
     # arrays, written in place (so the estimator's attributes stay the same
     # objects and its cached kernel stays valid across calls)
@@ -78,7 +75,7 @@ cdef class SOBAKernel(LinearKernel):
 
     def __init__(self, double[:, ::1] W, double[:, ::1] theta,
                  double[:, ::1] A_diag, double[:, ::1] A_inv, bint full,
-                 double gamma, bint adaptive, double[::1] sums,
+                 double[::1] sums,
                  long long[::1] counts):
         LinearKernel.__init__(self, W, False)
         cdef Py_ssize_t kd = <Py_ssize_t>W.shape[0] * W.shape[1]
@@ -102,8 +99,6 @@ cdef class SOBAKernel(LinearKernel):
         self.row_a = np.empty(kd if full else 1, dtype=np.float64)
         self.row_b = np.empty(kd if full else 1, dtype=np.float64)
         self.pending = np.empty((0, 0), dtype=np.float64)
-        self.gamma = gamma
-        self.adaptive = adaptive
         self.sums = sums
         self.counts = counts
 
@@ -121,18 +116,6 @@ cdef class SOBAKernel(LinearKernel):
     def n_updates(self):
         """``Σ n_s``."""
         return self.counts[0]
-
-    cdef inline double gamma_at(self, long long t) noexcept nogil:
-        # γ_t = min(1, sqrt(k (1 + Σ_{s<t} n_s z_sᵀA_s⁻¹z_s) / t)) (App. A, Thm 5)
-        cdef double g
-        if not self.adaptive:
-            return self.gamma
-        g = sqrt(self.n_classes * (1.0 + self.sums[1]) / <double>t)
-        return 1.0 if g > 1.0 else g
-
-    cdef void distribution(self, const double* s, long long t, int greedy,
-                           double* p) noexcept nogil:
-        epsilon_greedy(greedy, self.n_classes, self.gamma_at(t), p)
 
     cdef double quadratic(self, Row x, int ybar, int y, double zscale) noexcept nogil:
         # zᵀA⁻¹z with z = zscale (e_ȳ − e_y) ⊗ x; the full variant also
@@ -382,7 +365,3 @@ cdef class SOBAKernel(LinearKernel):
             self.counts[0] += 1
             self.update(x, ybar, y, p, zscale, wz, q)
 
-    # ------------------------------------------------ Python-callable twins
-    def py_gamma(self, long long t):
-        """The exploration rate of round ``t`` (``gamma``, or ``γ_t`` when adaptive)."""
-        return self.gamma_at(t)

@@ -8,11 +8,16 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.extmath import safe_sparse_dot
 
+from skbandit._core._explore import py_inverse_gap
 from skbandit.base import LinearBanditClassifier
+from skbandit.exploration import (
+    ExplorationMixin,
+    exploration_constraint,
+    rule_values,
+)
 from skbandit.linear_model._squarecb_fast import (
     SquareCBKernel,
     SquareCBRegressor,
-    py_igw,
 )
 
 __all__ = ["SquareCB", "igw_distribution"]
@@ -24,7 +29,7 @@ REGRESSOR_CODES = {
 }
 
 
-class SquareCB(LinearBanditClassifier):
+class SquareCB(ExplorationMixin, LinearBanditClassifier):
     r"""SquareCB: inverse gap weighting over per-class online reward regressors.
 
     The learner keeps one linear regressor per class that predicts the reward
@@ -42,8 +47,10 @@ class SquareCB(LinearBanditClassifier):
         \qquad p_a = \frac{1}{k} \quad (a \neq g,\ c_a = c_g),
         \qquad p_g = 1 - \sum_{a \neq g} p_a ,
 
-    with the schedule :math:`f(\tau) = \mathrm{gamma\_scale} \cdot
-    \tau^{\mathrm{gamma\_exponent}}` and the per-class exploration parameter
+    with the schedule :math:`f(\tau) = \mathrm{scale} \cdot
+    \tau^{\mathrm{exponent}}` (the parameters of its exploration rule,
+    ``InverseGap(scale=300, exponent=0.75, clip=True)``) and the per-class
+    exploration parameter
 
     .. math::
 
@@ -158,7 +165,7 @@ class SquareCB(LinearBanditClassifier):
     - *Importance weighting* of the update by :math:`1/p` (as Vowpal Wabbit's
       ``mtr`` reduction does) is off by default (worse on the earlier held-out
       streams, docs/algorithms.md).
-    - *Defaults* ``gamma_scale=300``, ``gamma_exponent=0.75``,
+    - *Defaults* ``InverseGap(scale=300, exponent=0.75)``,
       ``learning_rate=0.5``, ``step_cap=1``, ``initial_reward=1`` and
       ``shared_scale=True`` were chosen on a set of tuning streams only
       (``benchmarks/streams.py``: scikit-learn's digits and breast cancer data,
@@ -191,11 +198,19 @@ class SquareCB(LinearBanditClassifier):
 
     Parameters
     ----------
-    gamma_scale : float > 0, default=300.0
-        The constant of the schedule :math:`f`.
-    gamma_exponent : float >= 0, default=0.75
-        The exponent of the schedule :math:`f`; 0 gives the paper's fixed
-        :math:`\gamma`, 0.5 Vowpal Wabbit's anytime schedule.
+    exploration : str, exploration rule or None, default=None
+        How a round's predicted rewards become the distribution played
+        (:mod:`skbandit.exploration`). ``None``: inverse gap weighting,
+        ``InverseGap(scale=300.0, exponent=0.75, clip=True)`` with the
+        per-class floor read from ``n_updates_`` (above); a rule's name: that
+        rule with this learner's values (``scale=300``, ``exponent=0.75``,
+        ``clip=True`` for ``"inverse_gap"``; the rules' own fallbacks for the
+        others); an object: that rule (``None`` parameters take this learner's
+        values). Every rule is accepted: the regression oracle learns the
+        played class's reward whatever the rule. ``scale`` is the constant of
+        the schedule :math:`f`, ``exponent`` its exponent (0 gives the paper's
+        fixed :math:`\gamma`, 0.5 Vowpal Wabbit's anytime schedule); search
+        them with ``{"exploration__scale": [...]}``.
     learning_rate : float > 0, default=0.5
         The step :math:`\eta` of the regressor.
     fit_intercept : bool, default=True
@@ -259,6 +274,8 @@ class SquareCB(LinearBanditClassifier):
     n_iter_ : int
         Passes finished by the last call: ``max_iter`` for ``fit``, 1 for
         ``partial_fit`` (fewer when the call failed).
+    exploration_ : exploration rule
+        The rule played: ``exploration`` resolved (every parameter set).
 
     See Also
     --------
@@ -295,8 +312,7 @@ class SquareCB(LinearBanditClassifier):
 
     _parameter_constraints: dict = {
         **LinearBanditClassifier._parameter_constraints,
-        "gamma_scale": [Interval(Real, 0, None, closed="neither")],
-        "gamma_exponent": [Interval(Real, 0, None, closed="left")],
+        "exploration": exploration_constraint(),
         "learning_rate": [Interval(Real, 0, None, closed="neither")],
         "fit_intercept": ["boolean"],
         "regressor": [StrOptions(set(REGRESSOR_CODES))],
@@ -308,6 +324,11 @@ class SquareCB(LinearBanditClassifier):
 
     # the regression oracle learns any reward in [0, 1] (docs/logged.md)
     _logged_rewards = "unit"
+
+    _default_exploration = "inverse_gap"
+    _exploration_values = rule_values(
+        inverse_gap={"scale": 300.0, "exponent": 0.75, "clip": True}
+    )
 
     _state_attrs = (
         "coef_",
@@ -322,8 +343,7 @@ class SquareCB(LinearBanditClassifier):
     def __init__(
         self,
         *,
-        gamma_scale=300.0,
-        gamma_exponent=0.75,
+        exploration=None,
         learning_rate=0.5,
         fit_intercept=True,
         regressor="normalized",
@@ -336,8 +356,7 @@ class SquareCB(LinearBanditClassifier):
         random_state=None,
     ):
         super().__init__(max_iter=max_iter, shuffle=shuffle, random_state=random_state)
-        self.gamma_scale = gamma_scale
-        self.gamma_exponent = gamma_exponent
+        self.exploration = exploration
         self.learning_rate = learning_rate
         self.fit_intercept = fit_intercept
         self.regressor = regressor
@@ -362,7 +381,7 @@ class SquareCB(LinearBanditClassifier):
         self.n_updates_ = np.zeros(n_classes, dtype=np.int64)
 
     def _make_kernel(self):
-        return SquareCBKernel(
+        kernel = SquareCBKernel(
             self.coef_,
             self.intercept_,
             self.scale_,
@@ -372,13 +391,16 @@ class SquareCB(LinearBanditClassifier):
             self.n_updates_,
             REGRESSOR_CODES[self.regressor],
             float(self.learning_rate),
-            float(self.gamma_scale),
-            float(self.gamma_exponent),
             bool(self.fit_intercept),
             bool(self.importance_weighted),
             float(self.step_cap),
             bool(self.shared_scale),
         )
+        # the per-class floor of inverse gap weighting reads n_updates_
+        kernel.set_explorer(
+            self._explorer(self.classes_.shape[0], counts=self.n_updates_)
+        )
+        return kernel
 
     def _score_rows(self, X):
         scores = np.asarray(safe_sparse_dot(X, self.coef_.T, dense_output=True))
@@ -411,4 +433,4 @@ def igw_distribution(scores, greedy: int, gamma) -> np.ndarray:
     """
     scores = np.ascontiguousarray(scores, dtype=np.float64)
     gamma = np.broadcast_to(np.asarray(gamma, dtype=np.float64), scores.shape)
-    return py_igw(scores, int(greedy), np.ascontiguousarray(gamma))
+    return py_inverse_gap(scores, int(greedy), np.ascontiguousarray(gamma), True)

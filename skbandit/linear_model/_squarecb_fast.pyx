@@ -3,13 +3,11 @@
 Each round, with predicted rewards ``s_a = w_a . x + b_a`` and the tie-broken
 greedy label ``g``:
 
-* policy (Foster & Rakhlin 2020, inverse gap weighting) at global round ``t`` on
-  the scores clipped to the reward range, ``c_a = min(max(s_a, 0), 1)``: with
-  ``f(tau) = gamma_scale * tau ** gamma_exponent`` and ``n_a`` the updates of
-  class ``a``, ``gamma_a = min(f(t), f(k (n_a + 1)))``;
-  ``p_a = 1 / (k + gamma_a (c_g - c_a))`` for ``a != g`` with ``c_a < c_g``,
-  ``1 / k`` for a tie (whatever ``gamma_a``: no ``inf * 0``), summed in class
-  order, and ``p_g = 1 - sum_{a != g} p_a``;
+* policy: the kernel's explorer (``set_explorer``); SquareCB's is inverse gap
+  weighting (Foster & Rakhlin 2020; ``InverseGapExplorer`` of
+  skbandit._core._explore) on the scores clipped to the reward range, with the
+  per-class floor read from the update counts ``n`` (``learn`` tells the
+  explorer ``class_updated(a)`` after it increments ``n[a]``);
 * update: only the played class's regressor, one online step on the squared
   loss ``h (s_a - r)^2 / 2`` (``h = 1 / p`` with importance weighting, else 1),
   by one of three oracles (``REG_NORMALIZED``: Ross, Mineiro & Langford's NAG;
@@ -30,7 +28,7 @@ zeros (dense zeros included) are skipped: they neither set a scale nor count
 in ``N`` (their gradient is 0), so dense and CSR rows give the same state.
 """
 
-from libc.math cimport fabs, pow, sqrt
+from libc.math cimport fabs, sqrt
 
 from skbandit._core._kernel cimport (
     STATUS_NONFINITE,
@@ -49,37 +47,6 @@ cpdef enum SquareCBRegressor:
     REG_SGD = 2
 
 
-cdef inline double clip01(double v) noexcept nogil:
-    """``v`` clipped to [0, 1] (NaN stays NaN: the scores are checked finite)."""
-    if v < 0.0:
-        return 0.0
-    if v > 1.0:
-        return 1.0
-    return v
-
-
-cdef inline void igw(const double* s, int k, int greedy, const double* gamma,
-                     double* p) noexcept nogil:
-    """Inverse gap weighting on the predictions clipped to the reward range [0, 1]:
-    with ``c_a = min(max(s_a, 0), 1)`` and the gap ``d_a = c_g - c_a >= 0``,
-    ``p_a = 1 / (k + gamma_a d_a)`` for ``a != g`` with ``d_a > 0``, ``p_a = 1 / k``
-    for a tie (``d_a = 0``, whatever ``gamma_a``, even infinite: no ``inf * 0``);
-    ``p_g = 1 - sum_{a != g} p_a`` (summed in class order)."""
-    cdef int a
-    cdef double total = 0.0
-    cdef double best = clip01(s[greedy])
-    cdef double gap
-    for a in range(k):
-        if a != greedy:
-            gap = best - clip01(s[a])
-            if gap > 0.0:
-                p[a] = 1.0 / (k + gamma[a] * gap)
-            else:
-                p[a] = 1.0 / k
-            total = total + p[a]
-    p[greedy] = 1.0 - total
-
-
 cdef class SquareCBKernel(LinearKernel):
     """SquareCB: IGW play over ``W x + b``, squared-loss update of the played row."""
 
@@ -91,16 +58,10 @@ cdef class SquareCBKernel(LinearKernel):
     cdef long long[::1] n_upd
     cdef int regressor
     cdef double eta
-    cdef double gamma_scale
-    cdef double gamma_exponent
     cdef bint fit_intercept
     cdef bint importance_weighted
     cdef double step_cap  # 0: no cap
     cdef bint shared_scale  # NAG's scales shared by the k regressors
-    # gamma of each class from its own update count (see class_gamma)
-    cdef double[::1] gamma_cls
-    # scratch: this round's gamma of each class
-    cdef double[::1] gbuf
     # scratch: the denominators q_i of the current step, by position in the row
     # (grown to the longest row seen: O(nnz), not O(d), per call)
     cdef double[::1] qbuf
@@ -108,7 +69,7 @@ cdef class SquareCBKernel(LinearKernel):
     def __init__(self, double[:, ::1] W, double[::1] b, double[:, ::1] S,
                  double[:, ::1] G, double[::1] Gb, double[::1] N,
                  long long[::1] n_upd, int regressor, double eta,
-                 double gamma_scale, double gamma_exponent, bint fit_intercept,
+                 bint fit_intercept,
                  bint importance_weighted, double step_cap,
                  bint shared_scale):
         LinearKernel.__init__(self, W, False)
@@ -127,26 +88,11 @@ cdef class SquareCBKernel(LinearKernel):
         self.n_upd = n_upd
         self.regressor = regressor
         self.eta = eta
-        self.gamma_scale = gamma_scale
-        self.gamma_exponent = gamma_exponent
         self.fit_intercept = fit_intercept
         self.importance_weighted = importance_weighted
         self.step_cap = step_cap
         self.shared_scale = shared_scale
         self.qbuf = np.zeros(64, dtype=np.float64)
-        self.gamma_cls = np.empty(k, dtype=np.float64)
-        self.gbuf = np.empty(k, dtype=np.float64)
-        for r in range(k):
-            self.gamma_cls[r] = self.class_gamma(r)
-
-    cdef inline double schedule(self, double tau) noexcept nogil:
-        """``gamma_scale * tau ** gamma_exponent``."""
-        return self.gamma_scale * pow(tau, self.gamma_exponent)
-
-    cdef inline double class_gamma(self, int a) noexcept nogil:
-        """The schedule at class a's own clock ``k (n_a + 1)``: the round a class
-        played on its share ``1/k`` of the rounds would have reached."""
-        return self.schedule(<double>self.n_classes * (<double>self.n_upd[a] + 1.0))
 
     cdef void compute_scores(self, Row x, long long t) noexcept nogil:
         cdef int r
@@ -154,16 +100,6 @@ cdef class SquareCBKernel(LinearKernel):
         if self.fit_intercept:
             for r in range(self.n_classes):
                 self.scores[r] = self.scores[r] + self.b[r]
-
-    cdef void distribution(self, const double* s, long long t, int greedy,
-                           double* p) noexcept nogil:
-        # gamma_{t,a} = min(schedule(t), schedule(k (n_a + 1))): a class whose
-        # regressor has seen few updates keeps the exploration of an early round
-        cdef double gt = self.schedule(<double>t)
-        cdef int a
-        for a in range(self.n_classes):
-            self.gbuf[a] = gt if gt < self.gamma_cls[a] else self.gamma_cls[a]
-        igw(s, self.n_classes, greedy, &self.gbuf[0], p)
 
     cdef Py_ssize_t journal_bound(self, Row x) noexcept nogil:
         # NAG's rescale: W and S of the played regressor (of every regressor
@@ -182,7 +118,7 @@ cdef class SquareCBKernel(LinearKernel):
         cdef int a = played
         jsave_ll(self.jd, &self.n_upd[a])
         self.n_upd[a] += 1
-        self.gamma_cls[a] = self.class_gamma(a)
+        self.explorer.class_updated(a)
         if self.regressor == REG_NORMALIZED:
             pred = self._nag_rescale(x, a)
             if self.N[a] <= 0.0:
@@ -308,16 +244,3 @@ cdef class SquareCBKernel(LinearKernel):
         if self.fit_intercept and qb > 0.0:
             jsave(self.jd, &self.b[a])
             self.b[a] = self.b[a] - rate * e / qb
-
-
-def py_igw(const double[::1] scores, int greedy, const double[::1] gamma):
-    """The compiled inverse-gap-weighting distribution for these scores (one
-    ``gamma`` per class)."""
-    cdef int k = <int>scores.shape[0]
-    if k < 1 or not 0 <= greedy < k or gamma.shape[0] != k:
-        raise ValueError("greedy out of range, scores empty or gamma's length "
-                         "is not the number of scores")
-    out = np.empty(k, dtype=np.float64)
-    cdef double[::1] o = out
-    igw(&scores[0], k, greedy, &gamma[0], &o[0])
-    return out

@@ -8,17 +8,23 @@ from typing import TYPE_CHECKING
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from skbandit.base import LinearBanditClassifier
+from skbandit.exploration import (
+    ExplorationMixin,
+    exploration_constraint,
+    rule_values,
+)
 from skbandit.multiclass._conservative_ova_fast import ConservativeOVAKernel, PAVariant
 
 if TYPE_CHECKING:
     from skbandit._typing import RandomStateLike
+    from skbandit.exploration import BaseExploration
 
 __all__ = ["ConservativeOneVsAll"]
 
 _VARIANTS = {"pa": PAVariant.PA, "pa1": PAVariant.PA1, "pa2": PAVariant.PA2}
 
 
-class ConservativeOneVsAll(LinearBanditClassifier):
+class ConservativeOneVsAll(ExplorationMixin, LinearBanditClassifier):
     r"""Conservative one-vs-all with Passive-Aggressive learners (bandit feedback).
 
     One binary linear learner ``w_s`` per class (no bias, zero at the start),
@@ -29,8 +35,9 @@ class ConservativeOneVsAll(LinearBanditClassifier):
               = \arg\max_r f_r ,
 
     (the cost is strictly decreasing in ``f_r`` and the other terms do not
-    depend on ``r``), exact ties broken at random. There is **no exploration**:
-    the played label is the greedy one, and the learner is told only whether it
+    depend on ``r``), exact ties broken at random. There is **no exploration**
+    by default (``exploration=None``: ``Greedy()``): the played label is the
+    greedy one, and the learner is told only whether it
     was right.
 
     * Right (``y = ŷ``): every learner ``s`` makes a PA step on ``(x, z_s)``
@@ -60,6 +67,13 @@ class ConservativeOneVsAll(LinearBanditClassifier):
         PA-II. Chen et al. (2009) report PA-I in their Table I.
     C : float, default=1.0
         Aggressiveness of PA-I and PA-II (> 0); unused by ``"pa"``.
+    exploration : str, exploration rule or None, default=None
+        How a round's scores become the distribution played
+        (:mod:`skbandit.exploration`). ``None``: the paper's greedy play
+        (``Greedy()``, no exploration); a rule's name or object: that rule
+        (``None`` parameters take the rule's own fallbacks). Every rule is
+        accepted: the update uses the played label (a rewarded one is the
+        label, an unrewarded one is not), whatever the rule.
     max_iter : int, default=5
         Passes over the data in ``fit``. ``partial_fit`` always makes one.
     shuffle : bool, default=True
@@ -88,6 +102,8 @@ class ConservativeOneVsAll(LinearBanditClassifier):
     n_iter_ : int
         Passes finished by the last call: ``max_iter`` for ``fit``, 1 for
         ``partial_fit`` (fewer when the call failed).
+    exploration_ : exploration rule
+        The rule played: ``exploration`` resolved (every parameter set).
 
     See Also
     --------
@@ -124,13 +140,18 @@ class ConservativeOneVsAll(LinearBanditClassifier):
         **LinearBanditClassifier._parameter_constraints,
         "variant": [StrOptions(set(_VARIANTS))],
         "C": [Interval(Real, 0, None, closed="neither")],
+        "exploration": exploration_constraint(),
     }
+
+    _default_exploration = "greedy"
+    _exploration_values = rule_values()
 
     def __init__(
         self,
         *,
         variant: str = "pa",
         C: float = 1.0,
+        exploration: str | BaseExploration | None = None,
         max_iter: int = 5,
         shuffle: bool = True,
         random_state: RandomStateLike = None,
@@ -138,8 +159,11 @@ class ConservativeOneVsAll(LinearBanditClassifier):
         super().__init__(max_iter=max_iter, shuffle=shuffle, random_state=random_state)
         self.variant = variant
         self.C = C
+        self.exploration = exploration
 
     def _make_kernel(self):
-        return ConservativeOVAKernel(
+        kernel = ConservativeOVAKernel(
             self.coef_, int(_VARIANTS[self.variant]), float(self.C)
         )
+        kernel.set_explorer(self._explorer(self.classes_.shape[0]))
+        return kernel

@@ -9,6 +9,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from skbandit._core._kernel import run_scores
 from skbandit.base import BaseBanditClassifier, _kernel_arrays
+from skbandit.exploration import ExplorationMixin, exploration_constraint
 from skbandit.multiclass._conservative_ova_fast import PAVariant
 from skbandit.multiclass._offset_tree_fast import OffsetTreeKernel
 
@@ -62,7 +63,7 @@ def _kernel_tree(tree: np.ndarray, n_classes: int):
     return mid, left, right, parent, leaf_parent
 
 
-class OffsetTree(BaseBanditClassifier):
+class OffsetTree(ExplorationMixin, BaseBanditClassifier):
     r"""Realizable Offset Tree with Passive-Aggressive node classifiers.
 
     The bandit baseline of Chen et al. (2009): the offset tree of Beygelzimer &
@@ -96,8 +97,9 @@ class OffsetTree(BaseBanditClassifier):
     walk's tied candidates, so ``predict`` is the argmax of these scores.
 
     **Exploration** (the papers do not specify one): epsilon-greedy around the
-    walk, ``p = (1 - γ) e_ĝ + γ / k`` with ``γ = exploration``, so the
-    probability ``p(a)`` of the played class is known exactly.
+    walk, ``p = (1 - γ) e_ĝ + γ / k`` with ``γ`` the ``epsilon`` of its
+    exploration rule, so the probability ``p(a)`` of the played class is known
+    exactly.
 
     **Update.** With the played class ``a``, reward ``r = 1[a = y]`` and
     ``p = p(a)``, walk up from leaf ``a``. At each node ``n`` on the way, with
@@ -133,12 +135,18 @@ class OffsetTree(BaseBanditClassifier):
         value depends on the scale of the rows (the cap ``C ω`` competes with
         ``l / ||x||²``): 0.01 suits rows in ``[0, 1]`` or ``[-1, 1]``; on
         scikit-learn's raw digits pixels (0 to 16) only ``C = 1e-4`` learns.
-    exploration : float, default=2**-12
-        The epsilon-greedy exploration rate ``γ`` in ``[0, 1]``: the learner
-        plays a uniformly random class with probability ``γ``. Recommended
-        range (the rule in Notes): 2^-14 to 2^-9 (about 0.00006 to 0.002);
-        the tree learns from wrong answers as well, so it needs little
-        exploration.
+    exploration : str, exploration rule or None, default=None
+        How a round becomes the distribution played
+        (:mod:`skbandit.exploration`). ``None``: epsilon-greedy,
+        ``EpsilonGreedy(epsilon=2**-12)``; ``"epsilon_greedy"`` or
+        ``"greedy"``; or an ``EpsilonGreedy`` or ``Greedy`` object (a ``None``
+        epsilon takes 2^-12). Only rules that do not read the scores are
+        accepted: ``act`` walks the tree and evaluates only the nodes on the
+        greedy path, not every class's score. The rate ``epsilon`` (``γ``), in
+        ``[0, 1]``: the learner plays a uniformly random class with
+        probability ``γ``. Recommended range (the rule in Notes): 2^-14 to
+        2^-9 (about 0.00006 to 0.002); the tree learns from wrong answers as
+        well, so it needs little exploration.
     max_iter : int, default=5
         Passes over the data in ``fit``. ``partial_fit`` always makes one.
     shuffle : bool, default=True
@@ -169,6 +177,8 @@ class OffsetTree(BaseBanditClassifier):
     n_iter_ : int
         Passes finished by the last call: ``max_iter`` for ``fit``, 1 for
         ``partial_fit`` (fewer when the call failed).
+    exploration_ : exploration rule
+        The rule played: ``exploration`` resolved (every parameter set).
 
     See Also
     --------
@@ -200,12 +210,13 @@ class OffsetTree(BaseBanditClassifier):
     the default minimises the worst excess over the streams (ties within 1
     point go to the smaller mean excess), and the recommended range holds
     the values whose worst excess is at most 5 points above the default's.
-    ``C = 0.01`` with ``exploration`` 2^-12 wins (worst excess 3.9 points;
+    ``C = 0.01`` with ``epsilon`` 2^-12 wins (worst excess 3.9 points;
     the old defaults: 39.3). Online error, old defaults -> new, mean of 5
     seeds: USPS 64.2% -> 26.4%, MNIST 71.2% -> 33.8%, Covertype 74.5% ->
     43.5%, 20 Newsgroups 68.9% -> 65.8%, SynSep 8.9% -> 0.1%, SynNonSep
     34.6% -> 4.5% (its noise floor is about 4.4%). Chen et al.'s offset tree
-    row (``C = 1``) stays reproducible by passing ``C=1.0, exploration=0.1``,
+    row (``C = 1``) stays reproducible by passing
+    ``C=1.0, exploration=EpsilonGreedy(0.1)``,
     as the ``chen2009-table1`` experiment does. On scikit-learn's digits
     (``fit``, 5 passes, pixels / 16) the training accuracy for seeds 0-4 was
     0.37, 0.35, 0.31, 0.28, 0.23 and is 0.77, 0.77, 0.78, 0.78, 0.77; on the
@@ -244,17 +255,24 @@ class OffsetTree(BaseBanditClassifier):
         **BaseBanditClassifier._parameter_constraints,
         "base": [StrOptions(set(_VARIANTS))],
         "C": [Interval(Real, 0, None, closed="neither")],
-        "exploration": [Interval(Real, 0, 1, closed="both")],
+        "exploration": exploration_constraint(),
     }
 
     _state_attrs = ("node_coef_",)
+
+    _default_exploration = "epsilon_greedy"
+    _exploration_values = {"epsilon_greedy": {"epsilon": 2**-12}, "greedy": {}}
+    _exploration_refusal = (
+        "The offset tree's act walks the tree without computing every class's "
+        "score, so only rules that do not read the scores fit."
+    )
 
     def __init__(
         self,
         *,
         base="pa1",
         C=0.01,
-        exploration=2**-12,
+        exploration=None,
         max_iter=5,
         shuffle=True,
         random_state=None,
@@ -270,13 +288,14 @@ class OffsetTree(BaseBanditClassifier):
 
     def _make_kernel(self):
         k = self.classes_.shape[0]
-        return OffsetTreeKernel(
+        kernel = OffsetTreeKernel(
             self.node_coef_,
             *_kernel_tree(self.tree_, k),
             int(_VARIANTS[self.base]),
             float(self.C),
-            float(self.exploration),
         )
+        kernel.set_explorer(self._explorer(k))
+        return kernel
 
     def _score_rows(self, X):
         self._own_state_arrays()

@@ -10,12 +10,12 @@ from skbandit._core._kernel cimport (
     BaseKernel,
     Row,
     all_finite,
-    epsilon_greedy,
     jsave_row,
     row_axpy,
     row_dot,
     sample_inverse_cdf,
 )
+from skbandit._core._explore cimport Explorer
 from skbandit.multiclass._pa cimport pa_tau, row_sq_norm
 
 
@@ -49,7 +49,9 @@ cdef class OffsetTreeKernel(BaseKernel):
     the path-margin scores of ``compute_scores`` (in increasing class order), so
     the greedy label and its tie-break by ``u2`` are those of the core's
     ``argmax_ties`` while only the visited nodes are evaluated (``O(nnz log k)``
-    without ties). The policy is epsilon-greedy around it.
+    without ties). The policy is the kernel's explorer around it (the offset
+    tree's: epsilon-greedy); ``act`` does not compute the scores, so the
+    explorer must not read them (``set_explorer`` refuses one that does).
 
     ``learn`` walks up from the played leaf ``a`` (see ``OffsetTree``).
     """
@@ -62,7 +64,6 @@ cdef class OffsetTreeKernel(BaseKernel):
     cdef const int[::1] leaf_parent
     cdef int variant
     cdef double C
-    cdef double gamma
     # node margins of the current round, valid where stamp[n] == epoch
     cdef double[::1] margin
     cdef long long[::1] stamp
@@ -76,7 +77,7 @@ cdef class OffsetTreeKernel(BaseKernel):
 
     def __init__(self, double[:, ::1] W, const int[::1] mid, const int[::1] left,
                  const int[::1] right, const int[::1] parent,
-                 const int[::1] leaf_parent, int variant, double C, double gamma):
+                 const int[::1] leaf_parent, int variant, double C):
         cdef int k = <int>W.shape[0] + 1
         BaseKernel.__init__(self, k, <int>W.shape[1], False)
         if not (mid.shape[0] == left.shape[0] == right.shape[0] == parent.shape[0]
@@ -91,7 +92,6 @@ cdef class OffsetTreeKernel(BaseKernel):
         self.depth = _tree_depth(parent, leaf_parent, k)
         self.variant = variant
         self.C = C
-        self.gamma = gamma
         self.margin = np.zeros(k - 1, dtype=np.float64)
         self.stamp = np.zeros(k - 1, dtype=np.int64)
         self.epoch = 0
@@ -130,9 +130,15 @@ cdef class OffsetTreeKernel(BaseKernel):
                 n = self.parent[n]
             self.scores[leaf] = s
 
-    cdef void distribution(self, const double* s, long long t, int greedy,
-                           double* p) noexcept nogil:
-        epsilon_greedy(greedy, self.n_classes, self.gamma, p)
+    def set_explorer(self, Explorer explorer not None):
+        """Play ``explorer``: one that does not read the scores (``act`` walks
+        the tree without computing them)."""
+        if explorer.reads_scores:
+            raise ValueError(
+                "the offset tree plays only exploration rules that do not read "
+                "the scores (its act evaluates the nodes on the greedy path, "
+                f"not every class's score); got {type(explorer).__name__}")
+        BaseKernel.set_explorer(self, explorer)
 
     cdef int act(self, Row x, long long t, double u1, double u2,
                  int* greedy, double* prob, double* marginal) noexcept nogil:

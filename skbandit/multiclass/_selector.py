@@ -11,8 +11,15 @@ from sklearn.base import clone
 from sklearn.utils._param_validation import Interval, InvalidParameterError
 from sklearn.utils.validation import check_is_fitted
 
+from skbandit._core._explore import EpsilonGreedyExplorer
 from skbandit._core._kernel import run_scores
 from skbandit.base import BaseBanditClassifier, _kernel_arrays
+from skbandit.exploration import (
+    BaseExploration,
+    EpsilonGreedy,
+    ExplorationMixin,
+    exploration_constraint,
+)
 from skbandit.multiclass._selector_fast import SelectorKernel
 
 if TYPE_CHECKING:
@@ -27,7 +34,7 @@ def default_candidates() -> list[BaseBanditClassifier]:
 
     * ``SquareCB()``: inverse gap weighting at its defaults (``gamma_t = 300
       t^0.75`` per class, the normalized (NAG) regression oracle);
-    * ``SquareCB(gamma_scale=300, gamma_exponent=0.5)``: the anytime
+    * ``SquareCB(exploration=InverseGap(300, exponent=0.5))``: the anytime
       ``gamma_t ∝ sqrt(t)`` schedule of Foster and Rakhlin's analysis, which
       explores longer (noisy labels, many classes);
     * ``ConservativeOneVsAll()``: no exploration, Passive-Aggressive one-vs-all
@@ -35,12 +42,13 @@ def default_candidates() -> list[BaseBanditClassifier]:
     * ``OffsetTree()``: the offset-tree reduction (importance-weighted binary
       learners at the nodes).
     """
+    from skbandit.exploration import InverseGap
     from skbandit.linear_model import SquareCB
     from skbandit.multiclass import ConservativeOneVsAll, OffsetTree
 
     return [
         SquareCB(),
-        SquareCB(gamma_scale=300.0, gamma_exponent=0.5),
+        SquareCB(exploration=InverseGap(300.0, exponent=0.5)),
         ConservativeOneVsAll(),
         OffsetTree(),
     ]
@@ -76,7 +84,7 @@ def _check_candidates(candidates) -> list[BaseBanditClassifier]:
     return candidates
 
 
-class OnlineSelector(BaseBanditClassifier):
+class OnlineSelector(ExplorationMixin, BaseBanditClassifier):
     r"""Online selection among bandit learners by off-policy estimates.
 
     Runs several candidate learners on one stream. Each round every candidate
@@ -87,10 +95,12 @@ class OnlineSelector(BaseBanditClassifier):
               \qquad \mu_t = \max(\mu_{\min}, \mu_1 t^{-p}),
 
     where ``ℓ`` is the current leader, ``C`` the number of candidates, ``t ≥ 1``
-    the round, ``μ_1 = exploration``, ``p = exploration_decay``, ``μ_min =
-    min(min_exploration, exploration)`` and ``β`` the candidates' shares of the
-    exploration mass (uniform at the start, see below), and logs its propensity
-    ``Q(a)``. The exploration share can decay as the estimates accumulate
+    the round, ``μ_t`` the rate of its exploration rule ``EpsilonGreedy(μ_1,
+    decay=p, min_epsilon=μ_min)`` (epsilon-greedy whose "uniform" part is the
+    candidates' ``β``-average; an ``μ_min`` above ``μ_1`` counts as ``μ_1``)
+    and ``β`` the candidates' shares of the exploration mass (uniform at the
+    start, see below), and logs its propensity ``Q(a)``. The exploration share
+    can decay as the estimates accumulate
     (``p = 1/3`` is the epsilon-greedy schedule ``ε_t ∝ t^{-1/3}`` of
     epoch-greedy, Langford and Zhang 2007; a heuristic here, the candidates'
     values change as they learn):
@@ -149,26 +159,30 @@ class OnlineSelector(BaseBanditClassifier):
     candidates : list of skbandit learners, default=None
         The candidate learners (bandit-feedback skbandit estimators; cloned at
         the start of a fit). ``None`` runs ``default_candidates()``:
-        ``SquareCB()``, ``SquareCB(gamma_scale=300, gamma_exponent=0.5)``,
+        ``SquareCB()``, ``SquareCB(exploration=InverseGap(300, exponent=0.5))``,
         ``ConservativeOneVsAll()`` and ``OffsetTree()``. The first candidate
         is the leader at the start.
-    exploration : float, default=0.5
-        The mixing weight ``μ_1`` of the first round, in ``(0, 1]``: the share
-        ``μ_t`` is spread over the candidates' own distributions by the shares
-        ``β``; it bounds the importance weights by ``1 / (μ_t β_c)`` and costs
-        at most ``μ_t`` times the gap between the leader and the ``β``-average
-        of the candidates.
-    exploration_decay : float, default=1/3
-        Exponent ``p`` in ``[0, 1]`` of the decay ``μ_t = max(μ_min, μ_1
-        t^{-p})``. ``0``: a fixed share ``μ_1``. ``1/3`` is the epoch-greedy
-        schedule of Langford & Zhang 2007 (a heuristic here, as the candidates
-        keep learning): the share is large while the candidates are all poor
-        and their differences cheap, and small once the leader is good.
-    min_exploration : float, default=0.02
-        Floor of the exploration share, in ``[0, 1]``: ``μ_min =
-        min(min_exploration, exploration)`` (an ``exploration`` below the floor
-        is a fixed share). It keeps every candidate estimated on a long
-        stream, so that a change of concept can still move the leader.
+    exploration : "epsilon_greedy", EpsilonGreedy or None, default=None
+        The exploration share ``μ_t`` (:mod:`skbandit.exploration`): the rate of
+        an ``EpsilonGreedy`` rule whose "uniform" part is the candidates'
+        ``β``-average. ``None`` (or ``"epsilon_greedy"``):
+        ``EpsilonGreedy(0.5, decay=1/3, min_epsilon=0.02)``; an object's
+        ``None`` epsilon takes 0.5. Only epsilon-greedy is accepted: the
+        selector mixes its candidates' own policies, which do the exploring.
+        ``epsilon`` is the mixing weight ``μ_1`` of the first round, in
+        ``(0, 1]``: the share ``μ_t`` is spread over the candidates' own
+        distributions by the shares ``β``; it bounds the importance weights by
+        ``1 / (μ_t β_c)`` and costs at most ``μ_t`` times the gap between the
+        leader and the ``β``-average of the candidates. ``decay`` is the
+        exponent ``p`` in ``[0, 1]`` of ``μ_t = max(μ_min, μ_1 t^{-p})``
+        (``0``: a fixed share ``μ_1``; ``1/3`` is the epoch-greedy schedule of
+        Langford & Zhang 2007, a heuristic here, as the candidates keep
+        learning: the share is large while the candidates are all poor and
+        their differences cheap, and small once the leader is good).
+        ``min_epsilon`` is the floor ``μ_min`` in ``[0, 1]`` (one above
+        ``epsilon`` counts as ``epsilon``: a fixed share); it keeps every
+        candidate estimated on a long stream, so that a change of concept can
+        still move the leader.
     window : int or None, default=1000
         Effective memory of the estimates in rounds: discount
         ``λ = 1 - 1 / window`` per round. ``None``: no discount (stationary
@@ -225,6 +239,8 @@ class OnlineSelector(BaseBanditClassifier):
         Rounds whose played action was not rewarded.
     n_greedy_mistakes_ : int
         Rounds whose leader's greedy action was wrong.
+    exploration_ : exploration rule
+        The rule played: ``exploration`` resolved (every parameter set).
 
     See Also
     --------
@@ -264,9 +280,7 @@ class OnlineSelector(BaseBanditClassifier):
     _parameter_constraints: dict = {
         **BaseBanditClassifier._parameter_constraints,
         "candidates": ["array-like", None],
-        "exploration": [Interval(Real, 0, 1, closed="right")],
-        "exploration_decay": [Interval(Real, 0, 1, closed="both")],
-        "min_exploration": [Interval(Real, 0, 1, closed="both")],
+        "exploration": exploration_constraint(),
         "window": [Interval(Integral, 1, None, closed="left"), None],
         "confidence": [Interval(Real, 0.5, 1, closed="neither")],
         "eliminated_share": [Interval(Real, 0, 1, closed="right")],
@@ -286,9 +300,7 @@ class OnlineSelector(BaseBanditClassifier):
         self,
         candidates=None,
         *,
-        exploration: float = 0.5,
-        exploration_decay: float = 1 / 3,
-        min_exploration: float = 0.02,
+        exploration: str | BaseExploration | None = None,
         window: int | None = 1_000,
         confidence: float = 0.95,
         eliminated_share: float = 0.05,
@@ -299,8 +311,6 @@ class OnlineSelector(BaseBanditClassifier):
         super().__init__(max_iter=max_iter, shuffle=shuffle, random_state=random_state)
         self.candidates = candidates
         self.exploration = exploration
-        self.exploration_decay = exploration_decay
-        self.min_exploration = min_exploration
         self.window = window
         self.confidence = confidence
         self.eliminated_share = eliminated_share
@@ -308,8 +318,37 @@ class OnlineSelector(BaseBanditClassifier):
     # ----------------------------------------------------------- parameters
     def _validate_params(self) -> None:
         super()._validate_params()
+        if isinstance(self.exploration, BaseExploration):
+            self._check_mixer(self.exploration)
         for c in _check_candidates(self.candidates):
             c._validate_params()
+
+    _default_exploration = "epsilon_greedy"
+    _exploration_values = {"epsilon_greedy": {"epsilon": 0.5}}
+    _exploration_refusal = (
+        "The selector mixes its candidates' own policies, which do the exploring: "
+        "its share of the mixture is an epsilon-greedy rate."
+    )
+
+    def _exploration_object(self, name):
+        if name == "epsilon_greedy":
+            return EpsilonGreedy(decay=1 / 3, min_epsilon=0.02)
+        return super()._exploration_object(name)
+
+    def _resolve_exploration(self):
+        return self._check_mixer(super()._resolve_exploration())
+
+    def _check_mixer(self, rule):
+        """The selector's conditions on its rule: epsilon in (0, 1] (None: not
+        yet resolved), decay in [0, 1]."""
+        epsilon = rule.epsilon
+        if epsilon == 0 or epsilon == "adaptive" or rule.decay > 1:
+            raise InvalidParameterError(
+                "The 'exploration' parameter of OnlineSelector must be an "
+                "EpsilonGreedy with epsilon in (0, 1] (the mixing weight) and "
+                f"decay in [0, 1]; got {rule!r}."
+            )
+        return rule
 
     @property
     def _logged_rewards(self) -> str:  # type: ignore[override]  # computed from the candidates (read only, by design)
@@ -388,15 +427,24 @@ class OnlineSelector(BaseBanditClassifier):
             self.ips_weights_,
             self.leader_state_,
             self.mix_shares_,
-            float(self.exploration),
+            self._mixer(),
             lam,
             float(-np.log1p(-self.confidence)),
             float(self.eliminated_share),
-            float(self.exploration_decay),
-            float(min(self.min_exploration, self.exploration)),
         )
         kernel.owners = list(self.candidates_)
         return kernel
+
+    def _mixer(self):
+        """The compiled rule of the exploration share, its floor capped at
+        epsilon (a floor above it: a fixed share)."""
+        self._explorer(self.classes_.shape[0])
+        rule = self.exploration_
+        return EpsilonGreedyExplorer(
+            float(rule.epsilon),
+            float(rule.decay),
+            float(min(rule.min_epsilon, rule.epsilon)),
+        )
 
     def _before_block(self, kernel, n_rows):
         # a candidate may replace its kernel (e.g. after growing a buffer)

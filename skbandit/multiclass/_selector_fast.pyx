@@ -11,7 +11,9 @@ One round at index ``t`` with candidates ``c = 0 .. C - 1`` and leader ``l``:
   ``BaseKernel.marginal_distribution``);
 * the played distribution is the mixture
   ``Q = (1 - mix_t) P_l + mix_t * (beta_0 P_0 + ... + beta_{C-1} P_{C-1})``
-  with ``mix_t = max(mix_min, mix * t^-decay)`` (``t >= 1``)
+  with ``mix_t`` the rate of round ``t`` of the selector's epsilon-greedy rule
+  (``mixer``, an ``EpsilonGreedyExplorer``: ``max(mix_min, mix * t^-decay)``,
+  ``mix`` when ``decay = 0``; its "uniform" part is the candidates' average)
   (summed in order) with the shares ``beta`` (positive, summing to one); the
   action ``a`` is drawn from ``Q`` by inverse CDF on ``u1``; its propensity is
   ``Q(a)``;
@@ -39,7 +41,7 @@ One round at index ``t`` with candidates ``c = 0 .. C - 1`` and leader ``l``:
 """
 
 from cpython.ref cimport PyObject
-from libc.math cimport NAN, pow, sqrt
+from libc.math cimport NAN, sqrt
 from libc.stdlib cimport free, malloc
 
 from skbandit._core._kernel cimport (
@@ -54,6 +56,7 @@ from skbandit._core._kernel cimport (
     jsave_range,
     sample_inverse_cdf,
 )
+from skbandit._core._explore cimport EpsilonGreedyExplorer
 
 import numpy as np
 
@@ -90,10 +93,9 @@ cdef class SelectorKernel(BaseKernel):
     # the candidates' shares of the exploration mass (sum to one)
     cdef double[::1] beta
     cdef double floor
-    # the exploration share at round t: max(mix_min, mix * t^-decay)
-    cdef double mix
-    cdef double decay
-    cdef double mix_min
+    # the exploration share at round t: the rate of this epsilon-greedy rule,
+    # max(mix_min, mix * t^-decay)
+    cdef EpsilonGreedyExplorer mixer
     cdef double lam
     # L = log(1 / (1 - confidence)) in the Bernstein width
     cdef double log_term
@@ -103,8 +105,8 @@ cdef class SelectorKernel(BaseKernel):
 
     def __init__(self, list kernels, double[::1] S, double[:, ::1] G,
                  double[::1] R, double[::1] w, long long[::1] lead,
-                 double[::1] beta, double mix, double lam, double log_term,
-                 double floor, double decay=0.0, double mix_min=0.0):
+                 double[::1] beta, EpsilonGreedyExplorer mixer not None,
+                 double lam, double log_term, double floor):
         cdef int c, n = len(kernels)
         cdef BaseKernel kc
         if n < 1:
@@ -124,11 +126,12 @@ cdef class SelectorKernel(BaseKernel):
             raise ValueError("selector state arrays have inconsistent shapes")
         if not 0 <= lead[0] < n:
             raise ValueError(f"leader {lead[0]} out of range for {n} candidates")
-        if not (0.0 <= mix <= 1.0 and 0.0 <= lam <= 1.0 and log_term >= 0.0
-                and 0.0 < floor <= 1.0 and decay >= 0.0
-                and 0.0 <= mix_min <= mix):
-            raise ValueError("mix and lam must be in [0, 1], log_term >= 0, floor "
-                             "in (0, 1], decay >= 0 and mix_min in [0, mix]")
+        if not (0.0 <= mixer.epsilon <= 1.0 and 0.0 <= lam <= 1.0
+                and log_term >= 0.0 and 0.0 < floor <= 1.0 and mixer.decay >= 0.0
+                and 0.0 <= mixer.min_epsilon <= mixer.epsilon):
+            raise ValueError("the mixer's epsilon and lam must be in [0, 1], "
+                             "log_term >= 0, floor in (0, 1], the decay >= 0 and "
+                             "min_epsilon in [0, epsilon]")
         BaseKernel.__init__(self, k, d, False)
         self.kernels = list(kernels)
         self.owners = []
@@ -149,8 +152,7 @@ cdef class SelectorKernel(BaseKernel):
         self.finite = True
         self.S, self.G, self.R, self.w = S, G, R, w
         self.lead, self.beta = lead, beta
-        self.mix, self.lam, self.log_term, self.floor = mix, lam, log_term, floor
-        self.decay, self.mix_min = decay, mix_min
+        self.mixer, self.lam, self.log_term, self.floor = mixer, lam, log_term, floor
 
     def __dealloc__(self):
         if self.ptrs != NULL:
@@ -158,10 +160,7 @@ cdef class SelectorKernel(BaseKernel):
 
     cdef inline double mix_at(self, long long t) noexcept nogil:
         # the exploration share of round t >= 1: max(mix_min, mix t^-decay)
-        cdef double m = self.mix
-        if self.decay != 0.0 and t > 1:
-            m = m * pow(<double>t, -self.decay)
-        return m if m > self.mix_min else self.mix_min
+        return self.mixer.rate(t)
 
     cdef void average(self, long long t, double[:, ::1] P,
                       double* avg) noexcept nogil:

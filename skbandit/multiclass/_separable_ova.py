@@ -12,6 +12,11 @@ from sklearn.utils.extmath import safe_sparse_dot
 
 from skbandit._core._kernel import run_scores
 from skbandit.base import _COUNTERS, BaseBanditClassifier, _kernel_arrays
+from skbandit.exploration import (
+    ExplorationMixin,
+    exploration_constraint,
+    rule_values,
+)
 from skbandit.multiclass._separable_ova_fast import (
     SeparableLinearKernel,
     SeparableRationalKernel,
@@ -19,6 +24,7 @@ from skbandit.multiclass._separable_ova_fast import (
 
 if TYPE_CHECKING:
     from skbandit._typing import RandomStateLike
+    from skbandit.exploration import BaseExploration
 
 __all__ = ["SeparableOneVsAll"]
 
@@ -52,7 +58,7 @@ class _WorkLender:
         self.vectors[:] = [vector]
 
 
-class SeparableOneVsAll(BaseBanditClassifier):
+class SeparableOneVsAll(ExplorationMixin, BaseBanditClassifier):
     r"""One-vs-all Perceptrons for linearly separable bandit streams.
 
     One binary online learner ``A_i`` per class answers "is x in class i?"
@@ -66,8 +72,8 @@ class SeparableOneVsAll(BaseBanditClassifier):
     Equivalently the played learner learns ``(x, YES)`` if the action was
     right and ``(x, NO)`` otherwise, and each binary learner is a Perceptron
     that changes only on its own mistakes. The distribution of a round is
-    ``p = e_ŷ`` if ``max_i f_i(x) >= 0`` else ``p = 1/k``, which
-    ``exploration_distribution`` returns.
+    ``p = e_ŷ`` if ``max_i f_i(x) >= 0`` else ``p = 1/k`` (its exploration
+    rule, ``Conservative()``), which ``exploration_distribution`` returns.
 
     Binary learners:
 
@@ -128,6 +134,13 @@ class SeparableOneVsAll(BaseBanditClassifier):
         the learner unchanged). ``"project"``: the kernel uses ``x / ||x||``
         for every row with ``||x|| > 1`` (training and prediction alike): rows are
         projected onto the unit ball; support vectors are stored projected.
+    exploration : str, exploration rule or None, default=None
+        How a round's scores become the distribution played
+        (:mod:`skbandit.exploration`). ``None``: the paper's rule above,
+        ``Conservative(threshold=0.0)``; a rule's name or object: that rule
+        (``None`` parameters take the rule's own fallbacks). Every rule is
+        accepted: the played learner learns ``(x, YES)`` or ``(x, NO)``
+        whatever the rule, but the mistake bounds are the paper rule's.
     max_iter : int, default=5
         Passes over the data in ``fit``. ``partial_fit`` always makes one.
     shuffle : bool, default=True
@@ -161,6 +174,8 @@ class SeparableOneVsAll(BaseBanditClassifier):
     n_iter_ : int
         Passes finished by the last call: ``max_iter`` for ``fit``, 1 for
         ``partial_fit`` (fewer when the call failed).
+    exploration_ : exploration rule
+        The rule played: ``exploration`` resolved (every parameter set).
 
     See Also
     --------
@@ -200,7 +215,11 @@ class SeparableOneVsAll(BaseBanditClassifier):
         "update": [StrOptions({"paper", "full"})],
         "budget": [None, Interval(Integral, 1, None, closed="left")],
         "large_norm": [StrOptions({"raise", "project"})],
+        "exploration": exploration_constraint(),
     }
+
+    _default_exploration = "conservative"
+    _exploration_values = rule_values()
 
     def __init__(
         self,
@@ -209,6 +228,7 @@ class SeparableOneVsAll(BaseBanditClassifier):
         update: str = "paper",
         budget: int | None = None,
         large_norm: str = "raise",
+        exploration: str | BaseExploration | None = None,
         max_iter: int = 5,
         shuffle: bool = True,
         random_state: RandomStateLike = None,
@@ -218,6 +238,7 @@ class SeparableOneVsAll(BaseBanditClassifier):
         self.update = update
         self.budget = budget
         self.large_norm = large_norm
+        self.exploration = exploration
 
     # The declared state of the rational-kernel learner: the support set in CSR
     # form (values, column indices, row pointers; oldest vector first) and its
@@ -296,6 +317,13 @@ class SeparableOneVsAll(BaseBanditClassifier):
             )
 
     def _make_kernel(self):
+        kernel = self._play_kernel()
+        kernel.set_explorer(self._explorer(self.classes_.shape[0]))
+        return kernel
+
+    def _play_kernel(self):
+        """The kernel of the fitted variant (the live store of the rational
+        kernel), before its exploration rule is set."""
         self._check_state_matches_kernel()
         full = self.update == "full"
         if self.kernel is None:

@@ -20,21 +20,6 @@ from skbandit._core._kernel cimport (
 STATUS_STORE_ERROR = -1
 
 
-cdef inline void separable_distribution(const double* s, int k, int greedy,
-                                        double* p) noexcept nogil:
-    """Play the greedy label if its score is >= 0 (the set S of classes
-    answering YES is non-empty and the greedy label is its highest score);
-    otherwise uniform over the k classes."""
-    cdef int r
-    if s[greedy] >= 0.0:
-        for r in range(k):
-            p[r] = 0.0
-        p[greedy] = 1.0
-    else:
-        for r in range(k):
-            p[r] = 1.0 / k
-
-
 cdef class SeparableLinearKernel(LinearKernel):
     """One linear Perceptron per class; ``f_r = w_r . x``, YES when ``f_r >= 0``.
 
@@ -48,10 +33,6 @@ cdef class SeparableLinearKernel(LinearKernel):
     def __init__(self, double[:, ::1] W, bint full):
         LinearKernel.__init__(self, W, False)
         self.full = full
-
-    cdef void distribution(self, const double* s, long long t, int greedy,
-                           double* p) noexcept nogil:
-        separable_distribution(s, self.n_classes, greedy, p)
 
     cdef Py_ssize_t journal_bound(self, Row x) noexcept nogil:
         # a step on the played row of W; with ``full``, on every class row
@@ -366,10 +347,6 @@ cdef class SeparableRationalKernel(BaseKernel):
         if not self.xscale == self.xscale:
             for r in range(k):
                 s[r] = self.xscale
-
-    cdef void distribution(self, const double* s, long long t, int greedy,
-                           double* p) noexcept nogil:
-        separable_distribution(s, self.n_classes, greedy, p)
 
     cdef void learn(self, Row x, long long t, int played, int greedy,
                     double prob, double reward) noexcept nogil:

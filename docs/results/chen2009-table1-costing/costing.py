@@ -32,13 +32,16 @@ import numpy as np
 from skbandit import LoggedFeedback, OffsetTree
 from skbandit.experiments import load_dataset
 from skbandit.experiments._data import preprocess
+from skbandit.exploration import EpsilonGreedy
 
 
 def run(X, y, base, seed, costing, eps=0.1):
     classes = np.unique(y)
     k = len(classes)
     rng = np.random.default_rng(seed)
-    est = OffsetTree(base=base, C=1.0, exploration=0.0, random_state=seed)
+    est = OffsetTree(
+        base=base, C=1.0, exploration=EpsilonGreedy(0.0), random_state=seed
+    )
     z = k / (2.0 * eps)  # the largest weight |r - 1/2| / p: an exploration round
     fitted, mistakes, updates = False, 0, 0
     for t in range(X.shape[0]):

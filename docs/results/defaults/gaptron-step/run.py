@@ -28,6 +28,7 @@ from sklearn.datasets import load_digits
 
 from skbandit import Gaptron
 from skbandit.experiments import load_dataset
+from skbandit.exploration import GapMap
 
 TUNING = ["usps", "covtype", "20newsgroups", "synnonsep"]
 HELD_OUT = ["mnist", "20newsgroups-tfidf", "synsep", "digits16"]
@@ -70,7 +71,13 @@ def main(data_dir):
                     with warnings.catch_warnings():
                         # rows beyond x_norm_bound (eta="auto" only)
                         warnings.simplefilter("ignore", UserWarning)
-                        est = Gaptron(**params, random_state=seed)
+                        # the recorded name: gamma, the gap map's epsilon
+                        rest = {k: v for k, v in params.items() if k != "gamma"}
+                        est = Gaptron(
+                            exploration=GapMap(params["gamma"]),
+                            **rest,
+                            random_state=seed,
+                        )
                         est.partial_fit(X, y, classes=classes)
                     writer.writerow(
                         [name, split, "Gaptron", "Gaptron", json.dumps(params),
