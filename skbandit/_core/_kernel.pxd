@@ -129,26 +129,42 @@ cdef inline void jsave_ll(JournalData* j, long long* p) noexcept nogil:
 cdef struct Row:
     # One row of X: ``nnz`` stored values and their column indices.
     # ``ind == NULL`` marks a dense row: entry j is column j, ``nnz == d``.
+    # Kernels read a row in one form: entry ``e`` has value ``x.val[e]`` and
+    # column ``row_col(x, e)``; only the row readers (_kernel.pyx) and the
+    # compiled scores (_scores.h) look at ``ind`` themselves.
     const double* val
     const int* ind
     int nnz
 
 
+cdef inline int row_col(Row x, int e) noexcept nogil:
+    """The column of the row's ``e``-th stored entry (``e`` in a dense row).
+
+    The one way a kernel iterates a row: ``for e in range(x.nnz)``, value
+    ``x.val[e]`` at column ``row_col(x, e)``. The test is loop-invariant, so
+    the compiler (``-O3``: loop unswitching) makes one loop per row form; the
+    benchmarks check that this costs nothing against explicit dense and
+    sparse loops."""
+    return e if x.ind == NULL else x.ind[e]
+
+
+cdef inline bint row_dense(Row x) noexcept nogil:
+    """True for a dense row (``x.val[c]`` is column ``c``: it can be read in
+    place as a vector of the ``d`` features)."""
+    return x.ind == NULL
+
+
 cdef inline void jsave_row(JournalData* j, double* w, Row x) noexcept nogil:
     """Record the entries of ``w`` on the row's support before ``w += c x``."""
-    cdef int e
+    cdef int e, c
     cdef Py_ssize_t n
     if j == NULL or not jreserve(j, x.nnz):
         return
     n = j.n
-    if x.ind == NULL:
-        for e in range(x.nnz):
-            j.addr[n + e] = w + e
-            j.old[n + e] = w[e]
-    else:
-        for e in range(x.nnz):
-            j.addr[n + e] = w + x.ind[e]
-            j.old[n + e] = w[x.ind[e]]
+    for e in range(x.nnz):
+        c = row_col(x, e)
+        j.addr[n + e] = w + c
+        j.old[n + e] = w[c]
     j.n = n + x.nnz
 
 
@@ -215,8 +231,16 @@ cdef class LinearKernel(BaseKernel):
     cdef void add_row_div(self, int r, Row x, double denom) noexcept nogil
 
 
+cdef inline bint is_finite(double v) noexcept nogil:
+    """True when ``v`` is finite: ``v - v`` is 0 for a finite ``v`` and NaN for
+    inf and NaN. The one finiteness test of the kernels (``all_finite`` is its
+    array form; no ``isfinite`` call, no branch)."""
+    return v - v == 0.0
+
+
 cdef inline bint all_finite(const double* s, int k) noexcept nogil:
-    """True when every ``s[r]`` is finite (``v - v`` is NaN for inf and NaN)."""
+    """True when every ``s[r]`` is finite (``is_finite``'s test, summed over the
+    entries without a branch: one NaN or infinite entry makes the sum NaN)."""
     cdef int r
     cdef double acc = 0.0
     for r in range(k):
@@ -254,24 +278,16 @@ cdef inline double row_dot(const double* w, Row x) noexcept nogil:
     """Return ``w . x``, summed sequentially over the row's stored entries."""
     cdef double s = 0.0
     cdef int j
-    if x.ind == NULL:
-        for j in range(x.nnz):
-            s = s + w[j] * x.val[j]
-    else:
-        for j in range(x.nnz):
-            s = s + w[x.ind[j]] * x.val[j]
+    for j in range(x.nnz):
+        s = s + w[row_col(x, j)] * x.val[j]
     return s
 
 
 cdef inline void row_axpy(double a, Row x, double* w) noexcept nogil:
     """``w += a * x`` (exact for a = +1 or -1)."""
     cdef int j
-    if x.ind == NULL:
-        for j in range(x.nnz):
-            w[j] += a * x.val[j]
-    else:
-        for j in range(x.nnz):
-            w[x.ind[j]] += a * x.val[j]
+    for j in range(x.nnz):
+        w[row_col(x, j)] += a * x.val[j]
 
 
 cdef inline void add_row_pair(JournalData* j, double* w, double a, double* acc,
@@ -285,41 +301,35 @@ cdef inline void add_row_pair(JournalData* j, double* w, double a, double* acc,
     cdef double v
     jsave_row(j, w, x)
     jsave_row(j, acc, x)
-    if x.ind == NULL:
-        if divide:
-            for e in range(x.nnz):
-                v = x.val[e]
-                w[e] += v / a
-                acc[e] += b * v
-        else:
-            for e in range(x.nnz):
-                v = x.val[e]
-                w[e] += a * v
-                acc[e] += b * v
+    if divide:
+        for e in range(x.nnz):
+            c = row_col(x, e)
+            v = x.val[e]
+            w[c] += v / a
+            acc[c] += b * v
     else:
-        if divide:
-            for e in range(x.nnz):
-                c = x.ind[e]
-                v = x.val[e]
-                w[c] += v / a
-                acc[c] += b * v
-        else:
-            for e in range(x.nnz):
-                c = x.ind[e]
-                v = x.val[e]
-                w[c] += a * v
-                acc[c] += b * v
+        for e in range(x.nnz):
+            c = row_col(x, e)
+            v = x.val[e]
+            w[c] += a * v
+            acc[c] += b * v
 
 
 cdef inline void row_add_div(Row x, double denom, double* w) noexcept nogil:
     """``w += x / denom`` (elementwise division, as written in the papers)."""
     cdef int j
-    if x.ind == NULL:
-        for j in range(x.nnz):
-            w[j] += x.val[j] / denom
-    else:
-        for j in range(x.nnz):
-            w[x.ind[j]] += x.val[j] / denom
+    for j in range(x.nnz):
+        w[row_col(x, j)] += x.val[j] / denom
+
+
+cdef inline int tie_pick(double u2, int m) noexcept nogil:
+    """The shared tie rule: which of ``m >= 1`` exact maximisers (in increasing
+    class order) the greedy label is, ``min(int(u2 * m), m - 1)`` (uniform for
+    ``u2`` uniform on [0, 1))."""
+    cdef int pick = <int>(u2 * m)
+    if pick > m - 1:
+        pick = m - 1
+    return pick
 
 
 cdef inline int argmax_ties(const double* s, int k, double u2,
@@ -327,7 +337,7 @@ cdef inline int argmax_ties(const double* s, int k, double u2,
     """Index of the maximum of ``s``; exact ties broken uniformly with ``u2``.
 
     With ``m`` exact maximisers in increasing index order, returns the
-    ``min(int(u2 * m), m - 1)``-th of them and writes ``m`` to ``n_ties``.
+    ``tie_pick(u2, m)``-th of them and writes ``m`` to ``n_ties``.
     """
     cdef int r, m = 1, first = 0, pick
     cdef double best = s[0]
@@ -341,9 +351,7 @@ cdef inline int argmax_ties(const double* s, int k, double u2,
     n_ties[0] = m
     if m == 1:
         return first
-    pick = <int>(u2 * m)
-    if pick > m - 1:
-        pick = m - 1
+    pick = tie_pick(u2, m)
     for r in range(first, k):
         if s[r] == best:
             if pick == 0:

@@ -8,19 +8,17 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.extmath import safe_sparse_dot
 
+from skbandit._core._oracle import RegressorKind
 from skbandit.base import LinearBanditClassifier
-from skbandit.linear_model._squarecb_fast import (
-    SquareCBKernel,
-    SquareCBRegressor,
-    py_igw,
-)
+from skbandit.linear_model._squarecb_fast import SquareCBKernel, py_igw
 
 __all__ = ["SquareCB", "igw_distribution"]
 
+# the shared regression oracle's rules (skbandit._core._oracle)
 REGRESSOR_CODES = {
-    "normalized": int(SquareCBRegressor.REG_NORMALIZED),
-    "adagrad": int(SquareCBRegressor.REG_ADAGRAD),
-    "sgd": int(SquareCBRegressor.REG_SGD),
+    "normalized": int(RegressorKind.REG_NORMALIZED),
+    "adagrad": int(RegressorKind.REG_ADAGRAD),
+    "sgd": int(RegressorKind.REG_SGD),
 }
 
 

@@ -8,14 +8,12 @@ from typing import TYPE_CHECKING
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from skbandit.base import LinearBanditClassifier
-from skbandit.multiclass._conservative_ova_fast import ConservativeOVAKernel, PAVariant
+from skbandit.multiclass._conservative_ova_fast import PA_UPDATES, ConservativeOVAKernel
 
 if TYPE_CHECKING:
     from skbandit._typing import RandomStateLike
 
 __all__ = ["ConservativeOneVsAll"]
-
-_VARIANTS = {"pa": PAVariant.PA, "pa1": PAVariant.PA1, "pa2": PAVariant.PA2}
 
 
 class ConservativeOneVsAll(LinearBanditClassifier):
@@ -122,7 +120,7 @@ class ConservativeOneVsAll(LinearBanditClassifier):
 
     _parameter_constraints: dict = {
         **LinearBanditClassifier._parameter_constraints,
-        "variant": [StrOptions(set(_VARIANTS))],
+        "variant": [StrOptions(set(PA_UPDATES))],
         "C": [Interval(Real, 0, None, closed="neither")],
     }
 
@@ -141,5 +139,5 @@ class ConservativeOneVsAll(LinearBanditClassifier):
 
     def _make_kernel(self):
         return ConservativeOVAKernel(
-            self.coef_, int(_VARIANTS[self.variant]), float(self.C)
+            self.coef_, int(PA_UPDATES[self.variant]), float(self.C)
         )

@@ -9,12 +9,10 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from skbandit._core._kernel import run_scores
 from skbandit.base import BaseBanditClassifier, _kernel_arrays
-from skbandit.multiclass._conservative_ova_fast import PAVariant
+from skbandit.multiclass._conservative_ova_fast import PA_UPDATES
 from skbandit.multiclass._offset_tree_fast import OffsetTreeKernel
 
 __all__ = ["OffsetTree"]
-
-_VARIANTS = {"pa": PAVariant.PA, "pa1": PAVariant.PA1, "pa2": PAVariant.PA2}
 
 
 def offset_tree_structure(n_classes: int) -> np.ndarray:
@@ -242,7 +240,7 @@ class OffsetTree(BaseBanditClassifier):
 
     _parameter_constraints: dict = {
         **BaseBanditClassifier._parameter_constraints,
-        "base": [StrOptions(set(_VARIANTS))],
+        "base": [StrOptions(set(PA_UPDATES))],
         "C": [Interval(Real, 0, None, closed="neither")],
         "exploration": [Interval(Real, 0, 1, closed="both")],
     }
@@ -273,7 +271,7 @@ class OffsetTree(BaseBanditClassifier):
         return OffsetTreeKernel(
             self.node_coef_,
             *_kernel_tree(self.tree_, k),
-            int(_VARIANTS[self.base]),
+            int(PA_UPDATES[self.base]),
             float(self.C),
             float(self.exploration),
         )
