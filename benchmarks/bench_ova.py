@@ -22,10 +22,10 @@ LEARNERS = [
     ("Banditron", lambda seed: Banditron(gamma=GAMMA, random_state=seed)),
     (
         "ConservativeOneVsAll-pa1",
-        lambda seed: ConservativeOneVsAll(variant="pa1", random_state=seed),
+        lambda seed: ConservativeOneVsAll(update="pa1", random_state=seed),
     ),
     ("SeparableOneVsAll", lambda seed: SeparableOneVsAll(random_state=seed)),
-    ("OffsetTree-pa1", lambda seed: OffsetTree(base="pa1", random_state=seed)),
+    ("OffsetTree-pa1", lambda seed: OffsetTree(update="pa1", random_state=seed)),
 ]
 
 if __name__ == "__main__":

@@ -249,9 +249,10 @@ def gaptron(
     return GaptronTrace(W, played, greedy, rewards, props, G, n_large, A)
 
 
-def resolve(loss, feedback, k, *, gamma="auto", eta="adagrad", adagrad_scale=1024.0,
-            x_norm_bound=1.0, n_rounds=None):  # fmt: skip
-    """(gamma, eta, adagrad) from the estimator's parameters, as documented."""
+def resolve(loss, feedback, k, *, gamma="auto", learning_rate="adagrad",
+            adagrad_scale=1024.0, x_norm_bound=1.0, n_rounds=None):  # fmt: skip
+    """(gamma, eta, adagrad) from the estimator's parameters, as documented
+    (``learning_rate`` is the paper's step eta, or how to set it)."""
     X = float(x_norm_bound)
     if gamma == "auto":
         if feedback == "full":
@@ -262,9 +263,10 @@ def resolve(loss, feedback, k, *, gamma="auto", eta="adagrad", adagrad_scale=102
             c = {"logistic": 1 / (4 * math.log(2.0)), "hinge": 1.0, "smooth_hinge": 2.0}
             gamma = min(1.0, k * X * math.sqrt(c[loss] / n_rounds))
     gamma = float(gamma)
-    if eta == "adagrad":
+    if learning_rate == "adagrad":
         return gamma, float(adagrad_scale), True
-    if eta == "auto":
+    eta = learning_rate
+    if learning_rate == "auto":
         eta = full_information_step(loss, k, X)
         if feedback == "bandit":
             eta = gamma * eta / k
@@ -277,8 +279,8 @@ def run_partial_fit(
     """Replay one ``partial_fit(X, y)`` of ``Gaptron(**params)``."""
     gamma, eta, adagrad = resolve(
         params["loss"], params["feedback"], k,
-        **{p: params[p] for p in ("gamma", "eta", "adagrad_scale", "x_norm_bound",
-                                  "n_rounds")
+        **{p: params[p] for p in ("gamma", "learning_rate", "adagrad_scale",
+                                  "x_norm_bound", "n_rounds")
            if p in params},
     )  # fmt: skip
     U = rng.random((X.shape[0], 2))

@@ -167,7 +167,8 @@ def _adapter(name: str, params: dict, k: int):
     if name == "Gaptron":
         gamma, eta, adagrad = ref_g.resolve(
             params["loss"], params["feedback"], k,
-            **{p: params[p] for p in ("gamma", "eta", "x_norm_bound", "n_rounds")
+            **{p: params[p]
+               for p in ("gamma", "learning_rate", "x_norm_bound", "n_rounds")
                if p in params},
         )  # fmt: skip
 
@@ -186,7 +187,7 @@ def _adapter(name: str, params: dict, k: int):
 
         def run(X, U, t0, state, logged):
             tr = ref_ova.conservative_ova(
-                X, np.zeros(X.shape[0], int), U, k, variant=params.get("variant", "pa"),
+                X, np.zeros(X.shape[0], int), U, k, update=params.get("update", "pa"),
                 C=params.get("C", 1.0), W0=state, logged=logged,
             )  # fmt: skip
             return tr.played, tr.propensities, tr.state["coef_"]
@@ -224,7 +225,7 @@ def _adapter(name: str, params: dict, k: int):
         def run(X, U, t0, state, logged):
             tr = ref_tree.offset_tree(
                 X, np.zeros(X.shape[0], int), U, k,
-                base=params.get("base", defaults["base"]),
+                update=params.get("update", defaults["update"]),
                 C=params.get("C", defaults["C"]),
                 gamma=params.get("exploration", defaults["exploration"]),
                 W0=state, logged=logged,

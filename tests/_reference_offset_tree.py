@@ -35,7 +35,7 @@ from _reference import (
     sample,
     scores,
 )
-from _reference_ova import OVATrace, _outputs
+from _reference_ova import OVATrace, _outputs, pa_tau
 
 
 def tree(k: int) -> list[tuple[int, int, int]]:
@@ -70,21 +70,13 @@ def path_margins(nodes, f: np.ndarray, k: int) -> np.ndarray:
     )
 
 
-def pa_tau(base: str, C: float, loss: float, sq: float) -> float:
-    if base == "pa":
-        return loss / sq
-    if base == "pa1":
-        return min(C, loss / sq)
-    return loss / (sq + 1.0 / (2.0 * C))
-
-
 def offset_tree(
     X,
     y,
     U,
     k: int,
     *,
-    base: str,
+    update: str,
     C: float,
     gamma: float,
     W0: np.ndarray | None = None,
@@ -119,7 +111,7 @@ def offset_tree(
             z = sig if r > 0.5 else -sig
             loss = 1.0 - z * f[node]
             if loss > 0.0 and sq != 0.0:
-                tau = pa_tau(base, C * omega, loss, sq)
+                tau = pa_tau(update, C * omega, loss, sq)
                 _add(W, node, cols, (tau * z) * vals)
             if sig * f[node] < 0.0:
                 break

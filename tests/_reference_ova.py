@@ -45,8 +45,19 @@ def _outputs(n):
     )
 
 
+def pa_tau(update: str, C: float, loss: float, sq: float) -> float:
+    """The PA step size (Crammer et al. 2006) for hinge loss ``loss > 0`` and
+    ``sq = ||x||^2 > 0``: PA ``loss / sq``, PA-I ``min(C, loss / sq)``, PA-II
+    ``loss / (sq + 1 / (2 C))``."""
+    if update == "pa":
+        return loss / sq
+    if update == "pa1":
+        return min(C, loss / sq)
+    return loss / (sq + 1.0 / (2.0 * C))
+
+
 def conservative_ova(
-    X, y, U, k: int, *, variant: str, C: float, W0: np.ndarray | None = None,
+    X, y, U, k: int, *, update: str, C: float, W0: np.ndarray | None = None,
     logged=None,
 ) -> OVATrace:  # fmt: skip
     """Chen et al. (2009): play argmax (loss-based decoding), PA steps on the
@@ -75,13 +86,7 @@ def conservative_ova(
                 loss = 1.0 - z * s[r]
                 if not loss > 0.0:
                     continue
-                if variant == "pa":
-                    tau = loss / sq
-                elif variant == "pa1":
-                    tau = min(C, loss / sq)
-                else:
-                    tau = loss / (sq + 1.0 / (2.0 * C))
-                _add(W, r, cols, (tau * z) * vals)
+                _add(W, r, cols, (pa_tau(update, C, loss, sq) * z) * vals)
         props[t] = 1.0 / len(maximisers(s))
         played[t], greedy[t], rewards[t] = a, g, reward
     return OVATrace({"coef_": W}, played, greedy, rewards, props)

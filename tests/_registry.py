@@ -139,10 +139,10 @@ ENTRIES: list[Entry] = [
 _GAPTRON = {
     ("logistic", "bandit"): {"gamma": 0.2},
     ("hinge", "bandit"): {"gamma": 0.2, "x_norm_bound": 5.0},
-    ("smooth_hinge", "bandit"): {"gamma": 0.2, "eta": "adagrad"},
+    ("smooth_hinge", "bandit"): {"gamma": 0.2, "learning_rate": "adagrad"},
     ("logistic", "full"): {},
-    ("hinge", "full"): {"eta": 0.05},
-    ("smooth_hinge", "full"): {"eta": "adagrad"},
+    ("hinge", "full"): {"learning_rate": 0.05},
+    ("smooth_hinge", "full"): {"learning_rate": "adagrad"},
 }
 ENTRIES += [
     Entry(
@@ -154,9 +154,9 @@ ENTRIES += [
             ({"gamma": -0.1}, "gamma"),
             ({"gamma": 1.5}, "gamma"),
             ({"gamma": "adaptive"}, "gamma"),
-            ({"eta": 0.0}, "eta"),
-            ({"eta": -1.0}, "eta"),
-            ({"eta": "fast"}, "eta"),
+            ({"learning_rate": 0.0}, "learning_rate"),
+            ({"learning_rate": -1.0}, "learning_rate"),
+            ({"learning_rate": "fast"}, "learning_rate"),
             ({"x_norm_bound": 0.0}, "x_norm_bound"),
             ({"n_rounds": 0}, "n_rounds"),
         )
@@ -165,8 +165,8 @@ ENTRIES += [
             {"gamma": 1.0},
             {"gamma": 1e-6},
             {"gamma": "auto", "n_rounds": 1, "x_norm_bound": 100.0},
-            {"eta": "adagrad"},
-            {"eta": 1e-8},
+            {"learning_rate": "adagrad"},
+            {"learning_rate": 1e-8},
             {"x_norm_bound": 1e-3},
         )
         + (({"gamma": 0.0},) if feedback == "full" else ()),
@@ -181,13 +181,13 @@ ENTRIES += [
 ENTRIES += [
     Entry(
         ConservativeOneVsAll,
-        params={"variant": "pa1"},
+        params={"update": "pa1"},
         invalid_params=(
-            ({"variant": "pa3"}, "variant"),
+            ({"update": "pa3"}, "update"),
             ({"C": 0}, "'C' parameter"),
             ({"C": -1.0}, "'C' parameter"),
         ),
-        valid_edge_params=({"variant": "pa"}, {"variant": "pa2", "C": 1e-6}),
+        valid_edge_params=({"update": "pa"}, {"update": "pa2", "C": 1e-6}),
     ),
     Entry(
         SeparableOneVsAll,
@@ -220,9 +220,9 @@ ENTRIES += [
 ENTRIES += [
     Entry(
         OffsetTree,
-        params={"base": "pa1", "C": 0.1, "exploration": 0.2},
+        params={"update": "pa1", "C": 0.1, "exploration": 0.2},
         invalid_params=(
-            ({"base": "pa3"}, "base"),
+            ({"update": "pa3"}, "update"),
             ({"C": 0}, "'C' parameter"),
             ({"exploration": -0.1}, "exploration"),
             ({"exploration": 1.5}, "exploration"),
@@ -230,8 +230,8 @@ ENTRIES += [
         valid_edge_params=(
             {"exploration": 0.0},
             {"exploration": 1.0},
-            {"base": "pa"},
-            {"base": "pa2", "C": 1e-6},
+            {"update": "pa"},
+            {"update": "pa2", "C": 1e-6},
         ),
         epsilon_greedy=True,
         gamma_param="exploration",

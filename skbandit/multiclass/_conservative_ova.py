@@ -39,9 +39,9 @@ class ConservativeOneVsAll(LinearBanditClassifier):
     PA step on ``(x, z)``: loss ``l = max(0, 1 - z f_s)``, update
     ``w_s += tau z x`` with
 
-    * ``variant="pa"``: ``tau = l / ||x||^2``;
-    * ``variant="pa1"``: ``tau = min(C, l / ||x||^2)``;
-    * ``variant="pa2"``: ``tau = l / (||x||^2 + 1 / (2 C))``.
+    * ``update="pa"``: ``tau = l / ||x||^2``;
+    * ``update="pa1"``: ``tau = min(C, l / ||x||^2)``;
+    * ``update="pa2"``: ``tau = l / (||x||^2 + 1 / (2 C))``.
 
     A row with ``||x|| = 0`` changes nothing.
 
@@ -53,7 +53,7 @@ class ConservativeOneVsAll(LinearBanditClassifier):
 
     Parameters
     ----------
-    variant : {"pa", "pa1", "pa2"}, default="pa"
+    update : {"pa", "pa1", "pa2"}, default="pa"
         The Passive-Aggressive step size (Crammer et al. 2006): PA, PA-I or
         PA-II. Chen et al. (2009) report PA-I in their Table I.
     C : float, default=1.0
@@ -110,7 +110,7 @@ class ConservativeOneVsAll(LinearBanditClassifier):
     >>> from sklearn.datasets import load_digits
     >>> from skbandit import ConservativeOneVsAll
     >>> X, y = load_digits(return_X_y=True)
-    >>> clf = ConservativeOneVsAll(variant="pa1", random_state=0)
+    >>> clf = ConservativeOneVsAll(update="pa1", random_state=0)
     >>> clf = clf.partial_fit(X / 16, y, classes=range(10))
     >>> clf.t_
     1797
@@ -120,24 +120,24 @@ class ConservativeOneVsAll(LinearBanditClassifier):
 
     _parameter_constraints: dict = {
         **LinearBanditClassifier._parameter_constraints,
-        "variant": [StrOptions(set(PA_UPDATES))],
+        "update": [StrOptions(set(PA_UPDATES))],
         "C": [Interval(Real, 0, None, closed="neither")],
     }
 
     def __init__(
         self,
         *,
-        variant: str = "pa",
+        update: str = "pa",
         C: float = 1.0,
         max_iter: int = 5,
         shuffle: bool = True,
         random_state: RandomStateLike = None,
     ) -> None:
         super().__init__(max_iter=max_iter, shuffle=shuffle, random_state=random_state)
-        self.variant = variant
+        self.update = update
         self.C = C
 
     def _make_kernel(self):
         return ConservativeOVAKernel(
-            self.coef_, int(PA_UPDATES[self.variant]), float(self.C)
+            self.coef_, int(PA_UPDATES[self.update]), float(self.C)
         )

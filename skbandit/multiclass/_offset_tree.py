@@ -108,10 +108,10 @@ class OffsetTree(BaseBanditClassifier):
       ``min ½||w - w_n||² + C ω ξ`` (PA-I) or ``+ C ω ξ²`` (PA-II), i.e. the
       slack penalty ``C`` becomes ``C ω``: ``w_n += τ z x`` with
 
-      - ``base="pa"``: ``τ = l / ||x||²`` (a hard constraint: ``ω`` has no
+      - ``update="pa"``: ``τ = l / ||x||²`` (a hard constraint: ``ω`` has no
         effect);
-      - ``base="pa1"``: ``τ = min(C ω, l / ||x||²)``;
-      - ``base="pa2"``: ``τ = l / (||x||² + 1 / (2 C ω))``;
+      - ``update="pa1"``: ``τ = min(C ω, l / ||x||²)``;
+      - ``update="pa2"``: ``τ = l / (||x||² + 1 / (2 C ω))``;
 
     * continue to the parent only while ``a`` wins the node, ``σ f_n >= 0``
       (``f_n`` before this round's step; a zero margin counts as a win, since
@@ -122,7 +122,7 @@ class OffsetTree(BaseBanditClassifier):
 
     Parameters
     ----------
-    base : {"pa", "pa1", "pa2"}, default="pa1"
+    update : {"pa", "pa1", "pa2"}, default="pa1"
         The node classifiers' step: PA, PA-I or PA-II (Crammer et al. 2006).
     C : float, default=0.01
         Aggressiveness of PA-I and PA-II (> 0), scaled by the importance
@@ -188,7 +188,7 @@ class OffsetTree(BaseBanditClassifier):
     numbers).
 
     Evidence for the defaults ``C = 0.01`` and ``exploration = 2^-12``
-    (previously 1 and 0.1), with ``base="pa1"``: one pass over USPS, MNIST
+    (previously 1 and 0.1), with ``update="pa1"``: one pass over USPS, MNIST
     (test set), Covertype (10,000 rows), mini 20 Newsgroups tf-idf, SynSep
     and SynNonSep (10^5 rows), 5 seeds, ``exploration`` in 2^-14 ... 2^-1
     and ``C`` in {0.001, 0.003, 0.01, 0.03, 0.1, 1, 10}
@@ -240,7 +240,7 @@ class OffsetTree(BaseBanditClassifier):
 
     _parameter_constraints: dict = {
         **BaseBanditClassifier._parameter_constraints,
-        "base": [StrOptions(set(PA_UPDATES))],
+        "update": [StrOptions(set(PA_UPDATES))],
         "C": [Interval(Real, 0, None, closed="neither")],
         "exploration": [Interval(Real, 0, 1, closed="both")],
     }
@@ -250,7 +250,7 @@ class OffsetTree(BaseBanditClassifier):
     def __init__(
         self,
         *,
-        base="pa1",
+        update="pa1",
         C=0.01,
         exploration=2**-12,
         max_iter=5,
@@ -258,7 +258,7 @@ class OffsetTree(BaseBanditClassifier):
         random_state=None,
     ):
         super().__init__(max_iter=max_iter, shuffle=shuffle, random_state=random_state)
-        self.base = base
+        self.update = update
         self.C = C
         self.exploration = exploration
 
@@ -271,7 +271,7 @@ class OffsetTree(BaseBanditClassifier):
         return OffsetTreeKernel(
             self.node_coef_,
             *_kernel_tree(self.tree_, k),
-            int(PA_UPDATES[self.base]),
+            int(PA_UPDATES[self.update]),
             float(self.C),
             float(self.exploration),
         )

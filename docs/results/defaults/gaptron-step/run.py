@@ -39,9 +39,9 @@ SCALES = [4.0**i for i in range(7)]  # AdaGrad-norm's B: 1 ... 4096
 
 def settings():
     for gamma in GAMMAS:
-        yield {"gamma": gamma, "eta": "auto"}
+        yield {"gamma": gamma, "learning_rate": "auto"}
         for scale in SCALES:
-            yield {"gamma": gamma, "eta": "adagrad", "adagrad_scale": scale}
+            yield {"gamma": gamma, "learning_rate": "adagrad", "adagrad_scale": scale}
 
 
 def stream(name, data_dir):
@@ -68,7 +68,7 @@ def main(data_dir):
             for params in settings():
                 for seed in SEEDS:
                     with warnings.catch_warnings():
-                        # rows beyond x_norm_bound (eta="auto" only)
+                        # rows beyond x_norm_bound (learning_rate="auto" only)
                         warnings.simplefilter("ignore", UserWarning)
                         est = Gaptron(**params, random_state=seed)
                         est.partial_fit(X, y, classes=classes)
