@@ -275,11 +275,20 @@ cdef inline double row_sq_norm(Row x) noexcept nogil:
 
 
 cdef inline double row_dot(const double* w, Row x) noexcept nogil:
-    """Return ``w . x``, summed sequentially over the row's stored entries."""
+    """Return ``w . x``, summed sequentially over the row's stored entries.
+
+    The one helper that writes out both row forms itself: in this reduction the
+    compiler turns ``row_col``'s test into a select inside the loop instead of
+    unswitching it (counted: +5% instructions per round of ``OffsetTree``,
+    whose margins are these dots; ``count_instructions.py``)."""
     cdef double s = 0.0
     cdef int j
-    for j in range(x.nnz):
-        s = s + w[row_col(x, j)] * x.val[j]
+    if row_dense(x):
+        for j in range(x.nnz):
+            s = s + w[j] * x.val[j]
+    else:
+        for j in range(x.nnz):
+            s = s + w[x.ind[j]] * x.val[j]
     return s
 
 
