@@ -130,8 +130,8 @@ cdef struct Row:
     # One row of X: ``nnz`` stored values and their column indices.
     # ``ind == NULL`` marks a dense row: entry j is column j, ``nnz == d``.
     # Kernels read a row in one form: entry ``e`` has value ``x.val[e]`` and
-    # column ``row_col(x, e)``; only the row readers (_kernel.pyx) and the
-    # compiled scores (_scores.h) look at ``ind`` themselves.
+    # column ``row_col(x, e)``; only the row readers (_kernel.pyx), the row
+    # helpers below and the compiled scores (_scores.h) look at ``ind``.
     const double* val
     const int* ind
     int nnz
@@ -141,10 +141,12 @@ cdef inline int row_col(Row x, int e) noexcept nogil:
     """The column of the row's ``e``-th stored entry (``e`` in a dense row).
 
     The one way a kernel iterates a row: ``for e in range(x.nnz)``, value
-    ``x.val[e]`` at column ``row_col(x, e)``. The test is loop-invariant, so
-    the compiler (``-O3``: loop unswitching) makes one loop per row form; the
-    benchmarks check that this costs nothing against explicit dense and
-    sparse loops."""
+    ``x.val[e]`` at column ``row_col(x, e)``. The row helpers below (the
+    journal record, dot, axpy of a row: the hot loops every learner shares)
+    write out the two forms themselves, ``if row_dense(x)``: in their callers'
+    loops the compiler does not always unswitch ``row_col``'s test (counted
+    with ``benchmarks/count_instructions.py``: +2.6% instructions per round of
+    ``Gaptron``, +5% of ``OffsetTree`` with the one-form helpers)."""
     return e if x.ind == NULL else x.ind[e]
 
 
@@ -156,15 +158,19 @@ cdef inline bint row_dense(Row x) noexcept nogil:
 
 cdef inline void jsave_row(JournalData* j, double* w, Row x) noexcept nogil:
     """Record the entries of ``w`` on the row's support before ``w += c x``."""
-    cdef int e, c
+    cdef int e
     cdef Py_ssize_t n
     if j == NULL or not jreserve(j, x.nnz):
         return
     n = j.n
-    for e in range(x.nnz):
-        c = row_col(x, e)
-        j.addr[n + e] = w + c
-        j.old[n + e] = w[c]
+    if row_dense(x):
+        for e in range(x.nnz):
+            j.addr[n + e] = w + e
+            j.old[n + e] = w[e]
+    else:
+        for e in range(x.nnz):
+            j.addr[n + e] = w + x.ind[e]
+            j.old[n + e] = w[x.ind[e]]
     j.n = n + x.nnz
 
 
@@ -275,12 +281,7 @@ cdef inline double row_sq_norm(Row x) noexcept nogil:
 
 
 cdef inline double row_dot(const double* w, Row x) noexcept nogil:
-    """Return ``w . x``, summed sequentially over the row's stored entries.
-
-    The one helper that writes out both row forms itself: in this reduction the
-    compiler turns ``row_col``'s test into a select inside the loop instead of
-    unswitching it (counted: +5% instructions per round of ``OffsetTree``,
-    whose margins are these dots; ``count_instructions.py``)."""
+    """Return ``w . x``, summed sequentially over the row's stored entries."""
     cdef double s = 0.0
     cdef int j
     if row_dense(x):
@@ -295,8 +296,12 @@ cdef inline double row_dot(const double* w, Row x) noexcept nogil:
 cdef inline void row_axpy(double a, Row x, double* w) noexcept nogil:
     """``w += a * x`` (exact for a = +1 or -1)."""
     cdef int j
-    for j in range(x.nnz):
-        w[row_col(x, j)] += a * x.val[j]
+    if row_dense(x):
+        for j in range(x.nnz):
+            w[j] += a * x.val[j]
+    else:
+        for j in range(x.nnz):
+            w[x.ind[j]] += a * x.val[j]
 
 
 cdef inline void add_row_pair(JournalData* j, double* w, double a, double* acc,
@@ -310,25 +315,41 @@ cdef inline void add_row_pair(JournalData* j, double* w, double a, double* acc,
     cdef double v
     jsave_row(j, w, x)
     jsave_row(j, acc, x)
-    if divide:
-        for e in range(x.nnz):
-            c = row_col(x, e)
-            v = x.val[e]
-            w[c] += v / a
-            acc[c] += b * v
+    if row_dense(x):
+        if divide:
+            for e in range(x.nnz):
+                v = x.val[e]
+                w[e] += v / a
+                acc[e] += b * v
+        else:
+            for e in range(x.nnz):
+                v = x.val[e]
+                w[e] += a * v
+                acc[e] += b * v
     else:
-        for e in range(x.nnz):
-            c = row_col(x, e)
-            v = x.val[e]
-            w[c] += a * v
-            acc[c] += b * v
+        if divide:
+            for e in range(x.nnz):
+                c = x.ind[e]
+                v = x.val[e]
+                w[c] += v / a
+                acc[c] += b * v
+        else:
+            for e in range(x.nnz):
+                c = x.ind[e]
+                v = x.val[e]
+                w[c] += a * v
+                acc[c] += b * v
 
 
 cdef inline void row_add_div(Row x, double denom, double* w) noexcept nogil:
     """``w += x / denom`` (elementwise division, as written in the papers)."""
     cdef int j
-    for j in range(x.nnz):
-        w[row_col(x, j)] += x.val[j] / denom
+    if row_dense(x):
+        for j in range(x.nnz):
+            w[j] += x.val[j] / denom
+    else:
+        for j in range(x.nnz):
+            w[x.ind[j]] += x.val[j] / denom
 
 
 cdef inline int tie_pick(double u2, int m) noexcept nogil:
