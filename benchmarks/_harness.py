@@ -365,17 +365,26 @@ def format_row(r: Result, width: int) -> str:
     return _line(r.learner, width, cells + [f(r.online_error, ".4f") + star])
 
 
+def make_input(
+    kind: str, n: int, seed: int = 0
+) -> tuple[np.ndarray | sp.csr_matrix, np.ndarray]:
+    """``make_stream`` as the input ``kind``: ``"csr"``, ``"dense"`` (the dense
+    array) or ``"dense-full"`` (the dense array with its zeros replaced by small
+    Gaussian values, so the compaction of dense rows cannot skip anything)."""
+    X, y = make_stream(n, seed, dense=kind != "csr")
+    if kind == "dense-full":
+        zero = X == 0.0
+        X[zero] = 0.01 * np.random.default_rng(seed + 1).standard_normal(
+            np.count_nonzero(zero)
+        )
+    return X, y
+
+
 def play_input(kind: str, learners: Sequence, args: argparse.Namespace) -> list:
     """Generate one input, measure every row on it, print each as it comes."""
     n = args.n_rounds if kind == "csr" else args.dense_rounds
     t0 = time.perf_counter()
-    X, y = make_stream(n, args.seed, dense=kind != "csr")
-    if kind == "dense-full":
-        # no zero entries: the compaction of dense rows cannot skip anything
-        zero = X == 0.0
-        X[zero] = 0.01 * np.random.default_rng(args.seed + 1).standard_normal(
-            np.count_nonzero(zero)
-        )
+    X, y = make_input(kind, n, args.seed)
     print(
         f"\n{kind} input, {n:,} rounds, generated in {time.perf_counter() - t0:.1f} s"
     )

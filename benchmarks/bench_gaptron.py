@@ -4,9 +4,9 @@ Played on the seeded SynSep-like stream of ``_harness.py`` (d = 400, k = 9; CSR 
 dense), next to scikit-learn's ``Perceptron.partial_fit``, a per-row NumPy Banditron
 loop and Vowpal Wabbit's ``--cbify`` (when installed). Gaptron runs with the
 Banditron's exploration ``gamma`` and the AdaGrad-norm step (the theory's step,
-``eta="auto"``, costs the same per round). The hinge losses update two weight rows
-per learning round; the logistic loss needs a softmax (k exponentials) per round
-for its gap map and, on learning rounds, all k rows.
+``learning_rate="auto"``, costs the same per round). The hinge losses update two
+weight rows per learning round; the logistic loss needs a softmax (k exponentials)
+per round for its gap map and, on learning rounds, all k rows.
 
     python benchmarks/bench_gaptron.py            # default run, about a minute
     python benchmarks/bench_gaptron.py --inputs csr --n-rounds 1000000
@@ -29,7 +29,7 @@ def _gaptron(loss):
         return Gaptron(
             loss=loss,
             exploration=GapMap(GAMMA),
-            eta="adagrad",
+            learning_rate="adagrad",
             x_norm_bound=X_NORM_BOUND,
             random_state=seed,
         )

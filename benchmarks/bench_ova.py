@@ -26,10 +26,10 @@ LEARNERS = [
     ),
     (
         "ConservativeOneVsAll-pa1",
-        lambda seed: ConservativeOneVsAll(variant="pa1", random_state=seed),
+        lambda seed: ConservativeOneVsAll(update="pa1", random_state=seed),
     ),
     ("SeparableOneVsAll", lambda seed: SeparableOneVsAll(random_state=seed)),
-    ("OffsetTree-pa1", lambda seed: OffsetTree(base="pa1", random_state=seed)),
+    ("OffsetTree-pa1", lambda seed: OffsetTree(update="pa1", random_state=seed)),
 ]
 
 if __name__ == "__main__":

@@ -6,7 +6,9 @@ This script counts them with Valgrind's callgrind, only inside the measured call
 
 * each learner of ``--script`` (default ``bench_core.py``: its ``LEARNERS``) plays
   the benchmark harness' seeded SynSep-like stream (``_harness.make_stream``, d =
-  400, k = 9, ~43 non-zeros per row), as CSR and as a dense float64 array;
+  400, k = 9, ~43 non-zeros per row), as CSR and as a dense float64 array
+  (``--inputs``; ``dense-full``: the dense array without zeros, as in
+  ``bench_core.py``, whose rows the kernels read in their dense form);
 * in a child process run under ``valgrind --tool=callgrind --instr-atstart=no
   --collect-atstart=no``, a fresh learner (``factory(0)``) is warmed up by
   ``partial_fit`` on the first ``--warmup`` rows (``classes`` given), then makes
@@ -114,7 +116,7 @@ def load_learners(script: str, live: bool = False) -> list[tuple[str, Any]]:
 
 # ------------------------------------------------------------ child (valgrind)
 def child(args: argparse.Namespace) -> int:
-    from _harness import CLASSES, make_stream
+    from _harness import CLASSES, make_input
 
     import skbandit
 
@@ -124,7 +126,7 @@ def child(args: argparse.Namespace) -> int:
         sys.exit("count_instructions.py --child: not running under valgrind")
     factory = dict(load_learners(args.script, args.live))[args.learner]
     w, n = args.warmup, args.rounds
-    X, y = make_stream(w + 1 + n, 0, dense=args.input == "dense")
+    X, y = make_input(args.input, w + 1 + n, 0)
     # slices made before measuring (a CSR slice is a copy)
     parts = [(X[:w], y[:w]), (X[w : w + 1], y[w : w + 1]), (X[w + 1 :], y[w + 1 :])]
     est = factory(0)
@@ -247,7 +249,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     add = p.add_argument
     add("--script", default="bench_core.py", help="benchmark script with LEARNERS")
     add("--learners", nargs="+", help="only these learners (names in LEARNERS)")
-    add("--inputs", nargs="+", choices=("csr", "dense"), default=["csr", "dense"])
+    add("--inputs", nargs="+", choices=("csr", "dense", "dense-full"),
+        default=["csr", "dense"])  # fmt: skip
     add("--rounds", type=int, default=20_000, help="rows of the measured call")
     add("--warmup", type=int, default=1_000, help="rows of the warm-up call")
     add("--python", default=sys.executable, help="interpreter whose skbandit to count")

@@ -259,7 +259,7 @@ def gaptron(
     return GaptronTrace(W, played, greedy, rewards, props, G, n_large, A)
 
 
-def resolve(loss, feedback, k, *, exploration=None, eta="adagrad",
+def resolve(loss, feedback, k, *, exploration=None, learning_rate="adagrad",
             adagrad_scale=1024.0, x_norm_bound=1.0, n_rounds=None):  # fmt: skip
     """(rule, eta, adagrad) from the estimator's parameters, as documented: the
     exploration rule (``GapMap`` by default) with the "auto" gamma as its
@@ -285,7 +285,8 @@ def resolve(loss, feedback, k, *, exploration=None, eta="adagrad",
     if "loss" in params and params["loss"] is None:
         rule.set_params(loss=loss)
     rule = rule._resolved({})  # the rule's own fallbacks for the others
-    if eta == "adagrad":
+    eta = learning_rate
+    if learning_rate == "adagrad":
         return rule, float(adagrad_scale), True
     if eta == "auto":
         eta = full_information_step(loss, k, X)
@@ -300,7 +301,7 @@ def run_partial_fit(
     """Replay one ``partial_fit(X, y)`` of ``Gaptron(**params)``."""
     rule, eta, adagrad = resolve(
         params["loss"], params["feedback"], k,
-        **{p: params[p] for p in ("exploration", "eta", "adagrad_scale",
+        **{p: params[p] for p in ("exploration", "learning_rate", "adagrad_scale",
                                   "x_norm_bound", "n_rounds")
            if p in params},
     )  # fmt: skip
@@ -331,10 +332,13 @@ def csr(X) -> sp.csr_matrix:
 _GAPTRON = {
     ("logistic", "bandit"): {"exploration": GapMap(0.2)},
     ("hinge", "bandit"): {"exploration": GapMap(0.2), "x_norm_bound": 5.0},
-    ("smooth_hinge", "bandit"): {"exploration": GapMap(0.2), "eta": "adagrad"},
+    ("smooth_hinge", "bandit"): {
+        "exploration": GapMap(0.2),
+        "learning_rate": "adagrad",
+    },
     ("logistic", "full"): {},
-    ("hinge", "full"): {"eta": 0.05},
-    ("smooth_hinge", "full"): {"eta": "adagrad"},
+    ("hinge", "full"): {"learning_rate": 0.05},
+    ("smooth_hinge", "full"): {"learning_rate": "adagrad"},
 }
 ENTRIES: list[Entry] = [
     Entry(
@@ -347,9 +351,9 @@ ENTRIES: list[Entry] = [
             ({"exploration": GapMap(1.5)}, "epsilon"),
             ({"exploration": GapMap(0.2, loss="squared")}, "loss"),
             ({"exploration": EpsilonGreedy("adaptive")}, "SOBA"),
-            ({"eta": 0.0}, "eta"),
-            ({"eta": -1.0}, "eta"),
-            ({"eta": "fast"}, "eta"),
+            ({"learning_rate": 0.0}, "learning_rate"),
+            ({"learning_rate": -1.0}, "learning_rate"),
+            ({"learning_rate": "fast"}, "learning_rate"),
             ({"x_norm_bound": 0.0}, "x_norm_bound"),
             ({"n_rounds": 0}, "n_rounds"),
         )
@@ -357,7 +361,7 @@ ENTRIES: list[Entry] = [
             (
                 ({"exploration": GapMap(0.0)}, "epsilon > 0"),
                 ({"exploration": "greedy"}, "positive probability"),
-                ({"exploration": Greedy(), "eta": "auto"}, "exploration"),
+                ({"exploration": Greedy(), "learning_rate": "auto"}, "exploration"),
             )
             if feedback == "bandit"
             else ()
@@ -367,8 +371,8 @@ ENTRIES: list[Entry] = [
             {"exploration": GapMap(1e-6)},
             {"exploration": None, "n_rounds": 1, "x_norm_bound": 100.0},
             {"exploration": GapMap(0.1, loss="hinge")},
-            {"eta": "adagrad"},
-            {"eta": 1e-8},
+            {"learning_rate": "adagrad"},
+            {"learning_rate": 1e-8},
             {"x_norm_bound": 1e-3},
         )
         + (({"exploration": GapMap(0.0)},) if feedback == "full" else ()),
@@ -386,7 +390,7 @@ def _logged_gaptron(params: dict, k: int):
 
     g_rule, eta, adagrad = ref_g.resolve(
         params["loss"], params["feedback"], k,
-        **{p: params[p] for p in ("exploration", "eta", "x_norm_bound",
+        **{p: params[p] for p in ("exploration", "learning_rate", "x_norm_bound",
                                   "n_rounds")
            if p in params},
     )  # fmt: skip

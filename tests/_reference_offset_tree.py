@@ -36,7 +36,7 @@ from _reference import (
     sample,
     scores,
 )
-from _reference_ova import OVATrace, _outputs
+from _reference_ova import OVATrace, _outputs, pa_tau
 
 from skbandit import OffsetTree
 from skbandit.exploration import EpsilonGreedy
@@ -74,21 +74,13 @@ def path_margins(nodes, f: np.ndarray, k: int) -> np.ndarray:
     )
 
 
-def pa_tau(base: str, C: float, loss: float, sq: float) -> float:
-    if base == "pa":
-        return loss / sq
-    if base == "pa1":
-        return min(C, loss / sq)
-    return loss / (sq + 1.0 / (2.0 * C))
-
-
 def offset_tree(
     X,
     y,
     U,
     k: int,
     *,
-    base: str,
+    update: str,
     C: float,
     gamma: float,
     W0: np.ndarray | None = None,
@@ -123,7 +115,7 @@ def offset_tree(
             z = sig if r > 0.5 else -sig
             loss = 1.0 - z * f[node]
             if loss > 0.0 and sq != 0.0:
-                tau = pa_tau(base, C * omega, loss, sq)
+                tau = pa_tau(update, C * omega, loss, sq)
                 _add(W, node, cols, (tau * z) * vals)
             if sig * f[node] < 0.0:
                 break
@@ -143,9 +135,9 @@ def offset_tree(
 ENTRIES: list[Entry] = [
     Entry(
         OffsetTree,
-        params={"base": "pa1", "C": 0.1, "exploration": EpsilonGreedy(0.2)},
+        params={"update": "pa1", "C": 0.1, "exploration": EpsilonGreedy(0.2)},
         invalid_params=(
-            ({"base": "pa3"}, "base"),
+            ({"update": "pa3"}, "update"),
             ({"C": 0}, "'C' parameter"),
             ({"exploration": EpsilonGreedy(-0.1)}, "epsilon"),
             ({"exploration": EpsilonGreedy(1.5)}, "epsilon"),
@@ -156,8 +148,8 @@ ENTRIES: list[Entry] = [
             {"exploration": EpsilonGreedy(0.0)},
             {"exploration": EpsilonGreedy(1.0)},
             {"exploration": "greedy"},
-            {"base": "pa"},
-            {"base": "pa2", "C": 1e-6},
+            {"update": "pa"},
+            {"update": "pa2", "C": 1e-6},
         ),
         epsilon_greedy=True,
     ),
@@ -180,7 +172,7 @@ def _logged_offset_tree(params: dict, k: int):
     def run(X, U, t0, state, logged):
         tr = ref_tree.offset_tree(
             X, np.zeros(X.shape[0], int), U, k,
-            base=params.get("base", defaults["base"]),
+            update=params.get("update", defaults["update"]),
             C=params.get("C", defaults["C"]),
             gamma=tree_gamma,
             W0=state, logged=logged,

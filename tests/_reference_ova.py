@@ -50,8 +50,19 @@ def _outputs(n):
     )
 
 
+def pa_tau(update: str, C: float, loss: float, sq: float) -> float:
+    """The PA step size (Crammer et al. 2006) for hinge loss ``loss > 0`` and
+    ``sq = ||x||^2 > 0``: PA ``loss / sq``, PA-I ``min(C, loss / sq)``, PA-II
+    ``loss / (sq + 1 / (2 C))``."""
+    if update == "pa":
+        return loss / sq
+    if update == "pa1":
+        return min(C, loss / sq)
+    return loss / (sq + 1.0 / (2.0 * C))
+
+
 def conservative_ova(
-    X, y, U, k: int, *, variant: str, C: float, W0: np.ndarray | None = None,
+    X, y, U, k: int, *, update: str, C: float, W0: np.ndarray | None = None,
     logged=None, exploration=None, t0: int = 0,
 ) -> OVATrace:  # fmt: skip
     """Chen et al. (2009): play argmax (loss-based decoding), PA steps on the
@@ -91,13 +102,7 @@ def conservative_ova(
                 loss = 1.0 - z * s[r]
                 if not loss > 0.0:
                     continue
-                if variant == "pa":
-                    tau = loss / sq
-                elif variant == "pa1":
-                    tau = min(C, loss / sq)
-                else:
-                    tau = loss / (sq + 1.0 / (2.0 * C))
-                _add(W, r, cols, (tau * z) * vals)
+                _add(W, r, cols, (pa_tau(update, C, loss, sq) * z) * vals)
         props[t] = marginal
         played[t], greedy[t], rewards[t] = a, g, reward
     return OVATrace({"coef_": W}, played, greedy, rewards, props)
@@ -266,13 +271,13 @@ def separable_ova_rational(
 ENTRIES: list[Entry] = [
     Entry(
         ConservativeOneVsAll,
-        params={"variant": "pa1"},
+        params={"update": "pa1"},
         invalid_params=(
-            ({"variant": "pa3"}, "variant"),
+            ({"update": "pa3"}, "update"),
             ({"C": 0}, "'C' parameter"),
             ({"C": -1.0}, "'C' parameter"),
         ),
-        valid_edge_params=({"variant": "pa"}, {"variant": "pa2", "C": 1e-6}),
+        valid_edge_params=({"update": "pa"}, {"update": "pa2", "C": 1e-6}),
     ),
     Entry(
         SeparableOneVsAll,
@@ -288,7 +293,7 @@ ENTRIES: list[Entry] = [
     # played class, whatever the rule)
     Entry(
         ConservativeOneVsAll,
-        params={"variant": "pa1", "exploration": EpsilonGreedy(0.05)},
+        params={"update": "pa1", "exploration": EpsilonGreedy(0.05)},
         variant="epsilon-greedy",
     ),
     Entry(
@@ -326,7 +331,7 @@ def _logged_conservative_ova(params: dict, k: int):
 
     def run(X, U, t0, state, logged):
         tr = ref_ova.conservative_ova(
-            X, np.zeros(X.shape[0], int), U, k, variant=params.get("variant", "pa"),
+            X, np.zeros(X.shape[0], int), U, k, update=params.get("update", "pa"),
             C=params.get("C", 1.0), W0=state, logged=logged, exploration=rule,
             t0=t0,
         )  # fmt: skip

@@ -17,29 +17,9 @@ with the same uniforms (``_reference.py`` rules 1, 2, 4 and 6). Per round ``t``
    ``a != g`` in class order; ``p_g = 1 - (sum of those, in class order)``.
 3. Draw ``a`` by inverse CDF on ``u1``; reward ``r = 1[a == y]``;
    ``h = 1 / p_g(a)`` with importance weighting, else 1.
-4. Update regressor ``a`` only (``n_a += 1`` in every case), over the non-zero
-   entries of the row in stored order (the CSR input has one entry per column):
-
-   - normalized (NAG): for each entry with ``|x_i| > S_i``: if ``S_i > 0``,
-     ``W_i *= S_i / |x_i|``; ``S_i = |x_i|``. With ``shared_scale`` the scale
-     ``S_i`` is one per feature for all ``k`` regressors (every row of
-     ``scale_`` holds it) and a growth rescales ``W_i`` of every regressor,
-     ``W[c, i] *= S[c, i] / |x_i|`` then ``S[c, i] = |x_i|`` for every
-     ``c = 0, ..., k - 1`` with ``|x_i| > S[c, i]`` (each row by its own scale;
-     the rows are equal unless the option was switched on mid-stream);
-     without, ``S`` and the rescale are regressor ``a``'s only. Then
-     ``pred = sum W_i x_i (+ b)``
-     and ``nrm = sum (x_i / S_i)^2 (+ 1)`` accumulated in the same loop;
-     ``N_a += nrm``; stop if ``N_a <= 0``; ``rate = eta sqrt(n_a / N_a)``.
-   - adagrad, sgd: ``pred = s_a`` (the round's score), ``rate = eta``.
-
-   Then ``e = h (pred - r)``; stop if ``e == 0``. For each entry, ``g_i = e x_i``;
-   adaptive oracles ``G_i += g_i^2`` and skip the coordinate while ``G_i == 0``;
-   ``q_i = S_i sqrt(G_i)`` (normalized), ``sqrt(G_i)`` (adagrad), 1 (sgd);
-   ``Q += (x_i x_i) / q_i``. Intercept: ``Gb += e^2`` (adaptive), ``q_b = sqrt(Gb)``
-   or 1, ``Q += 1 / q_b``. With the ``step_cap`` c (in (0, 1]):
-   ``rate = min(rate, c / (h Q))``.
-   Finally ``W_i -= rate (e x_i) / q_i`` and ``b -= rate e / q_b``.
+4. Update regressor ``a`` only, towards ``r`` with weight ``h``, by the
+   regression oracle (``_reference_oracle.RegressionOracle``, the NAG, AdaGrad or
+   SGD rule; ``score`` is ``s_a``).
 
 Scalar Python floats (IEEE double, ``math.sqrt``/``math.pow``, the C library's)
 in the kernel's order of operations, so the state is reproduced bit for bit.
@@ -63,6 +43,7 @@ from _reference import (
     sample,
     scores,
 )
+from _reference_oracle import RegressionOracle, fresh_state
 
 from skbandit import SquareCB
 from skbandit.exploration import EpsilonGreedy, InverseGap
@@ -106,97 +87,12 @@ def gammas(t: int, n_updates, k: int, scale, exponent):
     return [min(gt, f(float(k) * (float(n) + 1.0))) for n in n_updates]
 
 
-def fresh_state(k: int, d: int) -> dict[str, np.ndarray]:
-    return {
-        "coef_": np.zeros((k, d)),
-        "intercept_": np.zeros(k),
-        "scale_": np.zeros((k, d)),
-        "grad_sq_": np.zeros((k, d)),
-        "intercept_grad_sq_": np.zeros(k),
-        "norm_sum_": np.zeros(k),
-        "n_updates_": np.zeros(k, dtype=np.int64),
-    }
-
-
 def _entries(X, i: int):
     """(column, value) pairs of row ``i`` in stored order."""
     if sp.issparse(X):
         lo, hi = X.indptr[i], X.indptr[i + 1]
         return list(zip(X.indices[lo:hi].tolist(), X.data[lo:hi].tolist(), strict=True))
     return list(enumerate(X[i].tolist()))
-
-
-def _update(
-    st, a, row, s_a, r, h, *, regressor, eta, fit_intercept, step_cap, shared_scale
-):
-    W, b = st["coef_"][a], st["intercept_"]
-    S, G, Gb = st["scale_"][a], st["grad_sq_"][a], st["intercept_grad_sq_"]
-    nz = [(i, v) for i, v in row if v != 0.0]
-    st["n_updates_"][a] += 1
-    if regressor == "normalized":
-        pred, nrm = 0.0, 0.0
-        for i, v in nz:
-            av = abs(v)
-            if av > S[i]:
-                if shared_scale:
-                    # one scale per feature: every regressor's w_i and s_i
-                    # (each by its own s_i, all equal when shared from the start)
-                    Sc, Wc = st["scale_"], st["coef_"]
-                    for c in range(Wc.shape[0]):
-                        if av > Sc[c, i]:
-                            if Sc[c, i] > 0.0:
-                                Wc[c, i] = float(Wc[c, i]) * (float(Sc[c, i]) / av)
-                            Sc[c, i] = av
-                else:
-                    if S[i] > 0.0:
-                        W[i] = float(W[i]) * (float(S[i]) / av)
-                    S[i] = av
-            pred = pred + float(W[i]) * v
-            q = v / float(S[i])
-            nrm = nrm + q * q
-        if fit_intercept:
-            pred = pred + float(b[a])
-            nrm = nrm + 1.0
-        st["norm_sum_"][a] = float(st["norm_sum_"][a]) + nrm
-        N = float(st["norm_sum_"][a])
-        if N <= 0.0:
-            return
-        rate = eta * math.sqrt(float(st["n_updates_"][a]) / N)
-    elif regressor in ("adagrad", "sgd"):
-        pred, rate = s_a, eta
-    else:
-        raise ValueError(regressor)
-    e = h * (pred - r)
-    if e == 0.0:
-        return
-    adaptive = regressor != "sgd"
-    qs, Q = {}, 0.0
-    for i, v in nz:
-        q = 1.0
-        if adaptive:
-            g = e * v
-            G[i] = float(G[i]) + g * g
-            if not G[i] > 0.0:
-                continue
-            q = math.sqrt(G[i])
-            if regressor == "normalized":
-                q = float(S[i]) * q
-        qs[i] = q
-        Q = Q + (v * v) / q
-    qb = 1.0
-    if fit_intercept:
-        if adaptive:
-            Gb[a] = float(Gb[a]) + e * e
-            qb = math.sqrt(Gb[a]) if Gb[a] > 0.0 else 0.0
-        if qb > 0.0:
-            Q = Q + 1.0 / qb
-    if Q > 0.0:
-        rate = min(rate, step_cap / (h * Q))
-    for i, v in nz:
-        if i in qs:
-            W[i] = float(W[i]) - rate * (e * v) / qs[i]
-    if fit_intercept and qb > 0.0:
-        b[a] = float(b[a]) - rate * e / qb
 
 
 def squarecb(
@@ -241,6 +137,14 @@ def squarecb(
             st["intercept_"][:] = initial_reward
     else:
         st = {a: v.copy() for a, v in state.items()}
+    oracle = RegressionOracle(
+        st,
+        regressor=regressor,
+        learning_rate=learning_rate,
+        fit_intercept=fit_intercept,
+        step_cap=step_cap,
+        shared_scale=shared_scale,
+    )
     played = np.empty(n, dtype=np.int64)
     greedy = np.empty(n, dtype=np.int64)
     rewards = np.empty(n, dtype=np.float64)
@@ -276,19 +180,7 @@ def squarecb(
             a, r, prob = logged_round(logged, j, a, p[a], props[j])
             props[j] = logged[2][j]
         h = 1.0 / prob if importance_weighted else 1.0
-        _update(
-            st,
-            a,
-            row,
-            float(s[a]),
-            r,
-            h,
-            regressor=regressor,
-            eta=learning_rate,
-            fit_intercept=fit_intercept,
-            step_cap=step_cap,
-            shared_scale=shared_scale,
-        )
+        oracle.update(a, row, float(s[a]), r, h)
         played[j], greedy[j], rewards[j] = a, g, r
     return SquareCBTrace(st, played, greedy, rewards, props)
 
@@ -308,21 +200,16 @@ def nag_regression(
     st = fresh_state(1, X.shape[1])
     if fit_intercept:
         st["intercept_"][:] = initial_reward
+    oracle = RegressionOracle(
+        st,
+        regressor="normalized",
+        learning_rate=eta,
+        fit_intercept=fit_intercept,
+        step_cap=step_cap,
+        shared_scale=False,
+    )
     for j in range(X.shape[0]):
-        row = _entries(X, j)
-        _update(
-            st,
-            0,
-            row,
-            0.0,
-            float(r[j]),
-            1.0,
-            regressor="normalized",
-            eta=eta,
-            fit_intercept=fit_intercept,
-            step_cap=step_cap,
-            shared_scale=False,
-        )
+        oracle.update(0, _entries(X, j), 0.0, float(r[j]), 1.0)
     return st
 
 

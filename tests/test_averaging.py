@@ -22,7 +22,9 @@ LEARNERS = [
     pytest.param(Banditron, {}, id="Banditron"),
     pytest.param(Gaptron, {}, id="Gaptron"),
     pytest.param(Gaptron, {"feedback": "full", "loss": "hinge"}, id="Gaptron-full"),
-    pytest.param(Gaptron, {"eta": "auto", "x_norm_bound": 10.0}, id="Gaptron-auto"),
+    pytest.param(
+        Gaptron, {"learning_rate": "auto", "x_norm_bound": 10.0}, id="Gaptron-auto"
+    ),
 ]
 
 

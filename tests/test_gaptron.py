@@ -64,8 +64,8 @@ def _check(est, fb, trace, labels, y):
 
 PARAM_SETS = [
     {},
-    {"exploration": GapMap(0.3), "eta": "adagrad"},
-    {"exploration": GapMap(0.1), "eta": 0.7, "x_norm_bound": 2.0},
+    {"exploration": GapMap(0.3), "learning_rate": "adagrad"},
+    {"exploration": GapMap(0.1), "learning_rate": 0.7, "x_norm_bound": 2.0},
     {"exploration": None, "n_rounds": 500},
     # other rules: the update's importance weight is the rule's 1 / p(y)
     {"exploration": GapMap(0.1, loss="smooth_hinge")},
@@ -108,7 +108,7 @@ def test_dense_and_csr_trajectories_are_identical(loss, feedback):
         "loss": loss,
         "feedback": feedback,
         "exploration": GapMap(0.2),
-        "eta": "adagrad",
+        "learning_rate": "adagrad",
     }
     runs = []
     for container in ("dense", "csr"):
@@ -136,7 +136,12 @@ def test_dense_and_csr_trajectories_are_identical(loss, feedback):
 def test_fit_matches_reference(loss, feedback):
     k, seed, n = 4, 12, 150
     X, y = make_stream(n=n, d=8, k=k, seed=seed)
-    p = {"loss": loss, "feedback": feedback, "exploration": GapMap(0.25), "eta": 0.5}
+    p = {
+        "loss": loss,
+        "feedback": feedback,
+        "exploration": GapMap(0.25),
+        "learning_rate": 0.5,
+    }
     est = Gaptron(random_state=seed, max_iter=3, **p)
     fb = BanditFeedback(y)
     est.fit(X, fb)
@@ -166,7 +171,7 @@ def test_csr_rows_with_repeated_columns(loss, feedback):
         "loss": loss,
         "feedback": feedback,
         "exploration": GapMap(0.2),
-        "eta": "adagrad",
+        "learning_rate": "adagrad",
     }
     est = Gaptron(random_state=seed, **p)
     fb = BanditFeedback(y)
@@ -186,7 +191,7 @@ def test_usps_stream_matches_reference(loss, feedback, usps_stream):
         "loss": loss,
         "feedback": feedback,
         "exploration": GapMap(0.1),
-        "eta": "adagrad",
+        "learning_rate": "adagrad",
     }
     est = Gaptron(random_state=seed, **p)
     fb = BanditFeedback(y)
@@ -202,7 +207,9 @@ def test_bandit_update_needs_the_bit_only():
     rng = np.random.default_rng(0)
     x = rng.standard_normal(d)
     for loss in LOSSES:
-        est = Gaptron(loss=loss, exploration=GapMap(0.3), eta=0.5, random_state=0)
+        est = Gaptron(
+            loss=loss, exploration=GapMap(0.3), learning_rate=0.5, random_state=0
+        )
         est.partial_fit(np.zeros((1, d)), [0], classes=np.arange(k))
         W = rng.standard_normal((k, d))
         est.coef_[:] = W
@@ -407,7 +414,7 @@ def test_one_warning_per_learner_about_large_rows(monkeypatch):
     X, y = make_stream(n=100, d=6, k=3, n_empty=0, seed=1)
     norms = np.linalg.norm(X, axis=1)
     bound = float(np.median(norms))
-    est = Gaptron(eta="auto", x_norm_bound=bound, random_state=0)
+    est = Gaptron(learning_rate="auto", x_norm_bound=bound, random_state=0)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         for chunk in np.array_split(np.arange(100), 10):
@@ -418,7 +425,9 @@ def test_one_warning_per_learner_about_large_rows(monkeypatch):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         clone(est).partial_fit(X, y, classes=np.arange(3))
-        Gaptron(eta="auto", x_norm_bound=bound).partial_fit(X, y, classes=[0, 1, 2])
+        Gaptron(learning_rate="auto", x_norm_bound=bound).partial_fit(
+            X, y, classes=[0, 1, 2]
+        )
         est.partial_fit(X, y)  # the same learner: already warned
     assert len(_norm_warnings(caught)) == 2
     # fit: one warning for all its passes; rows within the bound: none
@@ -426,24 +435,24 @@ def test_one_warning_per_learner_about_large_rows(monkeypatch):
         warnings.simplefilter("always")
         est.fit(X, y)
         est.partial_fit(X, y)
-        Gaptron(eta="auto", x_norm_bound=1.001 * norms.max()).fit(X, y)
+        Gaptron(learning_rate="auto", x_norm_bound=1.001 * norms.max()).fit(X, y)
         est.exploration_distribution(X)
         est.predict(X)
     assert len(_norm_warnings(caught)) == 1
 
 
 def test_no_norm_warning_when_the_bound_is_unused():
-    """x_norm_bound enters only eta="auto" and the "auto" gamma with n_rounds: the
-    default AdaGrad-norm step and a constant step do not warn."""
+    """x_norm_bound enters only learning_rate="auto" and the "auto" gamma with
+    n_rounds: the default AdaGrad-norm step and a constant step do not warn."""
     X = np.full((20, 4), 3.0)
     y = np.arange(20) % 2
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         Gaptron(random_state=0).fit(X, y)
-        Gaptron(eta=0.1, exploration=GapMap(0.2), random_state=0).fit(X, y)
+        Gaptron(learning_rate=0.1, exploration=GapMap(0.2), random_state=0).fit(X, y)
         Gaptron(feedback="full", random_state=0).fit(X, y)
     assert _norm_warnings(caught) == []
-    for params in ({"eta": "auto"}, {"eta": 0.1, "n_rounds": 100}):
+    for params in ({"learning_rate": "auto"}, {"learning_rate": 0.1, "n_rounds": 100}):
         with pytest.warns(UserWarning, match="x_norm_bound"):
             Gaptron(**params, random_state=0).fit(X, y)
 
@@ -451,7 +460,9 @@ def test_no_norm_warning_when_the_bound_is_unused():
 def test_warning_reports_the_largest_norm():
     X = np.array([[3.0, 4.0], [0.1, 0.0], [6.0, 8.0]])
     with pytest.warns(UserWarning, match=r"2 of the rows .*largest \|\|x\|\| seen: 10"):
-        Gaptron(eta="auto", random_state=0).partial_fit(X, [0, 1, 0], classes=[0, 1])
+        Gaptron(learning_rate="auto", random_state=0).partial_fit(
+            X, [0, 1, 0], classes=[0, 1]
+        )
 
 
 def test_predict_proba_only_for_the_logistic_loss():
@@ -486,7 +497,9 @@ def test_neg_log_loss_scoring_works_in_cross_validation():
 @pytest.mark.parametrize("loss", LOSSES)
 def test_exploration_distribution_is_the_gap_map_policy(loss):
     X, y = make_stream(n=200, d=6, k=5, seed=6)
-    est = Gaptron(loss=loss, exploration=GapMap(0.1), eta=0.5, random_state=0).fit(X, y)
+    est = Gaptron(
+        loss=loss, exploration=GapMap(0.1), learning_rate=0.5, random_state=0
+    ).fit(X, y)
     Xq = X[:40]
     P = est.exploration_distribution(Xq)
     S = Xq @ est.coef_.T
@@ -500,12 +513,12 @@ def test_exploration_distribution_is_the_gap_map_policy(loss):
 def test_parameter_resolution():
     k = 9
     for loss in LOSSES:
-        rule, eta, adagrad = ref.resolve(loss, "full", k, eta="auto")
+        rule, eta, adagrad = ref.resolve(loss, "full", k, learning_rate="auto")
         assert rule.get_params() == {"epsilon": 0.0, "loss": loss}
         assert (eta, adagrad) == (full_information_step(loss, k, 1.0), False)
         rule, eta, adagrad = ref.resolve(loss, "bandit", k)
         assert rule.epsilon == 0.125 and (eta, adagrad) == (1024.0, True)
-        est = Gaptron(loss=loss, eta="auto", n_rounds=10**6, x_norm_bound=2.0)
+        est = Gaptron(loss=loss, learning_rate="auto", n_rounds=10**6, x_norm_bound=2.0)
         gamma = est._auto_gamma(k)
         resolved = ref.resolve(loss, "bandit", k, x_norm_bound=2.0, n_rounds=10**6)
         assert gamma == resolved[0].epsilon
@@ -518,7 +531,10 @@ def test_parameter_resolution():
     assert Gaptron(feedback="full")._auto_gamma(k) == 0.0
     assert Gaptron()._resolved_eta(k, 0.1) == (1024.0, True)  # the default
     assert Gaptron(adagrad_scale=3.0)._resolved_eta(k, 0.1) == (3.0, True)
-    assert Gaptron(eta=0.5, adagrad_scale=3.0)._resolved_eta(k, 0.1) == (0.5, False)
+    assert Gaptron(learning_rate=0.5, adagrad_scale=3.0)._resolved_eta(k, 0.1) == (
+        0.5,
+        False,
+    )
     assert full_information_step("logistic", 4, 1.0) == 2 * math.log(2) / 4
     assert full_information_step("hinge", 4, 2.0) == 1 / 32
     assert full_information_step("smooth_hinge", 4, 1.0) == 1 / 16
@@ -551,7 +567,7 @@ def test_norm_warning_points_at_the_callers_line():
     """The ||x|| > x_norm_bound warning is raised deep inside the pass (a block
     hook) but is attributed to the user's call, not to library code."""
     X = np.full((5, 4), 3.0)
-    est = Gaptron(eta="auto", random_state=0)
+    est = Gaptron(learning_rate="auto", random_state=0)
     for call in (
         lambda: est.partial_fit(X, [0, 1, 0, 1, 0], classes=[0, 1]),
         lambda: est.fit(X, [0, 1, 0, 1, 0]),

@@ -23,7 +23,7 @@ from skbandit import BanditFeedback, ConservativeOneVsAll, OffsetTree
 from skbandit.exploration import EpsilonGreedy
 from skbandit.multiclass._offset_tree import offset_tree_structure
 
-BASES = [("pa", 1.0), ("pa1", 0.3), ("pa2", 0.5)]
+UPDATES = [("pa", 1.0), ("pa1", 0.3), ("pa2", 0.5)]
 
 
 def _as(X, container):
@@ -37,14 +37,14 @@ def _as(X, container):
 @pytest.mark.parametrize("container", ["dense", "csr"])
 @pytest.mark.parametrize("kind", ["gaussian", "binary"])
 @pytest.mark.parametrize("k", [2, 3, 5, 8])
-@pytest.mark.parametrize("base, C", BASES)
+@pytest.mark.parametrize("update, C", UPDATES)
 @pytest.mark.parametrize("gamma", [0.2, 0.0])
-def test_offset_tree_matches_reference(gamma, base, C, k, kind, container):
-    seed = 11 * k + len(kind) + len(base)
+def test_offset_tree_matches_reference(gamma, update, C, k, kind, container):
+    seed = 11 * k + len(kind) + len(update)
     X, y = make_stream(n=300, d=15, k=k, kind=kind, seed=seed)
     labels = label_values(k, seed)
     est = OffsetTree(
-        base=base, C=C, exploration=EpsilonGreedy(gamma), random_state=seed
+        update=update, C=C, exploration=EpsilonGreedy(gamma), random_state=seed
     )
     rng = np.random.default_rng(seed)
     W = None
@@ -54,7 +54,14 @@ def test_offset_tree_matches_reference(gamma, base, C, k, kind, container):
         est.partial_fit(_as(X[part], container), fb, classes=labels)
         U = rng.random((part.stop - part.start, 2))
         trace = ref_ot.offset_tree(
-            _as(X[part], container), y[part], U, k, base=base, C=C, gamma=gamma, W0=W
+            _as(X[part], container),
+            y[part],
+            U,
+            k,
+            update=update,
+            C=C,
+            gamma=gamma,
+            W0=W,
         )
         W = trace.state["node_coef_"]
         assert_array_equal(fb.actions_, labels[trace.played])
@@ -78,12 +85,16 @@ def test_offset_tree_matches_reference(gamma, base, C, k, kind, container):
             assert_array_equal(S[i], s)
 
 
-@pytest.mark.parametrize("base", ["pa", "pa1", "pa2"])
-def test_offset_tree_fit_matches_reference(base):
+@pytest.mark.parametrize("update", ["pa", "pa1", "pa2"])
+def test_offset_tree_fit_matches_reference(update):
     k, seed = 6, 3
     X, y = make_stream(n=120, d=10, k=k, seed=seed)
     est = OffsetTree(
-        base=base, C=0.2, exploration=EpsilonGreedy(0.1), random_state=seed, max_iter=3
+        update=update,
+        C=0.2,
+        exploration=EpsilonGreedy(0.1),
+        random_state=seed,
+        max_iter=3,
     )
     est.fit(sp.csr_matrix(X), y)
     rng = np.random.default_rng(seed)
@@ -92,7 +103,7 @@ def test_offset_tree_fit_matches_reference(base):
         rows = rng.permutation(len(y))
         U = rng.random((len(y), 2))
         W = ref_ot.offset_tree(
-            X[rows], y[rows], U, k, base=base, C=0.2, gamma=0.1, W0=W
+            X[rows], y[rows], U, k, update=update, C=0.2, gamma=0.1, W0=W
         ).state["node_coef_"]
     assert_array_equal(est.node_coef_, W)
 
@@ -142,8 +153,10 @@ X4 = np.array([1.0, 1.0])  # ||x||^2 = 2
 W4 = np.array([[0.5, 0.0], [-1.0, 0.0], [0.25, 0.25]])  # f = (0.5, -1, 0.5)
 
 
-def _tree4(base="pa1", C=1.0, gamma=0.2, W=W4):
-    est = OffsetTree(base=base, C=C, exploration=EpsilonGreedy(gamma), random_state=0)
+def _tree4(update="pa1", C=1.0, gamma=0.2, W=W4):
+    est = OffsetTree(
+        update=update, C=C, exploration=EpsilonGreedy(gamma), random_state=0
+    )
     est.partial_fit(np.zeros((1, 2)), [0], classes=[0, 1, 2, 3])  # x = 0: no step
     assert_array_equal(est.node_coef_, 0.0)
     est.node_coef_[:] = W
@@ -204,7 +217,7 @@ def test_hand_worked_wrong_explored_round():
     """Played 2 (explored), wrong. Node 2: 2 is on its left (sigma = -1), label
     "other side" z = +1, loss 1 - 0.5 = 0.5, PA tau = 0.5 / 2; 2 lost node 2
     (sigma f_2 = -0.5): stop. The root and node 1 are unchanged."""
-    est, kernel = _tree4(base="pa")
+    est, kernel = _tree4(update="pa")
     kernel.py_learn(X4, 2, 2, 3, 0.05, 0.0)
     expected = W4.copy()
     expected[2] += 0.25 * X4
@@ -212,20 +225,20 @@ def test_hand_worked_wrong_explored_round():
 
 
 @pytest.mark.parametrize("p", [0.85, 0.3, 0.05])
-@pytest.mark.parametrize("base", ["pa", "pa1", "pa2"])
-def test_importance_weight_enters_as_c_times_omega(base, p):
+@pytest.mark.parametrize("update", ["pa", "pa1", "pa2"])
+def test_importance_weight_enters_as_c_times_omega(update, p):
     """omega = |r - 1/2| / p multiplies the slack penalty C: PA-I caps tau at
     C omega, PA-II uses 1 / (2 C omega); the hard PA step ignores omega. Played
     1 (right) at node 1: loss 2, ||x||^2 = 2."""
     C = 0.1
-    est, kernel = _tree4(base=base, C=C)
+    est, kernel = _tree4(update=update, C=C)
     kernel.py_learn(X4, 2, 1, 3, p, 1.0)
     omega = 0.5 / p
     tau = {
         "pa": 2.0 / 2.0,
         "pa1": min(C * omega, 2.0 / 2.0),
         "pa2": 2.0 / (2.0 + 1.0 / (2.0 * C * omega)),
-    }[base]
+    }[update]
     assert_allclose(est.node_coef_[1], W4[1] + tau * X4, rtol=1e-14)
     assert_array_equal(est.node_coef_[[0, 2]], W4[[0, 2]])
 
@@ -247,7 +260,9 @@ def test_walk_up_stops_where_the_played_class_loses(k):
     its leaf up to the first node it loses (sigma f_n < 0), included; every node
     of that stretch with a positive hinge loss changes, in the label's direction."""
     X, y = make_stream(n=400, d=8, k=k, n_empty=0, seed=k)
-    est = OffsetTree(base="pa1", C=0.5, exploration=EpsilonGreedy(0.3), random_state=1)
+    est = OffsetTree(
+        update="pa1", C=0.5, exploration=EpsilonGreedy(0.3), random_state=1
+    )
     est.partial_fit(X[:50], y[:50], classes=np.arange(k))
     stopped_early = 0
     for t in range(50, 400):
@@ -278,7 +293,7 @@ def test_walk_up_stops_where_the_played_class_loses(k):
 # k = 2: a single binary PA learner
 
 
-def _binary_pa(X, z, base, C):
+def _binary_pa(X, z, update, C):
     """Binary PA (Crammer et al. 2006) on labels z = +-1, margins summed
     sequentially."""
     w = np.zeros(X.shape[1])
@@ -291,24 +306,26 @@ def _binary_pa(X, z, base, C):
                 "pa": loss / sq,
                 "pa1": min(C, loss / sq),
                 "pa2": loss / (sq + 1.0 / (2.0 * C)),
-            }[base]
+            }[update]
             w += (tau * zt) * x
     return w
 
 
 @pytest.mark.parametrize(
-    "base, gamma", [("pa", 0.3), ("pa", 0.0), ("pa1", 0.0), ("pa2", 0.0)]
+    "update, gamma", [("pa", 0.3), ("pa", 0.0), ("pa1", 0.0), ("pa2", 0.0)]
 )
-def test_two_classes_is_one_pa_learner(base, gamma):
+def test_two_classes_is_one_pa_learner(update, gamma):
     """With k = 2 the reward reveals the label, the root is a's parent and the
     walk ends there: every round is a PA step on z = +1 iff y is the second
     class. PA ignores omega; without exploration p = 1, omega = 1/2, so PA-I and
     PA-II run with C / 2."""
     X, y = make_stream(n=300, d=7, k=2, seed=4)
     C = 0.8
-    est = OffsetTree(base=base, C=C, exploration=EpsilonGreedy(gamma), random_state=0)
+    est = OffsetTree(
+        update=update, C=C, exploration=EpsilonGreedy(gamma), random_state=0
+    )
     est.partial_fit(X, y, classes=[0, 1])
-    w = _binary_pa(X, np.where(y == 1, 1.0, -1.0), base, C * 0.5)
+    w = _binary_pa(X, np.where(y == 1, 1.0, -1.0), update, C * 0.5)
     assert_array_equal(est.node_coef_[0], w)
     f = X @ w
     assert_allclose(est.decision_function(X), 2 * f, rtol=1e-12, atol=1e-12)
@@ -408,11 +425,11 @@ def test_usps_offset_tree_far_behind_conservative_ova(usps_stream):
     err_ot, err_ova = [], []
     for seed in range(5):
         ot = OffsetTree(
-            base="pa1", C=1.0, exploration=EpsilonGreedy(0.1), random_state=seed
+            update="pa1", C=1.0, exploration=EpsilonGreedy(0.1), random_state=seed
         )
         ot.partial_fit(X, y, classes=classes)
         err_ot.append(ot.n_mistakes_ / ot.t_)
-        ova = ConservativeOneVsAll(variant="pa1", random_state=seed)
+        ova = ConservativeOneVsAll(update="pa1", random_state=seed)
         ova.partial_fit(X, y, classes=classes)
         err_ova.append(ova.n_mistakes_ / ova.t_)
     assert np.mean(err_ot) > np.mean(err_ova) + 0.2
@@ -434,7 +451,7 @@ def test_learn_does_not_depend_on_the_draw(reward):
         states = []
         for u1 in (0.001, 0.999):  # two draws: the first and the last class
             est = OffsetTree(
-                base="pa1", C=0.1, exploration=EpsilonGreedy(0.9), random_state=0
+                update="pa1", C=0.1, exploration=EpsilonGreedy(0.9), random_state=0
             )
             est.partial_fit(np.zeros((1, d)), [0], classes=np.arange(k))
             est.node_coef_[:] = W

@@ -18,7 +18,7 @@ from skbandit import BanditFeedback, Banditron, ConservativeOneVsAll, SeparableO
 from skbandit.datasets import make_separable_stream
 from skbandit.exploration import EpsilonGreedy, InverseGap, Softmax
 
-VARIANTS = ["pa", "pa1", "pa2"]
+UPDATES = ["pa", "pa1", "pa2"]
 
 
 def _as(X, container):
@@ -45,12 +45,12 @@ def _check(est, fb, trace, labels, y_codes, before=(0, 0)):
 @pytest.mark.parametrize("container", ["dense", "csr"])
 @pytest.mark.parametrize("kind", ["gaussian", "binary"])
 @pytest.mark.parametrize("k", [2, 3, 7])
-@pytest.mark.parametrize("variant, C", [("pa", 1.0), ("pa1", 0.1), ("pa2", 0.5)])
-def test_conservative_ova_matches_reference(variant, C, k, kind, container):
+@pytest.mark.parametrize("update, C", [("pa", 1.0), ("pa1", 0.1), ("pa2", 0.5)])
+def test_conservative_ova_matches_reference(update, C, k, kind, container):
     seed = 5 * k + len(kind)
     X, y = make_stream(n=300, d=15, k=k, kind=kind, seed=seed)
     labels = label_values(k, seed)
-    est = ConservativeOneVsAll(variant=variant, C=C, random_state=seed)
+    est = ConservativeOneVsAll(update=update, C=C, random_state=seed)
     rng = np.random.default_rng(seed)
     W = None
     # two partial_fit calls: the second continues the state and the generator
@@ -60,7 +60,7 @@ def test_conservative_ova_matches_reference(variant, C, k, kind, container):
         est.partial_fit(_as(X[part], container), fb, classes=labels)
         U = rng.random((part.stop - part.start, 2))
         trace = ref_ova.conservative_ova(
-            _as(X[part], container), y[part], U, k, variant=variant, C=C, W0=W
+            _as(X[part], container), y[part], U, k, update=update, C=C, W0=W
         )
         W = trace.state["coef_"]
         _check(est, fb, trace, labels, y[part], before)
@@ -85,7 +85,7 @@ def test_ova_learners_play_other_rules_as_their_references(cls, rule, container)
     k, seed = 4, 11
     X, y = make_stream(n=300, d=12, k=k, seed=seed)
     est = (
-        ConservativeOneVsAll(variant="pa1", C=0.5, exploration=rule, random_state=seed)
+        ConservativeOneVsAll(update="pa1", C=0.5, exploration=rule, random_state=seed)
         if cls == "ConservativeOneVsAll"
         else SeparableOneVsAll(exploration=rule, random_state=seed)
     )
@@ -98,7 +98,7 @@ def test_ova_learners_play_other_rules_as_their_references(cls, rule, container)
         U = rng.random((part.stop - part.start, 2))
         if cls == "ConservativeOneVsAll":
             trace = ref_ova.conservative_ova(
-                _as(X[part], container), y[part], U, k, variant="pa1", C=0.5,
+                _as(X[part], container), y[part], U, k, update="pa1", C=0.5,
                 W0=W, exploration=rule, t0=part.start,
             )  # fmt: skip
         else:
@@ -111,11 +111,11 @@ def test_ova_learners_play_other_rules_as_their_references(cls, rule, container)
     assert est.exploration_.get_params() == rule.get_params()
 
 
-@pytest.mark.parametrize("variant", VARIANTS)
-def test_conservative_ova_fit_matches_reference(variant):
+@pytest.mark.parametrize("update", UPDATES)
+def test_conservative_ova_fit_matches_reference(update):
     k, seed = 4, 3
     X, y = make_stream(n=120, d=10, k=k, seed=seed)
-    est = ConservativeOneVsAll(variant=variant, random_state=seed, max_iter=3)
+    est = ConservativeOneVsAll(update=update, random_state=seed, max_iter=3)
     est.fit(sp.csr_matrix(X), y)
     rng = np.random.default_rng(seed)
     W = None
@@ -123,7 +123,7 @@ def test_conservative_ova_fit_matches_reference(variant):
         rows = rng.permutation(len(y))
         U = rng.random((len(y), 2))
         W = ref_ova.conservative_ova(
-            X[rows], y[rows], U, k, variant=variant, C=1.0, W0=W
+            X[rows], y[rows], U, k, update=update, C=1.0, W0=W
         ).state["coef_"]
     assert_array_equal(est.coef_, W)
 
@@ -132,7 +132,7 @@ def test_wrong_round_changes_only_the_played_learner():
     """Conservative: after a mistake only the played class's row moves, and it
     moves towards -1 (its score of x decreases)."""
     X, y = make_stream(n=200, d=8, k=5, n_empty=0, seed=2)
-    est = ConservativeOneVsAll(variant="pa1", random_state=0)
+    est = ConservativeOneVsAll(update="pa1", random_state=0)
     est.partial_fit(X[:100], y[:100], classes=np.arange(5))
     checked = 0
     for t in range(100, 200):
@@ -153,7 +153,7 @@ def test_pa_step_reaches_the_margin():
     wrong round, w_a . x = -1 (up to rounding)."""
     rng = np.random.default_rng(0)
     x = rng.standard_normal((1, 6))
-    est = ConservativeOneVsAll(variant="pa", random_state=0)
+    est = ConservativeOneVsAll(update="pa", random_state=0)
     est.partial_fit(x, [1], classes=[0, 1, 2])
     fb = BanditFeedback([1])
     est.partial_fit(x * 0.5, fb)
@@ -209,7 +209,7 @@ def test_usps_pa1_beats_banditron(usps_stream):
     classes = np.unique(y)
     err_pa, err_bt = [], []
     for seed in range(5):
-        pa = ConservativeOneVsAll(variant="pa1", random_state=seed)
+        pa = ConservativeOneVsAll(update="pa1", random_state=seed)
         pa.partial_fit(X, y, classes=classes)
         err_pa.append(pa.n_mistakes_ / pa.t_)
         bt = Banditron(exploration=EpsilonGreedy(0.3), random_state=seed).partial_fit(

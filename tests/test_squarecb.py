@@ -13,6 +13,7 @@ import pytest
 import scipy.sparse as sp
 from _data import label_values, make_stream
 from _helpers import assert_benchmark_rows, run_benchmark
+from _reference_oracle import RegressionOracle
 from numpy.testing import assert_allclose, assert_array_equal
 
 from skbandit import BanditFeedback, LoggedFeedback, SquareCB
@@ -455,18 +456,19 @@ def test_learn_reads_only_its_arguments():
     kernel.py_act(x, est.t_ + 1, 0.3, 0.1)
     kernel.py_learn(x, est.t_ + 1, 2, 0, 0.5, 0.37)
     st = {name: getattr(before, name).copy() for name in STATE}
-    ref._update(
+    RegressionOracle(
         st,
+        regressor="normalized",
+        learning_rate=est.learning_rate,
+        fit_intercept=True,
+        step_cap=est.step_cap,
+        shared_scale=est.shared_scale,
+    ).update(
         2,
         list(enumerate(x.tolist())),
         float(before.decision_function(X[7:8])[0, 2]),
         0.37,
         1.0,
-        regressor="normalized",
-        eta=est.learning_rate,
-        fit_intercept=True,
-        step_cap=est.step_cap,
-        shared_scale=est.shared_scale,
     )
     for name in STATE:
         assert_array_equal(getattr(est, name), st[name], err_msg=name)

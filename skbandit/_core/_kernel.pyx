@@ -80,7 +80,7 @@ cdef inline bint journal_finite_since(JournalData* j, Py_ssize_t mark) noexcept 
     # independent tests (no chain of floating-point additions to wait on)
     for e in range(mark, j.n):
         v = j.addr[e][0]
-        ok = ok & (v - v == 0.0)
+        ok = ok & is_finite(v)
     return ok
 
 

@@ -297,17 +297,17 @@ _register(
             LearnerSpec(
                 "ConservativeOneVsAll",
                 label="C-OVA PA",
-                params={"variant": "pa", "C": 1.0},
+                params={"update": "pa", "C": 1.0},
             ),
             LearnerSpec(
                 "ConservativeOneVsAll",
                 label="C-OVA PA-I",
-                params={"variant": "pa1", "C": 1.0},
+                params={"update": "pa1", "C": 1.0},
             ),
             LearnerSpec(
                 "ConservativeOneVsAll",
                 label="C-OVA PA-II",
-                params={"variant": "pa2", "C": 1.0},
+                params={"update": "pa2", "C": 1.0},
             ),
             # the paper's PA baselines at C = 1; its exploration policy is not
             # stated: epsilon-greedy 0.1 (OffsetTree's default before the
@@ -315,17 +315,17 @@ _register(
             LearnerSpec(
                 "OffsetTree",
                 label="Offset Tree PA",
-                params={"base": "pa", "C": 1.0, "exploration": 0.1},
+                params={"update": "pa", "C": 1.0, "exploration": 0.1},
             ),
             LearnerSpec(
                 "OffsetTree",
                 label="Offset Tree PA-I",
-                params={"base": "pa1", "C": 1.0, "exploration": 0.1},
+                params={"update": "pa1", "C": 1.0, "exploration": 0.1},
             ),
             LearnerSpec(
                 "OffsetTree",
                 label="Offset Tree PA-II",
-                params={"base": "pa2", "C": 1.0, "exploration": 0.1},
+                params={"update": "pa2", "C": 1.0, "exploration": 0.1},
             ),
             LearnerSpec("MulticlassPerceptron", label="Perceptron"),
         ),

@@ -163,9 +163,9 @@ class Gaptron(ExplorationMixin, AveragedIterateMixin, LinearBanditClassifier):
         needs ``epsilon > 0`` and a rule that gives every label a positive
         probability (the importance weights ``1 / p(y)``): ``"greedy"`` and
         ``"conservative"`` are refused, and so is an ``epsilon`` of 0.
-        ``eta="auto"`` with bandit feedback needs a rule with an ``epsilon``
+        ``learning_rate="auto"`` with bandit feedback needs a rule with an ``epsilon``
         (the theory's step is :math:`\gamma \eta_{full} / k`).
-    eta : float > 0, "auto" or "adagrad", default="adagrad"
+    learning_rate : float > 0, "auto" or "adagrad", default="adagrad"
         Step size. ``"adagrad"`` (the default, chosen from evidence, see
         Notes): the AdaGrad-norm step
         :math:`\eta_t = B / \sqrt{2 (10^{-8} + \sum_{s \le t} \|\hat g_s\|^2)}`
@@ -179,14 +179,14 @@ class Gaptron(ExplorationMixin, AveragedIterateMixin, LinearBanditClassifier):
         that constant step. Only ``"auto"`` is the step of the (reconstructed)
         constant-regret analysis (see Notes).
     adagrad_scale : float > 0, default=1024.0
-        The scale :math:`B` of the AdaGrad-norm step (``eta="adagrad"`` only):
+        The scale :math:`B` of the AdaGrad-norm step (``learning_rate="adagrad"`` only):
         the comparator norm :math:`\|U\|` its regret bound is stated for, so
         the weights move by about :math:`B` over the run whatever the size of
         the gradients. The default was chosen from evidence (Notes); 64 to
         4096 were within 1 point of it.
     x_norm_bound : float > 0, default=1.0
         The bound :math:`X` on :math:`\|x\|` that the theory's step
-        (``eta="auto"``) and gamma (a ``None`` epsilon with ``n_rounds``)
+        (``learning_rate="auto"``) and gamma (a ``None`` epsilon with ``n_rounds``)
         assume; unused otherwise. Rows are never rescaled: when it is used,
         rows whose norm exceeds it give one ``UserWarning`` per learner (the
         first call that meets such rows; ``fit`` starts a new learner and
@@ -246,19 +246,19 @@ class Gaptron(ExplorationMixin, AveragedIterateMixin, LinearBanditClassifier):
     Notes
     -----
     **Which option the theory covers.** The constant-regret (surrogate gap)
-    analysis is for ``eta="auto"``: the step :math:`\gamma \eta_{full} / k`
+    analysis is for ``learning_rate="auto"``: the step :math:`\gamma \eta_{full} / k`
     with bandit feedback, and the "auto" gamma with ``n_rounds`` (the
     reconstructions above, with :math:`\|x\| \le` ``x_norm_bound``). The
-    default ``eta="adagrad"`` is the practical AdaGrad-norm step of follow-up
+    default ``learning_rate="adagrad"`` is the practical AdaGrad-norm step of follow-up
     work; the surrogate gap property and the paper's bound are not proved for
-    it. Use ``eta="auto"`` (and ``n_rounds``) to run the analysed algorithm.
+    it. Use ``learning_rate="auto"`` (and ``n_rounds``) to run the analysed algorithm.
 
-    **Evidence for the default step** (``eta="adagrad"``,
-    ``adagrad_scale=1024``, with ``gamma`` 0.125; previously ``eta="auto"``,
+    **Evidence for the default step** (``learning_rate="adagrad"``,
+    ``adagrad_scale=1024``, with ``gamma`` 0.125; previously ``learning_rate="auto"``,
     whose bandit step :math:`\gamma \eta_{full} / k` is so small that the
     logistic gap map keeps playing uniformly: 0.895 online error on
     scikit-learn's digits in [0, 1], against 0.90 for uniform play). One
-    pass, 5 seeds, ``gamma`` in 2^-8 ... 2^-1 with ``eta="auto"`` or
+    pass, 5 seeds, ``gamma`` in 2^-8 ... 2^-1 with ``learning_rate="auto"`` or
     ``"adagrad"`` with :math:`B` in 1, 4, ..., 4096
     (``docs/results/defaults/gaptron-step/``, its ``run.py`` and
     ``report.txt``). The default was chosen on the tuning streams USPS,
@@ -266,7 +266,7 @@ class Gaptron(ExplorationMixin, AveragedIterateMixin, LinearBanditClassifier):
     (10^5 rows) with the rule of ``docs/experiments.md`` ("Defaults from
     evidence": minimise the worst seed's excess over the best seed-averaged
     error, ties within 1 point to the smallest mean excess): worst excess
-    7.3 points (``eta="auto"``: 21.8 at best, at ``gamma`` 2^-2; the
+    7.3 points (``learning_rate="auto"``: 21.8 at best, at ``gamma`` 2^-2; the
     AdaGrad-norm step with :math:`B = 1`: 24.8 at best). Online error
     (%), mean of 5 seeds, previous -> chosen, uniform play in brackets:
     tuning USPS 57.1 -> 51.2 (90.0), Covertype 79.3 -> 55.9 (85.7),
@@ -274,7 +274,7 @@ class Gaptron(ExplorationMixin, AveragedIterateMixin, LinearBanditClassifier):
     held out (not used for choosing) MNIST 56.8 -> 61.4 (90.0),
     20 Newsgroups tf-idf 94.9 -> 86.9 (95.0), SynSep 13.0 -> 11.7 (88.9),
     digits / 16 89.5 -> 74.8 (90.0). With full information the same step
-    also beats ``eta="auto"`` on every stream (3 seeds, ``full.txt`` there;
+    also beats ``learning_rate="auto"`` on every stream (3 seeds, ``full.txt`` there;
     e.g. 20 Newsgroups tf-idf 95.0% -> 33.9%, USPS 15.7% -> 11.9%).
 
     The last iterate of the AdaGrad-norm step is less stable after several
@@ -288,7 +288,7 @@ class Gaptron(ExplorationMixin, AveragedIterateMixin, LinearBanditClassifier):
     passes while playing almost uniformly).
 
     The bandit default ``gamma = 0.125`` (the "auto" gamma without
-    ``n_rounds``) was chosen earlier with ``eta="auto"`` on the six
+    ``n_rounds``) was chosen earlier with ``learning_rate="auto"`` on the six
     ``vw-cbify`` streams by the same rule (``docs/results/defaults/gaptron``)
     and is chosen again with the new step.
 
@@ -311,7 +311,7 @@ class Gaptron(ExplorationMixin, AveragedIterateMixin, LinearBanditClassifier):
     >>> clf = Gaptron(random_state=0).partial_fit(X, y, classes=range(10))
     >>> print(f"online error {clf.n_mistakes_ / clf.t_:.2f}")  # uniform: 0.90
     online error 0.63
-    >>> theory = Gaptron(eta="auto", random_state=0)  # the analysed step
+    >>> theory = Gaptron(learning_rate="auto", random_state=0)  # the analysed step
     >>> theory = theory.partial_fit(X, y, classes=range(10))
     >>> print(f"online error {theory.n_mistakes_ / theory.t_:.2f}")
     online error 0.91
@@ -330,7 +330,7 @@ class Gaptron(ExplorationMixin, AveragedIterateMixin, LinearBanditClassifier):
         "loss": [StrOptions(set(LOSS_CODES))],
         "feedback": [StrOptions({"bandit", "full"})],
         "exploration": exploration_constraint(),
-        "eta": [
+        "learning_rate": [
             Interval(Real, 0, None, closed="neither"),
             StrOptions({"auto", "adagrad"}),
         ],
@@ -349,7 +349,7 @@ class Gaptron(ExplorationMixin, AveragedIterateMixin, LinearBanditClassifier):
         loss: str = "logistic",
         feedback: str = "bandit",
         exploration: str | BaseExploration | None = None,
-        eta: float | str = "adagrad",
+        learning_rate: float | str = "adagrad",
         adagrad_scale: float = 1024.0,
         x_norm_bound: float = 1.0,
         n_rounds: int | None = None,
@@ -362,7 +362,7 @@ class Gaptron(ExplorationMixin, AveragedIterateMixin, LinearBanditClassifier):
         self.loss = loss
         self.feedback = feedback
         self.exploration = exploration
-        self.eta = eta
+        self.learning_rate = learning_rate
         self.adagrad_scale = adagrad_scale
         self.x_norm_bound = x_norm_bound
         self.n_rounds = n_rounds
@@ -409,13 +409,13 @@ class Gaptron(ExplorationMixin, AveragedIterateMixin, LinearBanditClassifier):
                 f"label to be played with probability >= epsilon/k); got {rule!r}."
             )
         if (
-            self.eta == "auto"
+            self.learning_rate == "auto"
             and self.feedback == "bandit"
             and not hasattr(rule, "epsilon")
         ):
             raise InvalidParameterError(
-                "Gaptron with eta='auto' and feedback='bandit' takes the step "
-                "gamma * eta_full / k: its exploration rule needs an epsilon "
+                "Gaptron with learning_rate='auto' and feedback='bandit' takes "
+                "the step gamma * eta_full / k: its exploration rule needs an epsilon "
                 f"(gamma); got {rule!r}."
             )
         return rule
@@ -433,11 +433,12 @@ class Gaptron(ExplorationMixin, AveragedIterateMixin, LinearBanditClassifier):
         )
 
     def _resolved_eta(self, n_classes: int, gamma: float) -> tuple[float, bool]:
-        """``(eta, adagrad)``: the constant step, or AdaGrad-norm's scale B."""
-        if self.eta == "adagrad":
+        """``(eta, adagrad)`` from ``learning_rate``: the constant step eta,
+        or AdaGrad-norm's scale B."""
+        if self.learning_rate == "adagrad":
             return float(self.adagrad_scale), True
-        if self.eta != "auto":
-            return float(self.eta), False
+        if self.learning_rate != "auto":
+            return float(self.learning_rate), False
         eta = full_information_step(self.loss, n_classes, float(self.x_norm_bound))
         if self.feedback == "bandit":
             eta = gamma * eta / n_classes
@@ -479,7 +480,7 @@ class Gaptron(ExplorationMixin, AveragedIterateMixin, LinearBanditClassifier):
         theory_gamma = (
             epsilon is None and self.feedback == "bandit" and self.n_rounds is not None
         )
-        return self.eta == "auto" or theory_gamma
+        return self.learning_rate == "auto" or theory_gamma
 
     def _reset(self, classes, n_features):
         # A fresh fit is a new learner: it warns again about large rows.
@@ -498,8 +499,9 @@ class Gaptron(ExplorationMixin, AveragedIterateMixin, LinearBanditClassifier):
             warnings.warn(
                 f"Gaptron: {n_large} of the rows played so far in this call have "
                 f"||x|| > x_norm_bound={self.x_norm_bound!r} (largest ||x|| seen: "
-                f"{math.sqrt(max_sq):.4g}). The theory's step size (eta='auto') "
-                "and gamma (exploration epsilon None with n_rounds) assume ||x|| <= "
+                f"{math.sqrt(max_sq):.4g}). The theory's step size "
+                "(learning_rate='auto') and gamma (exploration epsilon None with "
+                "n_rounds) assume ||x|| <= "
                 "x_norm_bound; rows are not rescaled. Pass a larger x_norm_bound "
                 "or scale the rows (e.g. sklearn.preprocessing.Normalizer). "
                 "Given once per learner (again after fit).",

@@ -32,8 +32,10 @@ from skbandit._core._kernel cimport (
     STATUS_NONFINITE,
     LinearKernel,
     Row,
+    is_finite,
     jsave,
     jsave_range,
+    row_col,
 )
 from skbandit._core._explore cimport softmax
 
@@ -120,7 +122,7 @@ cdef class PNewtronKernel(LinearKernel):
         for j in range(x.nnz):
             if x.val[j] == 0.0:
                 continue
-            c = j if x.ind == NULL else x.ind[j]
+            c = row_col(x, j)
             for r in range(k):
                 gr = co[r] * x.val[j]
                 i = <Py_ssize_t>r * d + c
@@ -143,5 +145,5 @@ cdef class PNewtronKernel(LinearKernel):
         ns[0] = nrm
         ns[1] = self.D / sqrt(nrm) if nrm > self.D * self.D else 1.0
         ns[2] = touched
-        if check != 0.0 or not nrm - nrm == 0.0:
+        if check != 0.0 or not is_finite(nrm):
             self.status = STATUS_NONFINITE  # A, b or ‖W‖ overflowed

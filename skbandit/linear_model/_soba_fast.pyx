@@ -31,14 +31,12 @@ from skbandit._core._kernel cimport (
     Row,
     STATUS_JOURNAL_ERROR,
     STATUS_NONFINITE,
+    is_finite,
     jsave,
     jsave_ll,
     jsave_range,
+    row_col,
 )
-
-
-cdef inline bint _finite(double v) noexcept nogil:
-    return v - v == 0.0
 
 
 # Pending rank-one updates of A⁻¹ (full variant, with a journal): at most
@@ -130,13 +128,13 @@ cdef class SOBAKernel(LinearKernel):
             for j in range(x.nnz):
                 if x.val[j] == 0.0:
                     continue
-                c = j if x.ind == NULL else x.ind[j]
+                c = row_col(x, j)
                 zj = zscale * x.val[j]
                 q = q + zj * zj / self.A_diag[ybar, c]
             for j in range(x.nnz):
                 if x.val[j] == 0.0:
                     continue
-                c = j if x.ind == NULL else x.ind[j]
+                c = row_col(x, j)
                 zj = zscale * x.val[j]
                 q = q + zj * zj / self.A_diag[y, c]
             return q
@@ -147,7 +145,7 @@ cdef class SOBAKernel(LinearKernel):
         for j in range(x.nnz):
             if x.val[j] == 0.0:
                 continue
-            c = j if x.ind == NULL else x.ind[j]
+            c = row_col(x, j)
             zj = zscale * x.val[j]
             self.pending_work += 2.0 * kd * self.n_pending
             a_ybar = self.inverse_row(<Py_ssize_t>ybar * d + c, &self.row_a[0])
@@ -157,7 +155,7 @@ cdef class SOBAKernel(LinearKernel):
         for j in range(x.nnz):
             if x.val[j] == 0.0:
                 continue
-            c = j if x.ind == NULL else x.ind[j]
+            c = row_col(x, j)
             zj = zscale * x.val[j]
             q = q + zj * (v[<Py_ssize_t>ybar * d + c] - v[<Py_ssize_t>y * d + c])
         return q
@@ -231,7 +229,7 @@ cdef class SOBAKernel(LinearKernel):
         for j in range(x.nnz):
             if x.val[j] == 0.0:
                 continue
-            c = j if x.ind == NULL else x.ind[j]
+            c = row_col(x, j)
             gj = x.val[j] / p
             jsave(self.jd, &self.theta[ybar, c])
             jsave(self.jd, &self.theta[y, c])
@@ -353,7 +351,7 @@ cdef class SOBAKernel(LinearKernel):
         zscale = sqrt(p) / p
         q = self.quadratic(x, ybar, y, zscale)
         m = (wz * wz + 2.0 * wg) / (1.0 + q)
-        if not (_finite(q) and _finite(m)):
+        if not (is_finite(q) and is_finite(m)):
             self.status = STATUS_NONFINITE
             return
         if self.sums[0] + m >= 0.0:

@@ -9,23 +9,22 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.extmath import safe_sparse_dot
 
 from skbandit._core._explore import py_inverse_gap
+from skbandit._core._oracle import RegressorKind
 from skbandit.base import LinearBanditClassifier
 from skbandit.exploration import (
     ExplorationMixin,
     exploration_constraint,
     rule_values,
 )
-from skbandit.linear_model._squarecb_fast import (
-    SquareCBKernel,
-    SquareCBRegressor,
-)
+from skbandit.linear_model._squarecb_fast import SquareCBKernel
 
 __all__ = ["SquareCB", "igw_distribution"]
 
+# the shared regression oracle's rules (skbandit._core._oracle)
 REGRESSOR_CODES = {
-    "normalized": int(SquareCBRegressor.REG_NORMALIZED),
-    "adagrad": int(SquareCBRegressor.REG_ADAGRAD),
-    "sgd": int(SquareCBRegressor.REG_SGD),
+    "normalized": int(RegressorKind.REG_NORMALIZED),
+    "adagrad": int(RegressorKind.REG_ADAGRAD),
+    "sgd": int(RegressorKind.REG_SGD),
 }
 
 

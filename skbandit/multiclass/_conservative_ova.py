@@ -13,15 +13,13 @@ from skbandit.exploration import (
     exploration_constraint,
     rule_values,
 )
-from skbandit.multiclass._conservative_ova_fast import ConservativeOVAKernel, PAVariant
+from skbandit.multiclass._conservative_ova_fast import PA_UPDATES, ConservativeOVAKernel
 
 if TYPE_CHECKING:
     from skbandit._typing import RandomStateLike
     from skbandit.exploration import BaseExploration
 
 __all__ = ["ConservativeOneVsAll"]
-
-_VARIANTS = {"pa": PAVariant.PA, "pa1": PAVariant.PA1, "pa2": PAVariant.PA2}
 
 
 class ConservativeOneVsAll(ExplorationMixin, LinearBanditClassifier):
@@ -48,9 +46,9 @@ class ConservativeOneVsAll(ExplorationMixin, LinearBanditClassifier):
     PA step on ``(x, z)``: loss ``l = max(0, 1 - z f_s)``, update
     ``w_s += tau z x`` with
 
-    * ``variant="pa"``: ``tau = l / ||x||^2``;
-    * ``variant="pa1"``: ``tau = min(C, l / ||x||^2)``;
-    * ``variant="pa2"``: ``tau = l / (||x||^2 + 1 / (2 C))``.
+    * ``update="pa"``: ``tau = l / ||x||^2``;
+    * ``update="pa1"``: ``tau = min(C, l / ||x||^2)``;
+    * ``update="pa2"``: ``tau = l / (||x||^2 + 1 / (2 C))``.
 
     A row with ``||x|| = 0`` changes nothing.
 
@@ -62,7 +60,7 @@ class ConservativeOneVsAll(ExplorationMixin, LinearBanditClassifier):
 
     Parameters
     ----------
-    variant : {"pa", "pa1", "pa2"}, default="pa"
+    update : {"pa", "pa1", "pa2"}, default="pa"
         The Passive-Aggressive step size (Crammer et al. 2006): PA, PA-I or
         PA-II. Chen et al. (2009) report PA-I in their Table I.
     C : float, default=1.0
@@ -128,7 +126,7 @@ class ConservativeOneVsAll(ExplorationMixin, LinearBanditClassifier):
     >>> from sklearn.datasets import load_digits
     >>> from skbandit import ConservativeOneVsAll
     >>> X, y = load_digits(return_X_y=True)
-    >>> clf = ConservativeOneVsAll(variant="pa1", random_state=0)
+    >>> clf = ConservativeOneVsAll(update="pa1", random_state=0)
     >>> clf = clf.partial_fit(X / 16, y, classes=range(10))
     >>> clf.t_
     1797
@@ -138,7 +136,7 @@ class ConservativeOneVsAll(ExplorationMixin, LinearBanditClassifier):
 
     _parameter_constraints: dict = {
         **LinearBanditClassifier._parameter_constraints,
-        "variant": [StrOptions(set(_VARIANTS))],
+        "update": [StrOptions(set(PA_UPDATES))],
         "C": [Interval(Real, 0, None, closed="neither")],
         "exploration": exploration_constraint(),
     }
@@ -149,7 +147,7 @@ class ConservativeOneVsAll(ExplorationMixin, LinearBanditClassifier):
     def __init__(
         self,
         *,
-        variant: str = "pa",
+        update: str = "pa",
         C: float = 1.0,
         exploration: str | BaseExploration | None = None,
         max_iter: int = 5,
@@ -157,13 +155,13 @@ class ConservativeOneVsAll(ExplorationMixin, LinearBanditClassifier):
         random_state: RandomStateLike = None,
     ) -> None:
         super().__init__(max_iter=max_iter, shuffle=shuffle, random_state=random_state)
-        self.variant = variant
+        self.update = update
         self.C = C
         self.exploration = exploration
 
     def _make_kernel(self):
         kernel = ConservativeOVAKernel(
-            self.coef_, int(_VARIANTS[self.variant]), float(self.C)
+            self.coef_, int(PA_UPDATES[self.update]), float(self.C)
         )
         kernel.set_explorer(self._explorer(self.classes_.shape[0]))
         return kernel

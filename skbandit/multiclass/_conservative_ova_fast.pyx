@@ -1,14 +1,24 @@
 """Conservative one-vs-all with Passive-Aggressive learners (Chen et al. 2009)."""
 
 from skbandit._core._kernel cimport STATUS_NONFINITE, LinearKernel, Row
-from skbandit.multiclass._pa cimport PA_HARD, PA_ONE, PA_TWO, pa_tau, row_sq_norm
+from skbandit.multiclass._pa cimport (
+    PA_DONE,
+    PA_HARD,
+    PA_NONFINITE,
+    PA_ONE,
+    PA_TWO,
+    pa_step,
+)
 
 
-# PA variants (``ConservativeOneVsAll.variant``).
-cpdef enum PAVariant:
+# PA updates (``ConservativeOneVsAll.update``, ``OffsetTree.update``).
+cpdef enum PAUpdate:
     PA = PA_HARD
     PA1 = PA_ONE
     PA2 = PA_TWO
+
+# The estimators' ``update`` values, in one place.
+PA_UPDATES = {"pa": PAUpdate.PA, "pa1": PAUpdate.PA1, "pa2": PAUpdate.PA2}
 
 
 cdef class ConservativeOVAKernel(LinearKernel):
@@ -19,39 +29,27 @@ cdef class ConservativeOVAKernel(LinearKernel):
       ``s`` is the played class, else on ``(x, -1)``;
     * wrong: only the played class's learner makes a PA step on ``(x, -1)``.
 
-    PA step of learner ``s`` on ``(x, z)``: ``l = max(0, 1 - z f_s)`` with
-    ``f_s`` the score of this round, ``w_s += (tau z) x`` with ``tau`` of the
-    variant; skipped when ``l = 0`` or ``||x|| = 0``.
+    PA step of learner ``s`` on ``(x, z)`` (``pa_step``): ``l = max(0, 1 - z f_s)``
+    with ``f_s`` the score of this round, ``w_s += (tau z) x`` with ``tau`` of
+    the update; skipped when ``l = 0``; ``||x|| = 0`` ends the round.
     """
 
-    cdef int variant
+    cdef int update
     cdef double C
 
-    def __init__(self, double[:, ::1] W, int variant, double C):
+    def __init__(self, double[:, ::1] W, int update, double C):
         LinearKernel.__init__(self, W, False)
-        self.variant = variant
+        self.update = update
         self.C = C
 
-    cdef inline bint pa_step(self, int r, double z, double* sq,
-                             Row x) noexcept nogil:
-        """PA step of learner ``r`` on ``(x, z)``. ``sq[0]`` is ``||x||^2``,
-        computed on first need (-1 before). Returns False to stop the round
-        (``x = 0``, or a non-finite ``||x||^2``)."""
-        cdef double loss = 1.0 - z * self.scores[r]
-        cdef double tau
-        if not loss > 0.0:
-            return True
-        if sq[0] < 0.0:
-            sq[0] = row_sq_norm(x)
-            if not sq[0] - sq[0] == 0.0:
-                # ||x||^2 overflowed: tau would silently be 0; stop the pass
-                self.status = STATUS_NONFINITE
-                return False
-        if sq[0] == 0.0:
-            return False
-        tau = pa_tau(self.variant, self.C, loss, sq[0])
-        self.add_row(r, tau * z, x)
-        return True
+    cdef inline bint step(self, int r, double z, double* sq, Row x) noexcept nogil:
+        """PA step of learner ``r`` on ``(x, z)``; False to stop the round
+        (``x = 0``, or a non-finite ``||x||^2``: then the pass stops too)."""
+        cdef int done = pa_step(self.jd, &self.W[r, 0], x, z,
+                                1.0 - z * self.scores[r], self.update, self.C, sq)
+        if done == PA_NONFINITE:
+            self.status = STATUS_NONFINITE
+        return done == PA_DONE
 
     cdef Py_ssize_t journal_bound(self, Row x) noexcept nogil:
         # at most one PA step per class row of W
@@ -63,7 +61,7 @@ cdef class ConservativeOVAKernel(LinearKernel):
         cdef double sq = -1.0
         if reward != 0.0:
             for r in range(self.n_classes):
-                if not self.pa_step(r, 1.0 if r == played else -1.0, &sq, x):
+                if not self.step(r, 1.0 if r == played else -1.0, &sq, x):
                     return
         else:
-            self.pa_step(played, -1.0, &sq, x)
+            self.step(played, -1.0, &sq, x)

@@ -10,12 +10,10 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from skbandit._core._kernel import run_scores
 from skbandit.base import BaseBanditClassifier, _kernel_arrays
 from skbandit.exploration import ExplorationMixin, exploration_constraint
-from skbandit.multiclass._conservative_ova_fast import PAVariant
+from skbandit.multiclass._conservative_ova_fast import PA_UPDATES
 from skbandit.multiclass._offset_tree_fast import OffsetTreeKernel
 
 __all__ = ["OffsetTree"]
-
-_VARIANTS = {"pa": PAVariant.PA, "pa1": PAVariant.PA1, "pa2": PAVariant.PA2}
 
 
 def offset_tree_structure(n_classes: int) -> np.ndarray:
@@ -112,10 +110,10 @@ class OffsetTree(ExplorationMixin, BaseBanditClassifier):
       ``min ½||w - w_n||² + C ω ξ`` (PA-I) or ``+ C ω ξ²`` (PA-II), i.e. the
       slack penalty ``C`` becomes ``C ω``: ``w_n += τ z x`` with
 
-      - ``base="pa"``: ``τ = l / ||x||²`` (a hard constraint: ``ω`` has no
+      - ``update="pa"``: ``τ = l / ||x||²`` (a hard constraint: ``ω`` has no
         effect);
-      - ``base="pa1"``: ``τ = min(C ω, l / ||x||²)``;
-      - ``base="pa2"``: ``τ = l / (||x||² + 1 / (2 C ω))``;
+      - ``update="pa1"``: ``τ = min(C ω, l / ||x||²)``;
+      - ``update="pa2"``: ``τ = l / (||x||² + 1 / (2 C ω))``;
 
     * continue to the parent only while ``a`` wins the node, ``σ f_n >= 0``
       (``f_n`` before this round's step; a zero margin counts as a win, since
@@ -126,7 +124,7 @@ class OffsetTree(ExplorationMixin, BaseBanditClassifier):
 
     Parameters
     ----------
-    base : {"pa", "pa1", "pa2"}, default="pa1"
+    update : {"pa", "pa1", "pa2"}, default="pa1"
         The node classifiers' step: PA, PA-I or PA-II (Crammer et al. 2006).
     C : float, default=0.01
         Aggressiveness of PA-I and PA-II (> 0), scaled by the importance
@@ -200,7 +198,7 @@ class OffsetTree(ExplorationMixin, BaseBanditClassifier):
     numbers).
 
     Evidence for the defaults ``C = 0.01`` and ``exploration = 2^-12``
-    (previously 1 and 0.1), with ``base="pa1"``: one pass over USPS, MNIST
+    (previously 1 and 0.1), with ``update="pa1"``: one pass over USPS, MNIST
     (test set), Covertype (10,000 rows), mini 20 Newsgroups tf-idf, SynSep
     and SynNonSep (10^5 rows), 5 seeds, ``exploration`` in 2^-14 ... 2^-1
     and ``C`` in {0.001, 0.003, 0.01, 0.03, 0.1, 1, 10}
@@ -253,7 +251,7 @@ class OffsetTree(ExplorationMixin, BaseBanditClassifier):
 
     _parameter_constraints: dict = {
         **BaseBanditClassifier._parameter_constraints,
-        "base": [StrOptions(set(_VARIANTS))],
+        "update": [StrOptions(set(PA_UPDATES))],
         "C": [Interval(Real, 0, None, closed="neither")],
         "exploration": exploration_constraint(),
     }
@@ -270,7 +268,7 @@ class OffsetTree(ExplorationMixin, BaseBanditClassifier):
     def __init__(
         self,
         *,
-        base="pa1",
+        update="pa1",
         C=0.01,
         exploration=None,
         max_iter=5,
@@ -278,7 +276,7 @@ class OffsetTree(ExplorationMixin, BaseBanditClassifier):
         random_state=None,
     ):
         super().__init__(max_iter=max_iter, shuffle=shuffle, random_state=random_state)
-        self.base = base
+        self.update = update
         self.C = C
         self.exploration = exploration
 
@@ -291,7 +289,7 @@ class OffsetTree(ExplorationMixin, BaseBanditClassifier):
         kernel = OffsetTreeKernel(
             self.node_coef_,
             *_kernel_tree(self.tree_, k),
-            int(_VARIANTS[self.base]),
+            int(PA_UPDATES[self.update]),
             float(self.C),
         )
         kernel.set_explorer(self._explorer(k))

@@ -10,13 +10,13 @@ from skbandit._core._kernel cimport (
     BaseKernel,
     Row,
     all_finite,
-    jsave_row,
-    row_axpy,
+    is_finite,
     row_dot,
     sample_inverse_cdf,
+    tie_pick,
 )
 from skbandit._core._explore cimport Explorer
-from skbandit.multiclass._pa cimport pa_tau, row_sq_norm
+from skbandit.multiclass._pa cimport PA_DONE, PA_NONFINITE, pa_step
 
 
 cdef int _tree_depth(const int[::1] parent, const int[::1] leaf_parent,
@@ -62,7 +62,7 @@ cdef class OffsetTreeKernel(BaseKernel):
     cdef const int[::1] right
     cdef const int[::1] parent
     cdef const int[::1] leaf_parent
-    cdef int variant
+    cdef int update
     cdef double C
     # node margins of the current round, valid where stamp[n] == epoch
     cdef double[::1] margin
@@ -77,7 +77,7 @@ cdef class OffsetTreeKernel(BaseKernel):
 
     def __init__(self, double[:, ::1] W, const int[::1] mid, const int[::1] left,
                  const int[::1] right, const int[::1] parent,
-                 const int[::1] leaf_parent, int variant, double C):
+                 const int[::1] leaf_parent, int update, double C):
         cdef int k = <int>W.shape[0] + 1
         BaseKernel.__init__(self, k, <int>W.shape[1], False)
         if not (mid.shape[0] == left.shape[0] == right.shape[0] == parent.shape[0]
@@ -90,7 +90,7 @@ cdef class OffsetTreeKernel(BaseKernel):
         self.parent = parent
         self.leaf_parent = leaf_parent
         self.depth = _tree_depth(parent, leaf_parent, k)
-        self.variant = variant
+        self.update = update
         self.C = C
         self.margin = np.zeros(k - 1, dtype=np.float64)
         self.stamp = np.zeros(k - 1, dtype=np.int64)
@@ -143,7 +143,7 @@ cdef class OffsetTreeKernel(BaseKernel):
     cdef int act(self, Row x, long long t, double u1, double u2,
                  int* greedy, double* prob, double* marginal) noexcept nogil:
         cdef int k = self.n_classes
-        cdef int c, a, i, pick, m = 0, top = 0
+        cdef int c, a, i, m = 0, top = 0
         cdef double f, total
         cdef double* p = &self.proba[0]
         self.epoch += 1
@@ -159,7 +159,7 @@ cdef class OffsetTreeKernel(BaseKernel):
                 m += 1
                 continue
             f = self.node_margin(c, x)
-            if not f - f == 0.0:
+            if not is_finite(f):
                 self.status = STATUS_NONFINITE
                 greedy[0] = 0
                 prob[0] = 0.0
@@ -176,14 +176,8 @@ cdef class OffsetTreeKernel(BaseKernel):
                 self.stack[top + 1] = self.left[c]
                 top += 2
         self.n_ties = m
-        # the core's tie rule (argmax_ties): the min(int(u2 m), m - 1)-th maximiser
-        if m == 1:
-            greedy[0] = self.ties[0]
-        else:
-            pick = <int>(u2 * m)
-            if pick > m - 1:
-                pick = m - 1
-            greedy[0] = self.ties[pick]
+        # the core's tie rule (that of argmax_ties)
+        greedy[0] = self.ties[0] if m == 1 else self.ties[tie_pick(u2, m)]
         self.distribution(&self.scores[0], t, greedy[0], p)
         a = sample_inverse_cdf(p, k, u1)
         prob[0] = p[a]
@@ -214,24 +208,19 @@ cdef class OffsetTreeKernel(BaseKernel):
         cdef double omega = fabs(reward - 0.5) / prob
         cdef double c_eff = self.C * omega
         cdef double sq = -1.0
-        cdef double f, side, z, loss, tau
+        cdef double f, side, z
+        cdef int done
         while n >= 0:
             f = self.node_margin(n, x)
             side = 1.0 if played >= self.mid[n] else -1.0
             z = side if reward > 0.5 else -side
-            loss = 1.0 - z * f
-            if loss > 0.0:
-                if sq < 0.0:
-                    sq = row_sq_norm(x)
-                    if not sq - sq == 0.0:
-                        # ||x||^2 overflowed: tau would silently be 0
-                        self.status = STATUS_NONFINITE
-                        return
-                if sq == 0.0:
-                    return
-                tau = pa_tau(self.variant, c_eff, loss, sq)
-                jsave_row(self.jd, &self.W[n, 0], x)
-                row_axpy(tau * z, x, &self.W[n, 0])
+            # the shared PA step (ends the round on x = 0 or ||x||^2 = inf)
+            done = pa_step(self.jd, &self.W[n, 0], x, z, 1.0 - z * f,
+                           self.update, c_eff, &sq)
+            if done != PA_DONE:
+                if done == PA_NONFINITE:
+                    self.status = STATUS_NONFINITE
+                return
             if side * f < 0.0:
                 return
             n = self.parent[n]

@@ -10,8 +10,12 @@ from skbandit._core._kernel cimport (
     BaseKernel,
     LinearKernel,
     Row,
+    is_finite,
     jsave_ll,
     jsave_range,
+    row_col,
+    row_dense,
+    row_sq_norm,
 )
 
 # ``status`` of a kernel whose support store could not grow; the exception is
@@ -302,17 +306,17 @@ cdef class SeparableRationalKernel(BaseKernel):
     cdef inline const double* scatter(self, Row x) noexcept nogil:
         """The row as a dense vector: read in place, or scattered into ``work``."""
         cdef int e
-        if x.ind == NULL:
+        if row_dense(x):
             return x.val
         for e in range(x.nnz):
-            self.work[x.ind[e]] += x.val[e]
+            self.work[row_col(x, e)] += x.val[e]
         return &self.work[0]
 
     cdef inline void unscatter(self, Row x) noexcept nogil:
         cdef int e
-        if x.ind != NULL:
+        if not row_dense(x):
             for e in range(x.nnz):
-                self.work[x.ind[e]] = 0.0
+                self.work[row_col(x, e)] = 0.0
 
     cdef void compute_scores(self, Row x, long long t) noexcept nogil:
         cdef int r, k = self.n_classes
@@ -325,11 +329,10 @@ cdef class SeparableRationalKernel(BaseKernel):
             s[r] = 0.0
         self.xscale = 1.0
         if self.project:
-            for e in range(x.nnz):
-                sq = sq + x.val[e] * x.val[e]
+            sq = row_sq_norm(x)
             if sq > 1.0:
                 # sq = inf would give 1 / inf = 0: use NaN so that the round stops
-                self.xscale = 1.0 / sqrt(sq) if sq - sq == 0.0 else sq - sq
+                self.xscale = 1.0 / sqrt(sq) if is_finite(sq) else sq - sq
         w = self.scatter(x)
         i = self.first
         for j in range(self.n_sv):
@@ -508,7 +511,7 @@ cdef class SeparableRationalKernel(BaseKernel):
             v = x.val[e] * self.xscale
             if v != 0.0:
                 self.pval[q] = v
-                self.pind[q] = e if x.ind == NULL else x.ind[e]
+                self.pind[q] = row_col(x, e)
                 q += 1
         self.sstart[slot] = pos
         self.snnz[slot] = m

@@ -35,12 +35,12 @@ from skbandit.experiments._data import preprocess
 from skbandit.exploration import EpsilonGreedy
 
 
-def run(X, y, base, seed, costing, eps=0.1):
+def run(X, y, update, seed, costing, eps=0.1):
     classes = np.unique(y)
     k = len(classes)
     rng = np.random.default_rng(seed)
     est = OffsetTree(
-        base=base, C=1.0, exploration=EpsilonGreedy(0.0), random_state=seed
+        update=update, C=1.0, exploration=EpsilonGreedy(0.0), random_state=seed
     )
     z = k / (2.0 * eps)  # the largest weight |r - 1/2| / p: an exploration round
     fitted, mistakes, updates = False, 0, 0
@@ -71,16 +71,18 @@ def main():
     X0, y = load_dataset("usps", data_dir=args.data_dir)
     print("USPS, 9,298 rounds, epsilon-greedy 0.1, C = 1; online error in %,")
     print(f"mean ± std over seeds 0..{args.seeds - 1}; 'updated': rounds learned, %")
-    print(f"{'rows':10s} {'weighting':9s} {'base':5s} {'error':>15s} {'updated':>8s}")
+    print(f"{'rows':10s} {'weighting':9s} {'update':6s} {'error':>15s} {'updated':>8s}")
     warnings.simplefilter("ignore")
     for how in ("stored", "unit-norm"):
         X = np.asarray(preprocess(X0, how), dtype=np.float64)
         for costing in (False, True):
-            for base in ("pa", "pa1", "pa2"):
-                out = np.array([run(X, y, base, s, costing) for s in range(args.seeds)])
+            for update in ("pa", "pa1", "pa2"):
+                out = np.array(
+                    [run(X, y, update, s, costing) for s in range(args.seeds)]
+                )
                 err, upd = 100 * out[:, 0], 100 * out[:, 1]
                 print(
-                    f"{how:10s} {'costing' if costing else 'C*omega':9s} {base:5s} "
+                    f"{how:10s} {'costing' if costing else 'C*omega':9s} {update:6s} "
                     f"{err.mean():7.2f} ± {err.std(ddof=1):5.2f} {upd.mean():8.1f}",
                     flush=True,
                 )

@@ -39,7 +39,7 @@ def settings():
         yield "SOBA", {"gamma": g}
         yield "PNewtron", {"gamma": g}
         for eta in ("auto", "adagrad"):
-            yield "Gaptron", {"gamma": g, "eta": eta}
+            yield "Gaptron", {"gamma": g, "learning_rate": eta}
         for C in (0.01, 1.0):
             yield "OffsetTree", {"exploration": g, "C": C}
     for g in (2.0**-14, 2.0**-12):

@@ -105,7 +105,7 @@ def main(folders, streams=None, out=None):
     for name, block in table.groupby("learner", sort=False):
         block = block.dropna(axis=1, how="all").drop(columns=["learner"])
         block.columns = [c.replace("excess_", "") for c in block.columns]
-        for c in ("gamma", "exploration", "C", "eta", "adagrad_scale"):
+        for c in ("gamma", "exploration", "C", "learning_rate", "adagrad_scale"):
             if c in block:
                 block[c] = block[c].map(label)
         print(

@@ -4,7 +4,7 @@ Usage: python full.py [DATA_DIR]  (prints the table and writes full.txt beside
 this script; under a minute)
 
 One pass, seeds 0-2, online error (%) of ``Gaptron(feedback="full")`` with
-``eta="auto"`` (the full-information step 2 ln 2 / (k X^2)), the AdaGrad-norm
+``learning_rate="auto"`` (the full-information step 2 ln 2 / (k X^2)), the AdaGrad-norm
 step with B = 1, and the default AdaGrad-norm step (B = 1024), on the streams
 of ``run.py``.
 """
@@ -20,9 +20,9 @@ from run import HELD_OUT, TUNING, stream
 from skbandit import Gaptron
 
 SETTINGS = {
-    "eta=auto": {"eta": "auto"},
-    "adagrad B=1": {"eta": "adagrad", "adagrad_scale": 1.0},
-    "adagrad B=1024 (default)": {"eta": "adagrad", "adagrad_scale": 1024.0},
+    "learning_rate=auto": {"learning_rate": "auto"},
+    "adagrad B=1": {"learning_rate": "adagrad", "adagrad_scale": 1.0},
+    "adagrad B=1024 (default)": {"learning_rate": "adagrad", "adagrad_scale": 1024.0},
 }
 
 

@@ -3,8 +3,8 @@
 Usage: python report.py  (prints the table; writes report.txt beside this script)
 
 Online error (%) of one pass, mean of seeds 0-4 (worst seed in brackets), for
-the previous default (``eta="auto"``, the theory's step), the new default
-chosen by ``select.py`` on the tuning streams (``eta="adagrad"``,
+the previous default (``learning_rate="auto"``, the theory's step), the new default
+chosen by ``select.py`` on the tuning streams (``learning_rate="adagrad"``,
 ``adagrad_scale=1024``), both at ``gamma=0.125``, and uniform play,
 ``(k - 1) / k``. Held-out streams were not used for choosing.
 """
@@ -18,10 +18,10 @@ import pandas as pd
 
 HERE = Path(__file__).parent
 SETTINGS = {
-    "previous (eta=auto)": {"gamma": 0.125, "eta": "auto"},
-    "chosen (eta=adagrad, B=1024)": {
+    "previous (learning_rate=auto)": {"gamma": 0.125, "learning_rate": "auto"},
+    "chosen (learning_rate=adagrad, B=1024)": {
         "gamma": 0.125,
-        "eta": "adagrad",
+        "learning_rate": "adagrad",
         "adagrad_scale": 1024.0,
     },
 }

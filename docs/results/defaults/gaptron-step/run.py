@@ -40,9 +40,9 @@ SCALES = [4.0**i for i in range(7)]  # AdaGrad-norm's B: 1 ... 4096
 
 def settings():
     for gamma in GAMMAS:
-        yield {"gamma": gamma, "eta": "auto"}
+        yield {"gamma": gamma, "learning_rate": "auto"}
         for scale in SCALES:
-            yield {"gamma": gamma, "eta": "adagrad", "adagrad_scale": scale}
+            yield {"gamma": gamma, "learning_rate": "adagrad", "adagrad_scale": scale}
 
 
 def stream(name, data_dir):
@@ -69,7 +69,7 @@ def main(data_dir):
             for params in settings():
                 for seed in SEEDS:
                     with warnings.catch_warnings():
-                        # rows beyond x_norm_bound (eta="auto" only)
+                        # rows beyond x_norm_bound (learning_rate="auto" only)
                         warnings.simplefilter("ignore", UserWarning)
                         # the recorded name: gamma, the gap map's epsilon
                         rest = {k: v for k, v in params.items() if k != "gamma"}

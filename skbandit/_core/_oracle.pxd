@@ -1,0 +1,42 @@
+# The regression oracle: k online linear regressors of rewards, one per action,
+# for any kernel that regresses rewards (SquareCB's; see _oracle.pyx).
+
+from skbandit._core._kernel cimport JournalData, Row
+
+
+cpdef enum RegressorKind:
+    # Ross, Mineiro & Langford (2013), Algorithm NAG: normalized adaptive steps
+    REG_NORMALIZED = 0
+    # per-coordinate AdaGrad (Duchi, Hazan & Singer 2011)
+    REG_ADAGRAD = 1
+    # a constant step
+    REG_SGD = 2
+
+
+cdef class RegressionOracle:
+    # Regressor a predicts w_a . x + b_a. The arrays are the estimator's fitted
+    # state, updated in place: W (k, d) and b (k,) the weights and intercepts,
+    # S (k, d) NAG's scales, G (k, d) and Gb (k,) the squared-gradient sums, N
+    # (k,) NAG's normalised squared norms, n_upd (k,) the update counts.
+    cdef double[:, ::1] W
+    cdef double[::1] b
+    cdef double[:, ::1] S
+    cdef double[:, ::1] G
+    cdef double[::1] Gb
+    cdef double[::1] N
+    cdef long long[::1] n_upd
+    cdef readonly int regressor
+    cdef readonly double learning_rate
+    cdef readonly bint fit_intercept
+    cdef readonly double step_cap  # 0: no cap
+    cdef readonly bint shared_scale  # NAG's scales shared by the k regressors
+    # scratch: the denominators q_i of the current step, by position in the row
+    # (grown to the longest row seen: O(nnz), not O(d), per call)
+    cdef double[::1] qbuf
+
+    cdef bint update(self, JournalData* jd, Row x, int a, double score,
+                     double target, double weight) noexcept nogil
+    cdef double nag_rescale(self, JournalData* jd, Row x, int a) noexcept nogil
+    cdef bint step(self, JournalData* jd, Row x, int a, double h, double e,
+                   double rate) noexcept nogil
+    cdef Py_ssize_t journal_bound(self, Row x) noexcept nogil
