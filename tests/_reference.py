@@ -135,6 +135,20 @@ def resolved_exploration(name: str, params: dict, k: int):
     return est._resolve_exploration()
 
 
+def explore_round(rule, s: np.ndarray, t: int, u1: float, u2: float):
+    """One round of the exploration ``rule`` (its NumPy twin) on the scores ``s``
+    at round ``t``: ``(action, greedy label, the distribution under that greedy
+    label, the action's marginal propensity over the tied greedy labels)``."""
+    g = greedy_label(s, u2)
+
+    def dist(c):
+        return rule.distribution(s, t, c)
+
+    p = dist(g)
+    a = sample(p, u1)
+    return a, g, p, marginal_propensity(dist, maximisers(s), a)
+
+
 def epsilon_greedy(k: int, greedy: int, gamma: float) -> np.ndarray:
     """p = full(k, gamma / k); p[greedy] += 1 - gamma (exactly these float ops)."""
     p = np.full(k, gamma / k)
@@ -207,14 +221,8 @@ def banditron(
     for t in range(n):
         cols, vals = _row(X, t)
         s = scores(W, cols, vals)
-        g = greedy_label(s, U[t, 1])
-        r = t0 + t + 1  # the global round index
-
-        def dist(c, s=s, r=r):
-            return exploration.distribution(s, r, c)
-
-        p = dist(g)
-        a = sample(p, U[t, 0])
+        # at the global round index t0 + t + 1
+        a, g, p, props[t] = explore_round(exploration, s, t0 + t + 1, *U[t])
         reward = a == y[t]  # the only place the label is used
         before = float(t0 + t)  # (global round index) - 1
         _sub(W, g, cols, vals)
@@ -222,7 +230,6 @@ def banditron(
         if reward:
             _add(W, a, cols, vals / p[a])  # the paper's p_g(a), g tie-broken
             _add(A, a, cols, (before / p[a]) * vals)
-        props[t] = marginal_propensity(dist, maximisers(s), a)
         played[t], greedy[t], rewards[t] = a, g, reward
     return Trace(W, played, greedy, rewards, props, A)
 

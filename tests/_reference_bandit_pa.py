@@ -18,12 +18,9 @@ from _entry import Entry
 from _reference import (
     _add,
     _row,
-    greedy_label,
+    explore_round,
     logged_round,
-    marginal_propensity,
-    maximisers,
     resolved_exploration,
-    sample,
     scores,
 )
 from _reference_offset_tree import pa_tau
@@ -70,14 +67,7 @@ def bandit_pa(
     for t in range(n):
         cols, vals = _row(X, t)
         s = scores(W, cols, vals)
-        g = greedy_label(s, U[t, 1])
-
-        def dist(c, s=s, r=t0 + t + 1):
-            return exploration.distribution(s, r, c)
-
-        p = dist(g)
-        a = sample(p, U[t, 0])
-        marginal = marginal_propensity(dist, maximisers(s), a)
+        a, g, p, marginal = explore_round(exploration, s, t0 + t + 1, *U[t])
         if logged is None:
             prob, reward = p[a], float(a == y[t])  # the only use of the label
         else:

@@ -42,11 +42,8 @@ from _entry import Entry
 from _reference import (
     Trace,
     _row,
-    greedy_label,
+    explore_round,
     logged_round,
-    marginal_propensity,
-    maximisers,
-    sample,
     scores,
 )
 from sklearn.base import clone
@@ -216,14 +213,7 @@ def gaptron(
     for t in range(n):
         cols, vals = _row(X, t)
         s = scores(W, cols, vals)
-        g = greedy_label(s, U[t, 1])
-
-        def dist(c, s=s, r=t0 + t + 1):
-            return exploration.distribution(s, r, c)
-
-        p = dist(g)
-        a = sample(p, U[t, 0])
-        props[t] = marginal_propensity(dist, maximisers(s), a)
+        a, g, p, props[t] = explore_round(exploration, s, t0 + t + 1, *U[t])
         if logged is None:
             reward, prob = a == y[t], p[a]  # bandit: the only use of the label
         else:

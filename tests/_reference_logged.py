@@ -22,10 +22,7 @@ from _reference import (
     _add,
     _row,
     _sub,
-    greedy_label,
-    marginal_propensity,
-    maximisers,
-    sample,
+    explore_round,
     scores,
 )
 
@@ -42,16 +39,7 @@ def banditron_act(W, x_cols, x_vals, u1, u2, k, gamma, t=1):
     """(action b, greedy g, p_g, marginal P(b)) of round ``t``; ``gamma``: the
     epsilon-greedy rate or an exploration rule (its NumPy twin)."""
     rule = _rule(gamma)
-    s = scores(W, x_cols, x_vals)
-    g = greedy_label(s, u2)
-
-    def dist(c):
-        return rule.distribution(s, t, c)
-
-    p = dist(g)
-    b = sample(p, u1)
-    marginal = marginal_propensity(dist, maximisers(s), b)
-    return b, g, p, marginal
+    return explore_round(rule, scores(W, x_cols, x_vals), t, u1, u2)
 
 
 def banditron_serve(X, U, W, k, gamma, t0=0):

@@ -21,9 +21,9 @@ from _entry import Entry
 from _reference import (
     _add,
     _row,
+    explore_round,
     greedy_label,
     logged_round,
-    marginal_propensity,
     maximisers,
     sample,
     scores,
@@ -81,12 +81,7 @@ def conservative_ova(
             assert sample(np.eye(k)[g], U[t, 0]) == g
             marginal = 1.0 / len(maximisers(s))
         else:
-
-            def dist(c, s=s, r=t0 + t + 1):
-                return exploration.distribution(s, r, c)
-
-            a = sample(dist(g), U[t, 0])
-            marginal = marginal_propensity(dist, maximisers(s), a)
+            a, _, _, marginal = explore_round(exploration, s, t0 + t + 1, *U[t])
         if logged is None:
             reward = a == y[t]
         else:  # the update uses no probability

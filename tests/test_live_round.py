@@ -26,6 +26,7 @@ import skbandit._base._state as state_module
 import skbandit.feedback as feedback_module
 from skbandit import Banditron, LoggedFeedback, OnlineSelector, SquareCB
 from skbandit._base._validation import _one_code
+from skbandit.exploration import EpsilonGreedy, InverseGap
 
 
 def _buffered_rng(seed=0) -> np.random.Generator:
@@ -303,13 +304,14 @@ def _live_calls(est, X, y):
 @pytest.mark.parametrize(
     "make, bad",
     [
-        (lambda: Banditron(random_state=0), {"gamma": 2.0}),
-        (lambda: SquareCB(random_state=0), {"gamma_scale": -1.0}),
+        (lambda: Banditron(random_state=0), {"exploration": EpsilonGreedy(2.0)}),
+        (lambda: SquareCB(random_state=0), {"exploration": InverseGap(-1.0)}),
         (
             lambda: OnlineSelector(
-                candidates=[Banditron(gamma=0.1), SquareCB()], random_state=0
+                candidates=[Banditron(exploration=EpsilonGreedy(0.1)), SquareCB()],
+                random_state=0,
             ),
-            {"exploration": -0.5},
+            {"exploration": EpsilonGreedy(-0.5)},
         ),
     ],
     ids=["Banditron", "SquareCB", "OnlineSelector"],

@@ -95,15 +95,21 @@ cdef inline void epsilon_greedy(int greedy, int k, double gamma,
     p[greedy] = base + (1.0 - gamma)
 
 
-cdef inline double max_other(const double* s, int k, int c) noexcept nogil:
-    """``max_{r != c} s_r`` (k >= 2)."""
+cdef inline int argmax_other(const double* s, int k, int c) noexcept nogil:
+    """The first ``r != c`` maximising ``s_r`` (k >= 2)."""
     cdef int r
-    cdef int first = 1 if c == 0 else 0
-    cdef double best = s[first]
-    for r in range(first + 1, k):
+    cdef int best_r = 1 if c == 0 else 0
+    cdef double best = s[best_r]
+    for r in range(best_r + 1, k):
         if r != c and s[r] > best:
             best = s[r]
-    return best
+            best_r = r
+    return best_r
+
+
+cdef inline double max_other(const double* s, int k, int c) noexcept nogil:
+    """``max_{r != c} s_r`` (k >= 2)."""
+    return s[argmax_other(s, k, c)]
 
 
 cdef inline double log_partition(const double* s, int k, double* mx) noexcept nogil:

@@ -24,6 +24,7 @@ from skbandit._core._explore cimport (
     GAP_HINGE,
     GAP_LOGISTIC,
     GAP_SMOOTH_HINGE,
+    argmax_other,
     gap_map,
     log_partition,
     max_other,
@@ -54,18 +55,9 @@ cdef double ADAGRAD_EPS = 1e-8
 
 
 # ---------------------------------------------------------------- compiled maps
-# (the gap map ``gap_map``, ``max_other`` and ``log_partition`` are the
-# exploration rules', cimported from skbandit._core._explore)
-cdef inline int argmax_other(const double* s, int k, int c) noexcept nogil:
-    """The first ``r != c`` maximising ``s_r`` (k >= 2)."""
-    cdef int r
-    cdef int best_r = 1 if c == 0 else 0
-    cdef double best = s[best_r]
-    for r in range(best_r + 1, k):
-        if r != c and s[r] > best:
-            best = s[r]
-            best_r = r
-    return best_r
+# (the gap map ``gap_map``, ``argmax_other``, ``max_other`` and
+# ``log_partition`` are the exploration rules', cimported from
+# skbandit._core._explore)
 
 
 cdef bint surrogate_gradient(int loss, const double* s, int k, int g, int y,
