@@ -218,12 +218,16 @@ cdef class BaseKernel:
     # the exploration rule: ``distribution`` is its ``distribution``
     # (``set_explorer``; greedy by default)
     cdef readonly Explorer explorer
+    # scratch: the exact maximisers of a tied round (``tie_marginal``)
+    cdef int[::1] tie_labels
 
     cdef void compute_scores(self, Row x, long long t) noexcept nogil
     cdef void distribution(self, const double* s, long long t, int greedy,
                            double* p) noexcept nogil
     cdef void marginal_distribution(self, long long t, double* out) noexcept nogil
     cdef double tie_marginal(self, long long t, int action) noexcept nogil
+    cdef double marginal_over(self, long long t, int action, const int* labels,
+                              int m) noexcept nogil
     cdef int act(self, Row x, long long t, double u1, double u2,
                  int* greedy, double* prob, double* marginal) noexcept nogil
     cdef void learn(self, Row x, long long t, int played, int greedy,

@@ -209,6 +209,7 @@ cdef class BaseKernel:
         self.scores = np.zeros(n_classes, dtype=np.float64)
         self.proba = np.zeros(n_classes, dtype=np.float64)
         self.proba_tmp = np.zeros(n_classes, dtype=np.float64)
+        self.tie_labels = np.zeros(n_classes, dtype=np.int32)
         self.jd = NULL
         self.journal = None
         self.rows_played = 0
@@ -288,15 +289,28 @@ cdef class BaseKernel:
         cdef int k = self.n_classes
         cdef int r, m = 0
         cdef const double* s = &self.scores[0]
-        cdef double best = s[0], total = 0.0
+        cdef double best = s[0]
         for r in range(1, k):
             if s[r] > best:
                 best = s[r]
         for r in range(k):
             if s[r] == best:
-                self.distribution(s, t, r, &self.proba_tmp[0])
-                total = total + self.proba_tmp[action]
+                self.tie_labels[m] = r
                 m += 1
+        return self.marginal_over(t, action, &self.tie_labels[0], m)
+
+    cdef double marginal_over(self, long long t, int action, const int* labels,
+                              int m) noexcept nogil:
+        # The probability of ``action`` when the greedy label is drawn
+        # uniformly among ``labels[0..m-1]`` (in increasing order): the sum of
+        # its probabilities under each, in that order, divided by m. The one
+        # implementation of the tie marginal (``tie_marginal``, and kernels
+        # that find their tied labels otherwise, e.g. OffsetTree's walk).
+        cdef int i
+        cdef double total = 0.0
+        for i in range(m):
+            self.distribution(&self.scores[0], t, labels[i], &self.proba_tmp[0])
+            total = total + self.proba_tmp[action]
         return total / m
 
     cdef int act(self, Row x, long long t, double u1, double u2,

@@ -143,8 +143,8 @@ cdef class OffsetTreeKernel(BaseKernel):
     cdef int act(self, Row x, long long t, double u1, double u2,
                  int* greedy, double* prob, double* marginal) noexcept nogil:
         cdef int k = self.n_classes
-        cdef int c, a, i, m = 0, top = 0
-        cdef double f, total
+        cdef int c, a, m = 0, top = 0
+        cdef double f
         cdef double* p = &self.proba[0]
         self.epoch += 1
         # the walk; a zero margin continues both ways (left popped first, so the
@@ -184,13 +184,8 @@ cdef class OffsetTreeKernel(BaseKernel):
         if m == 1:
             marginal[0] = p[a]
         else:
-            # the core's tie_marginal: summed over the maximisers in class order
-            total = 0.0
-            for i in range(m):
-                self.distribution(&self.scores[0], t, self.ties[i],
-                                  &self.proba_tmp[0])
-                total = total + self.proba_tmp[a]
-            marginal[0] = total / m
+            # the core's tie marginal over the tied leaves (increasing order)
+            marginal[0] = self.marginal_over(t, a, &self.ties[0], m)
         return a
 
     cdef Py_ssize_t journal_bound(self, Row x) noexcept nogil:
