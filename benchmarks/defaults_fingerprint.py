@@ -4,7 +4,10 @@ Each learner, at its default parameters (``random_state`` aside), plays one
 pass of ``partial_fit`` over a fixed stream, dense and CSR; the script prints,
 per learner and input, the SHA-256 of the played actions and propensities
 (the feedback log) and of the final state arrays (``_state_attrs``, in
-declaration order, as raw float64/int64 bytes). Run it with two versions of the
+declaration order, as raw float64/int64 bytes), then of ``predict``,
+``decision_function`` and ``exploration_distribution`` on 50 rows, of the state
+after learning a uniform log (``LoggedFeedback``) and after ``fit`` (two
+passes). Run it with two versions of the
 library (e.g. this checkout and the environment ``compare_release.py
 --workdir`` keeps for ``main``) and compare the outputs: a refactoring that
 must keep the default behaviour bit for bit prints the same lines.
@@ -18,12 +21,13 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import warnings
 
 import numpy as np
 import scipy.sparse as sp
 
 import skbandit
-from skbandit import BanditFeedback
+from skbandit import BanditFeedback, LoggedFeedback, OffPolicyWarning
 
 
 def _stream(n: int, d: int, k: int, seed: int):
@@ -36,16 +40,11 @@ def _stream(n: int, d: int, k: int, seed: int):
 
 
 def _learners():
-    yield "Banditron", skbandit.Banditron
-    yield "SOBA", skbandit.SOBA
-    yield "PNewtron", skbandit.PNewtron
-    yield "Gaptron", skbandit.Gaptron
-    yield "SquareCB", skbandit.SquareCB
-    yield "ConservativeOneVsAll", skbandit.ConservativeOneVsAll
-    yield "SeparableOneVsAll", skbandit.SeparableOneVsAll
-    yield "OffsetTree", skbandit.OffsetTree
-    yield "MulticlassPerceptron", skbandit.MulticlassPerceptron
-    yield "OnlineSelector", skbandit.OnlineSelector
+    """Every public estimator (``skbandit.__all__``), so a new learner is covered."""
+    for name in skbandit.__all__:
+        obj = getattr(skbandit, name)
+        if isinstance(obj, type) and hasattr(obj, "partial_fit"):
+            yield name, obj
 
 
 def _digest(*arrays) -> str:
@@ -55,6 +54,34 @@ def _digest(*arrays) -> str:
         h.update(str(a.dtype).encode() + str(a.shape).encode())
         h.update(a.tobytes())
     return h.hexdigest()[:16]
+
+
+def _state(est) -> str:
+    return _digest(*(np.asarray(getattr(est, a)) for a in est._state_attrs))
+
+
+def _logged(cls, data, y, classes, seed: int) -> str:
+    """The state after learning 500 rounds of a uniform log (``LoggedFeedback``;
+    "-" for a full-information learner, which refuses logs)."""
+    n = min(500, data.shape[0])
+    actions = np.random.default_rng(seed).integers(0, len(classes), size=n)
+    rewards = (actions == y[:n]).astype(float)
+    logged = LoggedFeedback(actions, rewards, np.full(n, 1.0 / len(classes)))
+    est = cls(random_state=seed)
+    try:
+        with warnings.catch_warnings():  # the log is off-policy by design
+            warnings.simplefilter("ignore", OffPolicyWarning)
+            est.partial_fit(data[:n], logged, classes=classes)
+    except TypeError:
+        return "-"
+    return _state(est)
+
+
+def _fit(cls, data, y, seed: int) -> str:
+    """The state after ``fit`` (two shuffled passes over 1,000 rows)."""
+    est = cls(random_state=seed, max_iter=2)
+    est.fit(data[:1000], y[:1000])
+    return _state(est)
 
 
 def main(argv=None) -> int:
@@ -72,10 +99,18 @@ def main(argv=None) -> int:
             fb = BanditFeedback(y)
             est.partial_fit(data, fb, classes=classes)
             plays = _digest(fb.actions_, fb.propensities_)
-            state = _digest(*(np.asarray(getattr(est, a)) for a in est._state_attrs))
+            state = _state(est)
+            head = data[:50]
+            scores = _digest(
+                est.predict(head),
+                est.decision_function(head),
+                est.exploration_distribution(head),
+            )
             print(
                 f"{name:22s} {kind:5s} plays {plays} state {state} "
-                f"mistakes {est.n_mistakes_}"
+                f"mistakes {est.n_mistakes_} scores {scores} "
+                f"logged {_logged(cls, data, y, classes, args.seed)} "
+                f"fit {_fit(cls, data, y, args.seed)}"
             )
     return 0
 

@@ -107,3 +107,26 @@ def test_count_instructions_counts_only_the_measured_calls(tmp_path):
     assert 0 < row["ir_1_row"] < row["ir_n_rows"]
     assert row["marginal"] > 0
     assert row["ir_per_round"] == row["ir_n_rows"] / 40
+
+
+def test_defaults_fingerprint_covers_every_public_learner():
+    """The fingerprint that checks refactorings bit for bit (two versions'
+    outputs compared) has a line per public learner and input, each path
+    digested; a learner it skipped would go unchecked."""
+    from _registry import public_estimator_classes
+
+    out = run_benchmark("defaults_fingerprint.py", "--n-rounds", "300")
+    lines = out.stdout.splitlines()
+    for cls in public_estimator_classes():
+        for kind in ("dense", "csr"):
+            row = [line for line in lines if line.split()[:2] == [cls.__name__, kind]]
+            assert len(row) == 1, (cls.__name__, kind)
+            for field in ("plays", "state", "scores", "logged", "fit"):
+                assert f" {field} " in row[0]
+    # a dense row and its CSR twin play and learn the same
+    for cls in public_estimator_classes():
+        dense, csr = (
+            next(line for line in lines if line.split()[:2] == [cls.__name__, kind])
+            for kind in ("dense", "csr")
+        )
+        assert dense.split()[2:6] == csr.split()[2:6], cls.__name__
