@@ -396,7 +396,6 @@ ENTRIES: list[Entry] = [
 
 def _logged_banditron(params: dict, k: int):
     """The logged-feedback adapter of Banditron (see ``_reference_logged``)."""
-    from _reference import banditron, resolved_exploration
     from _reference_logged import banditron_learn
 
     # the rule the learner plays (the references compute it with its NumPy twin)

@@ -376,9 +376,8 @@ ENTRIES: list[Entry] = [
 
 def _logged_gaptron(params: dict, k: int):
     """The logged-feedback adapter of Gaptron (see ``_reference_logged``)."""
-    import _reference_gaptron as ref_g
 
-    g_rule, eta, adagrad = ref_g.resolve(
+    g_rule, eta, adagrad = resolve(
         params["loss"], params["feedback"], k,
         **{p: params[p] for p in ("exploration", "learning_rate", "x_norm_bound",
                                   "n_rounds")
@@ -387,7 +386,7 @@ def _logged_gaptron(params: dict, k: int):
 
     def run(X, U, t0, state, logged):
         W0, G0 = (None, 0.0) if state is None else state
-        tr = ref_g.gaptron(
+        tr = gaptron(
             X, np.zeros(X.shape[0], int), U, k, loss=params["loss"],
             feedback=params["feedback"], exploration=g_rule, eta=eta,
             adagrad=adagrad, x_norm_bound=float(params.get("x_norm_bound", 1.0)),

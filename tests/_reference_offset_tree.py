@@ -158,7 +158,6 @@ ENTRIES: list[Entry] = [
 
 def _logged_offset_tree(params: dict, k: int):
     """The logged-feedback adapter of OffsetTree (see ``_reference_logged``)."""
-    import _reference_offset_tree as ref_tree
     from _reference import resolved_exploration
 
     import skbandit
@@ -170,7 +169,7 @@ def _logged_offset_tree(params: dict, k: int):
     tree_gamma = float(tree_rule.get_params().get("epsilon", 0.0))
 
     def run(X, U, t0, state, logged):
-        tr = ref_tree.offset_tree(
+        tr = offset_tree(
             X, np.zeros(X.shape[0], int), U, k,
             update=params.get("update", defaults["update"]),
             C=params.get("C", defaults["C"]),

@@ -314,7 +314,6 @@ ENTRIES: list[Entry] = [
 
 def _logged_conservative_ova(params: dict, k: int):
     """The logged-feedback adapter of ConservativeOneVsAll (``_reference_logged``)."""
-    import _reference_ova as ref_ova
     from _reference import resolved_exploration
 
     # the rule the learner plays (the references compute it with its NumPy twin)
@@ -325,7 +324,7 @@ def _logged_conservative_ova(params: dict, k: int):
     )
 
     def run(X, U, t0, state, logged):
-        tr = ref_ova.conservative_ova(
+        tr = conservative_ova(
             X, np.zeros(X.shape[0], int), U, k, update=params.get("update", "pa"),
             C=params.get("C", 1.0), W0=state, logged=logged, exploration=rule,
             t0=t0,
@@ -337,7 +336,6 @@ def _logged_conservative_ova(params: dict, k: int):
 
 def _logged_separable_ova(params: dict, k: int):
     """The logged-feedback adapter of SeparableOneVsAll (see ``_reference_logged``)."""
-    import _reference_ova as ref_ova
     from _reference import resolved_exploration
 
     # the rule the learner plays (the references compute it with its NumPy twin)
@@ -350,7 +348,7 @@ def _logged_separable_ova(params: dict, k: int):
     if params.get("kernel") is None:
 
         def run(X, U, t0, state, logged):
-            tr = ref_ova.separable_ova(
+            tr = separable_ova(
                 X, np.zeros(X.shape[0], int), U, k, update=update, W0=state,
                 logged=logged, exploration=rule, t0=t0,
             )  # fmt: skip
@@ -359,7 +357,7 @@ def _logged_separable_ova(params: dict, k: int):
         return run, lambda W: {"coef_": W}
 
     def run(X, U, t0, state, logged):
-        tr = ref_ova.separable_ova_rational(
+        tr = separable_ova_rational(
             X, np.zeros(X.shape[0], int), U, k, update=update,
             budget=params.get("budget"),
             project=params.get("large_norm") == "project", state0=state,

@@ -268,7 +268,6 @@ ENTRIES: list[Entry] = [
 
 def _logged_selector(params: dict, k: int):
     """The logged-feedback adapter of OnlineSelector (see ``_reference_logged``)."""
-    import _reference_selector as ref_sel
 
     from skbandit import OnlineSelector
     from skbandit.multiclass._selector import default_candidates
@@ -286,8 +285,8 @@ def _logged_selector(params: dict, k: int):
     def run(X, U, t0, state, logged):
         if state is None:
             cands = p["candidates"] or default_candidates()
-            state = ref_sel.SelectorState(
-                [ref_sel.EstimatorRef(c, np.arange(k), X.shape[1]) for c in cands],
+            state = SelectorState(
+                [EstimatorRef(c, np.arange(k), X.shape[1]) for c in cands],
                 mix=mixer.epsilon,
                 lam=1.0 if window is None else 1.0 - 1.0 / window,
                 L=float(-np.log1p(-p["confidence"])),
@@ -296,10 +295,10 @@ def _logged_selector(params: dict, k: int):
                 mix_min=min(mixer.min_epsilon, mixer.epsilon),
             )
         if logged is None:  # serve the first row (learn=False changes nothing)
-            a, q = ref_sel.selector_round(state, X, 0, t0 + 1, *U[0], learn=False)
+            a, q = selector_round(state, X, 0, t0 + 1, *U[0], learn=False)
             return np.array([a]), np.array([q]), state
         for i in range(X.shape[0]):
-            ref_sel.selector_round(
+            selector_round(
                 state, X, i, t0 + i + 1, *U[i],
                 logged=(logged[0][i], logged[1][i], logged[2][i]),
             )  # fmt: skip

@@ -342,14 +342,13 @@ ENTRIES: list[Entry] = [
 
 def _logged_soba(params: dict, k: int):
     """The logged-feedback adapter of SOBA (see ``_reference_logged``)."""
-    import _reference_soba as ref_s
     from _reference import resolved_exploration
 
     # the rule the learner plays (the references compute it with its NumPy twin)
     rule = resolved_exploration("SOBA", params, k) if "exploration" in params else None
 
     def run(X, U, t0, state, logged):
-        tr = ref_s.soba(
+        tr = soba(
             X, np.zeros(X.shape[0], int), U, k, exploration=rule,
             a=params.get("a", 1.0), covariance=params.get("covariance", "diag"),
             t0=t0, state=state, logged=logged,
@@ -363,7 +362,6 @@ def _logged_soba(params: dict, k: int):
 
 def _logged_pnewtron(params: dict, k: int):
     """The logged-feedback adapter of PNewtron (see ``_reference_logged``)."""
-    import _reference_soba as ref_s
     from _reference import resolved_exploration
 
     # the rule the learner plays (the references compute it with its NumPy twin)
@@ -372,7 +370,7 @@ def _logged_pnewtron(params: dict, k: int):
     )
 
     def run(X, U, t0, state, logged):
-        tr = ref_s.pnewtron(
+        tr = pnewtron(
             X, np.zeros(X.shape[0], int), U, k, exploration=rule,
             **{p: params[p] for p in ("alpha", "beta", "D") if p in params},
             t0=t0, state=state, logged=logged,

@@ -279,10 +279,9 @@ ENTRIES += [
 
 def _logged_squarecb(params: dict, k: int):
     """The logged-feedback adapter of SquareCB (see ``_reference_logged``)."""
-    import _reference_squarecb as ref_sq
 
     def run(X, U, t0, state, logged):
-        tr = ref_sq.squarecb(
+        tr = squarecb(
             X, np.zeros(X.shape[0], int), U, k, t0=t0, state=state,
             logged=logged, **params,
         )  # fmt: skip
