@@ -34,6 +34,7 @@ from __future__ import annotations
 import math
 import operator
 import weakref
+from abc import ABCMeta, abstractmethod
 from numbers import Real
 from typing import Any, ClassVar, cast
 
@@ -92,7 +93,7 @@ def _epsilon_greedy(k: int, g: int, e: float) -> np.ndarray:
     return p
 
 
-class BaseExploration(BaseEstimator):
+class BaseExploration(BaseEstimator, metaclass=ABCMeta):
     """Base class of the exploration rules (parameter objects).
 
     A rule has scikit-learn's parameter interface (``get_params``,
@@ -153,12 +154,14 @@ class BaseExploration(BaseEstimator):
                 "exploration_ (the resolved rule)"
             )
 
-    def _distribution(self, s, k, t, g, **context):  # pragma: no cover
-        raise NotImplementedError
+    @abstractmethod
+    def _distribution(self, s, k, t, g, **context):
+        """The rule's distribution (NumPy twin) for checked scores ``s`` of
+        ``k`` classes, round ``t`` and greedy label ``g``."""
 
-    def _compile(self, n_classes: int, **context):  # pragma: no cover
+    @abstractmethod
+    def _compile(self, n_classes: int, **context):
         """The compiled explorer for a learner with ``n_classes`` classes."""
-        raise NotImplementedError
 
 
 class Greedy(BaseExploration):
