@@ -130,3 +130,31 @@ def test_defaults_fingerprint_covers_every_public_learner():
             for kind in ("dense", "csr")
         )
         assert dense.split()[2:6] == csr.split()[2:6], cls.__name__
+
+
+def test_features_study_measures_the_quadratic_expansion(tmp_path):
+    """The script's 'quadratic' column is SquareCB on the degree-2 expansion of
+    the stream's rows (caught: the raw rows passed twice, a wrong seed)."""
+    import numpy as np
+    from sklearn.preprocessing import PolynomialFeatures
+
+    from skbandit import SquareCB
+
+    out = tmp_path / "f.json"
+    res = run_benchmark(
+        "features_study.py", "--suite", "tuning", "--streams", "raw-k2",
+        "--seeds", "1", "--out", str(out),
+    )  # fmt: skip
+    assert "| raw-k2 | 8 -> 44 | SquareCB() |" in res.stdout
+    row = json.loads(out.read_text())["raw-k2/1"]
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        from streams import load_stream
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    X, y = load_stream("raw-k2", 1, suite="tuning")
+    Xq = PolynomialFeatures(degree=2, include_bias=False).fit_transform(X)
+    for name, rows in (("raw", X), ("quadratic", Xq)):
+        est = SquareCB(random_state=1).partial_fit(rows, y, classes=np.unique(y))
+        assert row[f"SquareCB() {name}"] == est.n_mistakes_ / len(y)
+    assert row["SquareCB() raw"] != row["SquareCB() quadratic"]
