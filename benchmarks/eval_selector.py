@@ -19,6 +19,11 @@ candidate of that seed). With ``--vw-cache``, VW's best of the five cbify
 configurations (``streams.vw_best``; read from the cache, computed when
 ``vowpalwabbit`` is installed) gives the ratio to VW.
 
+``--learning MODE ...`` plays each selector setting with every
+``candidate_learning`` given (``all``, ``own``, ``capped``, or one per default
+candidate joined by commas, e.g. ``all,all,own,capped``); the settings are then
+named with it.
+
 Rule that chose the defaults (``--suite tuning --grid``): the setting with the
 smallest worst-stream ratio to the best candidate in hindsight (mean over seeds),
 ties broken by the mean ratio over streams (six seeds for tuning).
@@ -26,6 +31,8 @@ ties broken by the mean ratio over streams (six seeds for tuning).
     python benchmarks/eval_selector.py --suite tuning --grid --seeds 0 1 2 3 4 5 --out D
     python benchmarks/eval_selector.py --suite validation --out DIR --vw-cache F
     python benchmarks/eval_selector.py --drift --out DIR
+    python benchmarks/eval_selector.py --suite tuning --seeds 0 1 2 3 4 5 \\
+        --learning all own capped all,all,own,all --out DIR
 """
 
 from __future__ import annotations
@@ -60,11 +67,20 @@ GRID = {
 }
 
 
-def _settings(grid: bool) -> list[dict]:
+def _settings(grid: bool, learning=None) -> list[dict]:
+    """The selector settings: the grid's (or the defaults), each with every
+    ``candidate_learning`` of ``learning`` (a mode, or modes joined by commas,
+    one per candidate) when given."""
     if not grid:
-        return [{}]
-    keys = list(GRID)
-    return [dict(zip(keys, v, strict=True)) for v in itertools.product(*GRID.values())]
+        base = [{}]
+    else:
+        keys = list(GRID)
+        base = [
+            dict(zip(keys, v, strict=True)) for v in itertools.product(*GRID.values())
+        ]
+    if not learning:
+        return base
+    return [{**s, "candidate_learning": m} for s in base for m in learning]
 
 
 def _label(setting: dict) -> str:
@@ -77,6 +93,8 @@ def _label(setting: dict) -> str:
 def _selector(setting: dict) -> OnlineSelector:
     """The selector of a grid setting (named as in the recorded results)."""
     s = dict(setting)
+    if "," in s.get("candidate_learning", ""):
+        s["candidate_learning"] = s["candidate_learning"].split(",")
     rate = {
         "epsilon": s.pop("exploration", 0.5),
         "decay": s.pop("exploration_decay", 1 / 3),
@@ -96,7 +114,7 @@ def run(args) -> dict:
     if os.path.exists(path):
         with open(path) as f:
             store = json.load(f)
-    settings = _settings(args.grid)
+    settings = _settings(args.grid, args.learning)
     streams = [
         s for s in SUITES[args.suite] if not args.streams or s.name in args.streams
     ]
@@ -135,10 +153,10 @@ def run(args) -> dict:
     return store
 
 
-def table(store: dict, suite: str, seeds, grid: bool) -> str:
+def table(store: dict, suite: str, seeds, grid: bool, learning=None) -> str:
     """Markdown: per stream, mean errors, ratios, per-seed ratios."""
     streams = list(dict.fromkeys(key.split("/")[0] for key in store))
-    settings = [_label(s) for s in _settings(grid)]
+    settings = [_label(s) for s in _settings(grid, learning)]
     lines = []
     summary = {s: [] for s in settings}
     for name in settings:
@@ -247,6 +265,12 @@ def main(argv=None) -> int:
     p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     p.add_argument("--streams", nargs="*", help="only these streams of the suite")
     p.add_argument("--grid", action="store_true", help="the selector's grid")
+    p.add_argument(
+        "--learning",
+        nargs="+",
+        help="candidate_learning values to play (a mode, or one per candidate "
+        "joined by commas)",
+    )
     p.add_argument("--out", required=True, help="folder of the JSON and table")
     p.add_argument("--vw-cache", help="JSON cache of VW's best (streams.vw_best)")
     p.add_argument("--drift", action="store_true", help="the drift stream instead")
@@ -261,7 +285,7 @@ def main(argv=None) -> int:
         print(md)
         return 0
     store = run(args)
-    md = table(store, args.suite, args.seeds, args.grid)
+    md = table(store, args.suite, args.seeds, args.grid, args.learning)
     with open(os.path.join(args.out, f"{args.suite}.txt"), "w") as f:
         f.write(md)
     print(md)
