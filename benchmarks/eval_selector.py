@@ -31,6 +31,8 @@ ties broken by the mean ratio over streams (six seeds for tuning).
     python benchmarks/eval_selector.py --suite tuning --grid --seeds 0 1 2 3 4 5 --out D
     python benchmarks/eval_selector.py --suite validation --out DIR --vw-cache F
     python benchmarks/eval_selector.py --drift --out DIR
+    python benchmarks/eval_selector.py --suite tuning --seeds 0 1 2 3 4 5 --switches \\
+        --out DIR
     python benchmarks/eval_selector.py --suite tuning --seeds 0 1 2 3 4 5 \\
         --learning all own capped all,all,own,all --out DIR
 """
@@ -222,6 +224,39 @@ def table(store: dict, suite: str, seeds, grid: bool, learning=None) -> str:
     return "\n".join(lines) + "\n"
 
 
+def switches(args) -> str:
+    """Markdown: for each selector setting, stream and seed, the number of
+    leader changes and the final leader (index into ``CANDIDATE_NAMES``) after
+    the same one pass as ``run`` (nothing cached)."""
+    settings = _settings(args.grid, args.learning)
+    streams = [
+        s for s in SUITES[args.suite] if not args.streams or s.name in args.streams
+    ]
+    lines = [
+        f"### Leader changes of the selector on the {args.suite} streams "
+        "(one pass; per seed: switches/final leader, the leader an index into "
+        "the candidates: "
+        + ", ".join(f"{i} {n}" for i, n in enumerate(CANDIDATE_NAMES))
+        + ")",
+        "",
+        "| setting | stream | " + " | ".join(f"seed {s}" for s in args.seeds) + " |",
+        "|---|---|" + "---|" * len(args.seeds),
+    ]
+    for setting in settings:
+        for stream in streams:
+            cells = []
+            for seed in args.seeds:
+                X, y = load_stream(stream.name, seed, suite=args.suite)
+                est = _selector(setting).set_params(random_state=seed)
+                est.partial_fit(X, y, classes=np.unique(y))
+                cells.append(f"{est.n_switches_}/{est.leader_}")
+            lines.append(
+                f"| {_label(setting)} | {stream.name} | " + " | ".join(cells) + " |"
+            )
+            print(lines[-1], flush=True)
+    return "\n".join(lines) + "\n"
+
+
 def drift(args) -> str:
     """Per-segment online error on the drift stream (SynNonSep, prototypes
     redrawn every ``--drift-every`` rounds, ``--drift-rounds`` rounds, seed 0)."""
@@ -274,6 +309,12 @@ def main(argv=None) -> int:
     p.add_argument("--out", required=True, help="folder of the JSON and table")
     p.add_argument("--vw-cache", help="JSON cache of VW's best (streams.vw_best)")
     p.add_argument("--drift", action="store_true", help="the drift stream instead")
+    p.add_argument(
+        "--switches",
+        action="store_true",
+        help="the selector's leader changes and final leader per stream and seed "
+        "(written to SUITE-switches.txt) instead",
+    )
     p.add_argument("--drift-rounds", type=int, default=5_000_000)
     p.add_argument("--drift-every", type=int, default=1_000_000)
     args = p.parse_args(argv)
@@ -283,6 +324,11 @@ def main(argv=None) -> int:
         with open(os.path.join(args.out, "drift.txt"), "w") as f:
             f.write(md)
         print(md)
+        return 0
+    if args.switches:
+        md = switches(args)
+        with open(os.path.join(args.out, f"{args.suite}-switches.txt"), "w") as f:
+            f.write(md)
         return 0
     store = run(args)
     md = table(store, args.suite, args.seeds, args.grid, args.learning)

@@ -462,3 +462,17 @@ def test_eval_selector_learning_modes_smoke_run(tmp_path):
     table = (tmp_path / "tuning.txt").read_text()
     assert "OnlineSelector(candidate_learning=own)" in table
     assert "OnlineSelector(candidate_learning=all,all,own,capped)" in table
+
+
+def test_eval_selector_switches_smoke_run(tmp_path):
+    from _helpers import run_benchmark
+
+    run_benchmark(
+        "eval_selector.py", "--suite", "tuning", "--streams", "raw-k3",
+        "--seeds", "0", "1", "--switches", "--out", str(tmp_path),
+    )  # fmt: skip
+    table = (tmp_path / "tuning-switches.txt").read_text()
+    row = next(line for line in table.splitlines() if "| raw-k3 |" in line)
+    cells = row.strip("|").split("|")[2:]
+    assert len(cells) == 2
+    assert all(c.strip().count("/") == 1 for c in cells)
