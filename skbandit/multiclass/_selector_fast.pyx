@@ -113,9 +113,13 @@ cdef class SelectorKernel(BaseKernel):
     cdef double log_term
     # how each candidate learns from a round (LEARN_ALL, LEARN_OWN, LEARN_CAPPED)
     cdef int[::1] modes
-    # the round's acceptance uniform: u1's position inside the drawn action's
-    # interval of the inverse CDF, uniform on [0, 1) given the draw
-    cdef double v
+    # whether any candidate learns in LEARN_OWN mode
+    cdef bint any_own
+    # the round's u1 and the action ``act`` drew with it: the acceptance
+    # uniform of LEARN_OWN is u1's position inside that action's interval of
+    # the inverse CDF, uniform on [0, 1) given the draw
+    cdef double u1
+    cdef int drawn
 
     def __cinit__(self, *args, **kwargs):
         self.ptrs = NULL
@@ -175,7 +179,12 @@ cdef class SelectorKernel(BaseKernel):
                 raise ValueError(f"learning mode {modes[c]} of candidate {c} "
                                  "is not 0, 1 or 2")
         self.modes = np.array(modes, dtype=np.int32)
-        self.v = 0.0
+        self.any_own = False
+        for c in range(n):
+            if self.modes[c] == LEARN_OWN:
+                self.any_own = True
+        self.u1 = 0.0
+        self.drawn = 0
 
     def __dealloc__(self):
         if self.ptrs != NULL:
@@ -253,7 +262,6 @@ cdef class SelectorKernel(BaseKernel):
                  int* greedy, double* prob, double* marginal) noexcept nogil:
         cdef int k = self.n_classes
         cdef int c, a, mc
-        cdef double lo
         self.compute_scores(x, t)
         if not self.finite:
             self.status = STATUS_NONFINITE
@@ -270,11 +278,8 @@ cdef class SelectorKernel(BaseKernel):
         a = sample_inverse_cdf(&self.proba[0], k, u1)
         prob[0] = self.proba[a]
         marginal[0] = self.proba[a]
-        # the acceptance uniform of the round: (u1 - Q(0) - ... - Q(a-1)) / Q(a)
-        lo = 0.0
-        for c in range(a):
-            lo = lo + self.proba[c]
-        self.v = (u1 - lo) / self.proba[a]
+        self.u1 = u1
+        self.drawn = a
         return a
 
     cpdef set_journal(self, Journal journal):
@@ -301,8 +306,15 @@ cdef class SelectorKernel(BaseKernel):
     cdef void learn(self, Row x, long long t, int played, int greedy,
                     double prob, double reward) noexcept nogil:
         cdef int C = self.n_cand
-        cdef int c, mode
-        cdef double pc, q
+        cdef int c, mode, b
+        cdef double pc, q, v = 0.0, lo = 0.0
+        if self.any_own:
+            # the acceptance uniform: (u1 - Q(0) - ... - Q(b-1)) / Q(b) for the
+            # action b drawn by u1
+            b = self.drawn
+            for c in range(b):
+                lo = lo + self.proba[c]
+            v = (self.u1 - lo) / self.proba[b]
         for c in range(C):
             mode = self.modes[c]
             pc = self.P[c, played]
@@ -310,7 +322,7 @@ cdef class SelectorKernel(BaseKernel):
             if mode == LEARN_OWN:
                 # thinned to the candidate's own policy: kept with probability
                 # min(1, P_c(a) / prob), learnt with its own propensity P_c(a)
-                if not self.v * prob < pc:
+                if not v * prob < pc:
                     continue
                 q = pc
             elif mode == LEARN_CAPPED and pc > prob:
