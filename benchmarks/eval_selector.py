@@ -156,8 +156,11 @@ def run(args) -> dict:
 
 
 def table(store: dict, suite: str, seeds, grid: bool, learning=None) -> str:
-    """Markdown: per stream, mean errors, ratios, per-seed ratios."""
-    streams = list(dict.fromkeys(key.split("/")[0] for key in store))
+    """Markdown: per stream (in the suite's order), mean errors, ratios,
+    per-seed ratios."""
+    stored = list(dict.fromkeys(key.split("/")[0] for key in store))
+    order = [s.name for s in SUITES.get(suite, ())]
+    streams = [s for s in order if s in stored] + [s for s in stored if s not in order]
     settings = [_label(s) for s in _settings(grid, learning)]
     lines = []
     summary = {s: [] for s in settings}
