@@ -19,6 +19,11 @@ candidate of that seed). With ``--vw-cache``, VW's best of the five cbify
 configurations (``streams.vw_best``; read from the cache, computed when
 ``vowpalwabbit`` is installed) gives the ratio to VW.
 
+``--learning MODE ...`` plays each selector setting with every
+``candidate_learning`` given (``all``, ``own``, ``capped``, or one per default
+candidate joined by commas, e.g. ``all,all,own,capped``); the settings are then
+named with it.
+
 Rule that chose the defaults (``--suite tuning --grid``): the setting with the
 smallest worst-stream ratio to the best candidate in hindsight (mean over seeds),
 ties broken by the mean ratio over streams (six seeds for tuning).
@@ -26,6 +31,10 @@ ties broken by the mean ratio over streams (six seeds for tuning).
     python benchmarks/eval_selector.py --suite tuning --grid --seeds 0 1 2 3 4 5 --out D
     python benchmarks/eval_selector.py --suite validation --out DIR --vw-cache F
     python benchmarks/eval_selector.py --drift --out DIR
+    python benchmarks/eval_selector.py --suite tuning --seeds 0 1 2 3 4 5 --switches \\
+        --out DIR
+    python benchmarks/eval_selector.py --suite tuning --seeds 0 1 2 3 4 5 \\
+        --learning all own capped all,all,own,all --out DIR
 """
 
 from __future__ import annotations
@@ -60,11 +69,20 @@ GRID = {
 }
 
 
-def _settings(grid: bool) -> list[dict]:
+def _settings(grid: bool, learning=None) -> list[dict]:
+    """The selector settings: the grid's (or the defaults), each with every
+    ``candidate_learning`` of ``learning`` (a mode, or modes joined by commas,
+    one per candidate) when given."""
     if not grid:
-        return [{}]
-    keys = list(GRID)
-    return [dict(zip(keys, v, strict=True)) for v in itertools.product(*GRID.values())]
+        base = [{}]
+    else:
+        keys = list(GRID)
+        base = [
+            dict(zip(keys, v, strict=True)) for v in itertools.product(*GRID.values())
+        ]
+    if not learning:
+        return base
+    return [{**s, "candidate_learning": m} for s in base for m in learning]
 
 
 def _label(setting: dict) -> str:
@@ -77,6 +95,8 @@ def _label(setting: dict) -> str:
 def _selector(setting: dict) -> OnlineSelector:
     """The selector of a grid setting (named as in the recorded results)."""
     s = dict(setting)
+    if "," in s.get("candidate_learning", ""):
+        s["candidate_learning"] = s["candidate_learning"].split(",")
     rate = {
         "epsilon": s.pop("exploration", 0.5),
         "decay": s.pop("exploration_decay", 1 / 3),
@@ -96,7 +116,7 @@ def run(args) -> dict:
     if os.path.exists(path):
         with open(path) as f:
             store = json.load(f)
-    settings = _settings(args.grid)
+    settings = _settings(args.grid, args.learning)
     streams = [
         s for s in SUITES[args.suite] if not args.streams or s.name in args.streams
     ]
@@ -135,10 +155,13 @@ def run(args) -> dict:
     return store
 
 
-def table(store: dict, suite: str, seeds, grid: bool) -> str:
-    """Markdown: per stream, mean errors, ratios, per-seed ratios."""
-    streams = list(dict.fromkeys(key.split("/")[0] for key in store))
-    settings = [_label(s) for s in _settings(grid)]
+def table(store: dict, suite: str, seeds, grid: bool, learning=None) -> str:
+    """Markdown: per stream (in the suite's order), mean errors, ratios,
+    per-seed ratios."""
+    stored = list(dict.fromkeys(key.split("/")[0] for key in store))
+    order = [s.name for s in SUITES.get(suite, ())]
+    streams = [s for s in order if s in stored] + [s for s in stored if s not in order]
+    settings = [_label(s) for s in _settings(grid, learning)]
     lines = []
     summary = {s: [] for s in settings}
     for name in settings:
@@ -204,6 +227,39 @@ def table(store: dict, suite: str, seeds, grid: bool) -> str:
     return "\n".join(lines) + "\n"
 
 
+def switches(args) -> str:
+    """Markdown: for each selector setting, stream and seed, the number of
+    leader changes and the final leader (index into ``CANDIDATE_NAMES``) after
+    the same one pass as ``run`` (nothing cached)."""
+    settings = _settings(args.grid, args.learning)
+    streams = [
+        s for s in SUITES[args.suite] if not args.streams or s.name in args.streams
+    ]
+    lines = [
+        f"### Leader changes of the selector on the {args.suite} streams "
+        "(one pass; per seed: switches/final leader, the leader an index into "
+        "the candidates: "
+        + ", ".join(f"{i} {n}" for i, n in enumerate(CANDIDATE_NAMES))
+        + ")",
+        "",
+        "| setting | stream | " + " | ".join(f"seed {s}" for s in args.seeds) + " |",
+        "|---|---|" + "---|" * len(args.seeds),
+    ]
+    for setting in settings:
+        for stream in streams:
+            cells = []
+            for seed in args.seeds:
+                X, y = load_stream(stream.name, seed, suite=args.suite)
+                est = _selector(setting).set_params(random_state=seed)
+                est.partial_fit(X, y, classes=np.unique(y))
+                cells.append(f"{est.n_switches_}/{est.leader_}")
+            lines.append(
+                f"| {_label(setting)} | {stream.name} | " + " | ".join(cells) + " |"
+            )
+            print(lines[-1], flush=True)
+    return "\n".join(lines) + "\n"
+
+
 def drift(args) -> str:
     """Per-segment online error on the drift stream (SynNonSep, prototypes
     redrawn every ``--drift-every`` rounds, ``--drift-rounds`` rounds, seed 0)."""
@@ -247,9 +303,21 @@ def main(argv=None) -> int:
     p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     p.add_argument("--streams", nargs="*", help="only these streams of the suite")
     p.add_argument("--grid", action="store_true", help="the selector's grid")
+    p.add_argument(
+        "--learning",
+        nargs="+",
+        help="candidate_learning values to play (a mode, or one per candidate "
+        "joined by commas)",
+    )
     p.add_argument("--out", required=True, help="folder of the JSON and table")
     p.add_argument("--vw-cache", help="JSON cache of VW's best (streams.vw_best)")
     p.add_argument("--drift", action="store_true", help="the drift stream instead")
+    p.add_argument(
+        "--switches",
+        action="store_true",
+        help="the selector's leader changes and final leader per stream and seed "
+        "(written to SUITE-switches.txt) instead",
+    )
     p.add_argument("--drift-rounds", type=int, default=5_000_000)
     p.add_argument("--drift-every", type=int, default=1_000_000)
     args = p.parse_args(argv)
@@ -260,8 +328,13 @@ def main(argv=None) -> int:
             f.write(md)
         print(md)
         return 0
+    if args.switches:
+        md = switches(args)
+        with open(os.path.join(args.out, f"{args.suite}-switches.txt"), "w") as f:
+            f.write(md)
+        return 0
     store = run(args)
-    md = table(store, args.suite, args.seeds, args.grid)
+    md = table(store, args.suite, args.seeds, args.grid, args.learning)
     with open(os.path.join(args.out, f"{args.suite}.txt"), "w") as f:
         f.write(md)
     print(md)

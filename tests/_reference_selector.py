@@ -8,8 +8,13 @@ with uniforms ``(u1, u2)``, candidates ``c = 0 .. C - 1``, leader ``l``:
   (summed in order), the shares ``beta`` uniform at the start, the exploration
   share ``mix_t = max(mix_min, mix t^-decay)`` (``mix`` when ``decay = 0``);
 - ``a``: inverse-CDF draw from ``Q`` on ``u1``; reward ``r = 1[a == y]``;
-- each candidate learns ``(a, g_c, Q(a), r)`` with ``g_c`` its greedy label,
-  exact ties broken by ``u2``;
+- each candidate learns ``(a, g_c, q, r)`` with ``g_c`` its greedy label,
+  exact ties broken by ``u2``, and ``q`` by its ``candidate_learning`` mode, with
+  ``prob = Q(a)`` (or the logged propensity):
+  ``"all"``: ``q = prob``; ``"capped"``: ``q = max(prob, P_c(a))``; ``"own"``:
+  only when ``v prob < P_c(a)``, with ``q = P_c(a)``, where ``v = (u1 - Q(0) -
+  ... - Q(b - 1)) / Q(b)`` (summed in order) for the action ``b`` drawn by
+  ``u1``;
 - ``z_c = r P_c(a) / Q(a)``; ``S = lam S + z``, ``G = lam G + z z^T``,
   ``R = max(lam R, z)`` (elementwise: the discounted observed range of ``z_c``),
   ``w1 = lam w1 + 1``, ``w2 = lam^2 w2 + 1``;
@@ -102,14 +107,18 @@ class EstimatorRef:
 class SelectorState:
     """The selector's state: candidates (references above), sums, leader."""
 
-    def __init__(self, candidates, *, mix, lam, L, floor, decay=0.0, mix_min=0.0):
+    def __init__(
+        self, candidates, *, mix, lam, L, floor, decay=0.0, mix_min=0.0, modes=None
+    ):
         C = len(candidates)
         self.candidates, self.mix, self.lam, self.L = candidates, mix, lam, L
+        self.modes = ["all"] * C if modes is None else list(modes)
         self.decay, self.mix_min = decay, mix_min
         self.floor, self.beta = floor, np.full(C, 1.0 / C)
         self.S, self.G, self.w = np.zeros(C), np.zeros((C, C)), np.zeros(2)
         self.R = np.zeros(C)
         self.lead, self.switches = 0, 0
+        self.learnt = np.zeros(C, dtype=np.int64)  # rounds each candidate learnt
 
 
 def selector_round(st, X, i, t, u1, u2, *, y=None, logged=None, learn=True):
@@ -126,14 +135,28 @@ def selector_round(st, X, i, t, u1, u2, *, y=None, logged=None, learn=True):
     a = sample(Q, u1)
     if not learn:
         return a, Q[a]
+    # the acceptance uniform: u1's position inside the drawn action's interval
+    lo = 0.0
+    for b in range(a):
+        lo = lo + Q[b]
+    v = (u1 - lo) / Q[a]
     if logged is None:
         r, prob = (1.0 if a == y else 0.0), Q[a]
     else:
         a, r, prob = logged
         a = int(a)
     greedy = [c.greedy(X, i, t, u2) for c in st.candidates]
-    for c, g in zip(st.candidates, greedy, strict=True):
-        c.learn(X, i, t, a, g, prob, r)
+    for j, (c, g) in enumerate(zip(st.candidates, greedy, strict=True)):
+        pc = P[j, a]
+        if st.modes[j] == "own":  # kept w.p. min(1, P_c(a) / prob), at P_c(a)
+            if not v * prob < pc:
+                continue
+            c.learn(X, i, t, a, g, pc, r)
+        elif st.modes[j] == "capped":  # every round, at max(prob, P_c(a))
+            c.learn(X, i, t, a, g, max(prob, pc), r)
+        else:
+            c.learn(X, i, t, a, g, prob, r)
+        st.learnt[j] += 1
     lam = st.lam
     st.S, st.G, st.R = lam * st.S, lam * st.G, lam * st.R
     st.w = np.array([lam * st.w[0] + 1.0, (lam * lam) * st.w[1] + 1.0])
@@ -176,11 +199,20 @@ def _challenge(st):
     st.beta = np.array([v / total for v in raw])
 
 
-def selector(X, y, U, candidates, *, mix, lam, L, floor, decay=0.0, mix_min=0.0):
+def selector(
+    X, y, U, candidates, *, mix, lam, L, floor, decay=0.0, mix_min=0.0, modes=None
+):
     """Play the stream; returns the log and the final estimates."""
     n = X.shape[0]
     st = SelectorState(
-        candidates, mix=mix, lam=lam, L=L, floor=floor, decay=decay, mix_min=mix_min
+        candidates,
+        mix=mix,
+        lam=lam,
+        L=L,
+        floor=floor,
+        decay=decay,
+        mix_min=mix_min,
+        modes=modes,
     )
     actions = np.empty(n, dtype=np.int64)
     props = np.empty(n)
@@ -199,6 +231,7 @@ def selector(X, y, U, candidates, *, mix, lam, L, floor, decay=0.0, mix_min=0.0)
         "switches": st.switches,
         "beta": st.beta,
         "ruled_out": ruled_out,
+        "learnt": st.learnt,
     }
 
 
@@ -231,6 +264,9 @@ ENTRIES: list[Entry] = [
             ({"exploration": EpsilonGreedy(0.5, min_epsilon=-0.1)}, "min_epsilon"),
             ({"candidates": []}, "candidates"),
             ({"candidates": [Banditron(exploration=EpsilonGreedy(2.0))]}, "epsilon"),
+            ({"candidate_learning": "thinned"}, "candidate_learning"),
+            ({"candidate_learning": ["own"] * 3}, "one per candidate \\(4\\)"),
+            ({"candidate_learning": 1}, "candidate_learning"),
         ),
         valid_edge_params=(
             {"exploration": EpsilonGreedy(1.0)},
@@ -245,6 +281,9 @@ ENTRIES: list[Entry] = [
             {"exploration": EpsilonGreedy(0.5, decay=1 / 3, min_epsilon=0.0)},
             {"exploration": EpsilonGreedy(0.3, decay=1 / 3, min_epsilon=0.3)},
             {"exploration": EpsilonGreedy(0.01, decay=1 / 3, min_epsilon=0.02)},
+            {"candidate_learning": "own"},
+            {"candidate_learning": "capped"},
+            {"candidate_learning": ["all", "all", "own", "capped"]},
         ),
     ),
     Entry(
@@ -263,7 +302,30 @@ ENTRIES: list[Entry] = [
             "candidates": (Banditron(exploration=EpsilonGreedy(0.05)), SquareCB())
         },
     ),
+    # each candidate learning mode (thinned to its own policy, capped weight,
+    # every round) through the shared suite (logged feedback, rollback, chunks)
+    Entry(
+        OnlineSelector,
+        params={
+            "candidates": (
+                Banditron(exploration=EpsilonGreedy(0.2)),
+                Banditron(exploration=EpsilonGreedy(0.6)),
+                Banditron(exploration=EpsilonGreedy(0.05)),
+            ),
+            "exploration": EpsilonGreedy(0.5),
+            "candidate_learning": ("own", "capped", "all"),
+        },
+        invalid_params=(
+            ({"candidate_learning": ("own", "all")}, "one per candidate \\(3\\)"),
+        ),
+        variant="learning-modes",
+    ),
 ]
+
+
+def _modes(spec, n: int) -> list[str]:
+    """``candidate_learning``: one mode for all candidates, or one each."""
+    return [spec] * n if isinstance(spec, str) else list(spec)
 
 
 def _logged_selector(params: dict, k: int):
@@ -293,6 +355,7 @@ def _logged_selector(params: dict, k: int):
                 floor=p["eliminated_share"],
                 decay=mixer.decay,
                 mix_min=min(mixer.min_epsilon, mixer.epsilon),
+                modes=_modes(p["candidate_learning"], len(cands)),
             )
         if logged is None:  # serve the first row (learn=False changes nothing)
             a, q = selector_round(state, X, 0, t0 + 1, *U[0], learn=False)

@@ -96,6 +96,76 @@ def test_matches_reference_banditron_candidates(container, window, mix, decay, m
         assert c.t_ == n
 
 
+@pytest.mark.parametrize("container", ["dense", "csr"])
+@pytest.mark.parametrize(
+    "modes", [("own",) * 3, ("capped",) * 3, ("own", "all", "capped")]
+)
+def test_matches_reference_learning_modes(container, modes):
+    """``candidate_learning``: "own" learns a round with probability
+    ``min(1, P_c(a) / Q(a))`` (acceptance uniform: ``u1``'s position inside the
+    drawn action's interval) at the propensity ``P_c(a)``; "capped" every round
+    at ``max(Q(a), P_c(a))``; the Banditron's update divides by the propensity,
+    so a wrong propensity or acceptance changes its weights."""
+    k, n, seed = 4, 400, 3
+    X, y = make_stream(n=n, d=10, k=k, kind="binary", seed=seed)
+    Xc = sp.csr_matrix(X) if container == "csr" else X
+    gammas = [0.6, 0.05, 0.2]
+    cands = [ref.BanditronRef(g, k, X.shape[1]) for g in gammas]
+    expected = ref.selector(
+        Xc, y, _uniforms(seed, n), cands, mix=0.5, lam=1 - 1 / 40,
+        L=float(-np.log1p(-0.8)), floor=0.05, decay=1 / 3, mix_min=0.05,
+        modes=modes,
+    )  # fmt: skip
+    for m, learnt in zip(modes, expected["learnt"], strict=True):
+        # "own" must be seen to keep some rounds and drop others
+        assert 0 < learnt < n if m == "own" else learnt == n
+    sel = OnlineSelector(
+        [Banditron(exploration=EpsilonGreedy(g)) for g in gammas],
+        exploration=EpsilonGreedy(0.5, decay=1 / 3, min_epsilon=0.05),
+        window=40,
+        confidence=0.8,
+        eliminated_share=0.05,
+        candidate_learning=list(modes),
+        random_state=seed,
+    )
+    _check_against_reference(sel, Xc, y, expected, {"k": k})
+    for c, r in zip(sel.candidates_, cands, strict=True):
+        assert_array_equal(c.coef_, r.W)
+
+
+def test_own_learning_keeps_a_deterministic_candidate_on_its_greedy_rounds():
+    """A candidate without exploration (``ConservativeOneVsAll``: ``P_c`` a point
+    mass on its greedy label when it has no ties) learns, in "own" mode, exactly
+    the rounds whose played action is its greedy label: it ends in the state of
+    a copy that learns only those rounds of the selector's log (its update reads
+    no propensity and no round index), and a copy that learns every round of the
+    log does not (the mode changes what it learns)."""
+    X, y = make_stream(n=600, d=8, k=4, n_empty=0, seed=4)
+    ova = ConservativeOneVsAll()
+    sel = OnlineSelector(
+        [SquareCB(), ova], candidate_learning=["all", "own"], random_state=1
+    )
+    # past the first rounds, whose all-zero scores tie
+    sel.partial_fit(X[:100], y[:100], classes=range(4))
+    alone, every = copy.deepcopy(sel.candidates_[1]), copy.deepcopy(sel.candidates_[1])
+    log = []
+    for i in range(100, X.shape[0]):
+        P = sel.candidates_[1].exploration_distribution(X[i : i + 1])[0]
+        # no ties but on empty rows (where a PA step changes nothing): "own"
+        # keeps exactly the greedy rounds
+        assert P.max() == 1.0 or not X[i].any()
+        fb = BanditFeedback(y[i : i + 1])
+        sel.partial_fit(X[i : i + 1], fb)
+        log.append((i, fb.actions_[0], fb.rewards_[0], P[fb.actions_[0]] == 1.0))
+    kept = [e for e in log if e[3]]
+    assert 100 < len(kept) < len(log) - 100
+    for learner, rounds in [(alone, kept), (every, log)]:
+        i, a, r, _ = zip(*rounds, strict=True)
+        learner.partial_fit(X[list(i)], LoggedFeedback(a, r, [1.0] * len(i)))
+    assert_array_equal(sel.candidates_[1].coef_, alone.coef_)
+    assert not np.array_equal(sel.candidates_[1].coef_, every.coef_)
+
+
 @pytest.mark.parametrize("kind", ["gaussian", "binary"])
 def test_matches_reference_default_candidates(kind):
     k, n, seed = 5, 300, 1
@@ -379,3 +449,30 @@ def test_eval_selector_smoke_run(tmp_path):
     )  # fmt: skip
     table = (tmp_path / "tuning.txt").read_text()
     assert "| breast_cancer | " in table and "OnlineSelector()" in table
+
+
+def test_eval_selector_learning_modes_smoke_run(tmp_path):
+    from _helpers import run_benchmark
+
+    run_benchmark(
+        "eval_selector.py", "--suite", "tuning", "--streams", "raw-k3",
+        "--seeds", "0", "--learning", "own", "all,all,own,capped",
+        "--out", str(tmp_path),
+    )  # fmt: skip
+    table = (tmp_path / "tuning.txt").read_text()
+    assert "OnlineSelector(candidate_learning=own)" in table
+    assert "OnlineSelector(candidate_learning=all,all,own,capped)" in table
+
+
+def test_eval_selector_switches_smoke_run(tmp_path):
+    from _helpers import run_benchmark
+
+    run_benchmark(
+        "eval_selector.py", "--suite", "tuning", "--streams", "raw-k3",
+        "--seeds", "0", "1", "--switches", "--out", str(tmp_path),
+    )  # fmt: skip
+    table = (tmp_path / "tuning-switches.txt").read_text()
+    row = next(line for line in table.splitlines() if "| raw-k3 |" in line)
+    cells = row.strip("|").split("|")[2:]
+    assert len(cells) == 2
+    assert all(c.strip().count("/") == 1 for c in cells)

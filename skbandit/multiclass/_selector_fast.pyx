@@ -18,9 +18,15 @@ One round at index ``t`` with candidates ``c = 0 .. C - 1`` and leader ``l``:
   action ``a`` is drawn from ``Q`` by inverse CDF on ``u1``; its propensity is
   ``Q(a)``;
 * every candidate learns from the round through its own ``learn`` with the
-  played action, its own tie-broken greedy label (ties broken by ``u2``), the
-  propensity of the round (``Q(a)``, or the logged propensity of an
-  off-policy logged round) and the reward;
+  played action, its own tie-broken greedy label (ties broken by ``u2``), a
+  propensity and the reward; with ``prob`` the propensity of the round
+  (``Q(a)``, or the logged propensity of an off-policy logged round), the
+  candidate's mode (``modes``) sets it: ``LEARN_ALL``, ``prob``;
+  ``LEARN_CAPPED``, ``max(prob, P_c(a))``; ``LEARN_OWN``, ``P_c(a)``, and only
+  when ``v prob < P_c(a)`` (the round kept with probability ``min(1, P_c(a) /
+  prob)``), where ``v = (u1 - Q(0) - ... - Q(b - 1)) / Q(b)`` (summed in
+  order) for the action ``b`` that ``act`` drew: uniform on ``[0, 1)`` given
+  ``b``, and independent of a logged action;
 * the off-policy estimates are updated: with ``z_c = r P_c(a) / prob``
   (inverse propensity scoring), discount ``lam``:
   ``S_c <- lam S_c + z_c``, ``G_cd <- lam G_cd + z_c z_d``,
@@ -59,6 +65,12 @@ from skbandit._core._kernel cimport (
 from skbandit._core._explore cimport EpsilonGreedyExplorer
 
 import numpy as np
+
+# how a candidate learns from the selector's round
+cdef enum:
+    LEARN_ALL = 0
+    LEARN_OWN = 1
+    LEARN_CAPPED = 2
 
 
 cdef class SelectorKernel(BaseKernel):
@@ -99,6 +111,15 @@ cdef class SelectorKernel(BaseKernel):
     cdef double lam
     # L = log(1 / (1 - confidence)) in the Bernstein width
     cdef double log_term
+    # how each candidate learns from a round (LEARN_ALL, LEARN_OWN, LEARN_CAPPED)
+    cdef int[::1] modes
+    # whether any candidate learns in LEARN_OWN mode
+    cdef bint any_own
+    # the round's u1 and the action ``act`` drew with it: the acceptance
+    # uniform of LEARN_OWN is u1's position inside that action's interval of
+    # the inverse CDF, uniform on [0, 1) given the draw
+    cdef double u1
+    cdef int drawn
 
     def __cinit__(self, *args, **kwargs):
         self.ptrs = NULL
@@ -106,7 +127,7 @@ cdef class SelectorKernel(BaseKernel):
     def __init__(self, list kernels, double[::1] S, double[:, ::1] G,
                  double[::1] R, double[::1] w, long long[::1] lead,
                  double[::1] beta, EpsilonGreedyExplorer mixer not None,
-                 double lam, double log_term, double floor):
+                 double lam, double log_term, double floor, const int[::1] modes):
         cdef int c, n = len(kernels)
         cdef BaseKernel kc
         if n < 1:
@@ -122,7 +143,7 @@ cdef class SelectorKernel(BaseKernel):
                                 "(it needs the true label)")
         if (S.shape[0] != n or G.shape[0] != n or G.shape[1] != n
                 or R.shape[0] != n or w.shape[0] != 2 or lead.shape[0] != 2
-                or beta.shape[0] != n):
+                or beta.shape[0] != n or modes.shape[0] != n):
             raise ValueError("selector state arrays have inconsistent shapes")
         if not 0 <= lead[0] < n:
             raise ValueError(f"leader {lead[0]} out of range for {n} candidates")
@@ -153,6 +174,17 @@ cdef class SelectorKernel(BaseKernel):
         self.S, self.G, self.R, self.w = S, G, R, w
         self.lead, self.beta = lead, beta
         self.mixer, self.lam, self.log_term, self.floor = mixer, lam, log_term, floor
+        for c in range(n):
+            if not LEARN_ALL <= modes[c] <= LEARN_CAPPED:
+                raise ValueError(f"learning mode {modes[c]} of candidate {c} "
+                                 "is not 0, 1 or 2")
+        self.modes = np.array(modes, dtype=np.int32)
+        self.any_own = False
+        for c in range(n):
+            if self.modes[c] == LEARN_OWN:
+                self.any_own = True
+        self.u1 = 0.0
+        self.drawn = 0
 
     def __dealloc__(self):
         if self.ptrs != NULL:
@@ -246,6 +278,8 @@ cdef class SelectorKernel(BaseKernel):
         a = sample_inverse_cdf(&self.proba[0], k, u1)
         prob[0] = self.proba[a]
         marginal[0] = self.proba[a]
+        self.u1 = u1
+        self.drawn = a
         return a
 
     cpdef set_journal(self, Journal journal):
@@ -272,9 +306,28 @@ cdef class SelectorKernel(BaseKernel):
     cdef void learn(self, Row x, long long t, int played, int greedy,
                     double prob, double reward) noexcept nogil:
         cdef int C = self.n_cand
-        cdef int c
+        cdef int c, mode, b
+        cdef double pc, q, v = 0.0, lo = 0.0
+        if self.any_own:
+            # the acceptance uniform: (u1 - Q(0) - ... - Q(b-1)) / Q(b) for the
+            # action b drawn by u1
+            b = self.drawn
+            for c in range(b):
+                lo = lo + self.proba[c]
+            v = (self.u1 - lo) / self.proba[b]
         for c in range(C):
-            (<BaseKernel>self.ptrs[c]).learn(x, t, played, self.g[c], prob, reward)
+            mode = self.modes[c]
+            pc = self.P[c, played]
+            q = prob
+            if mode == LEARN_OWN:
+                # thinned to the candidate's own policy: kept with probability
+                # min(1, P_c(a) / prob), learnt with its own propensity P_c(a)
+                if not v * prob < pc:
+                    continue
+                q = pc
+            elif mode == LEARN_CAPPED and pc > prob:
+                q = pc
+            (<BaseKernel>self.ptrs[c]).learn(x, t, played, self.g[c], q, reward)
             if (<BaseKernel>self.ptrs[c]).status != STATUS_OK:
                 self.status = (<BaseKernel>self.ptrs[c]).status
                 return
