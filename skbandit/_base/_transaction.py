@@ -60,9 +60,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 import scipy.sparse as sp
 
-from skbandit._base import _rows
+from skbandit._base import _rows, _state
 from skbandit._base._rows import _input_bytes
-from skbandit._base._state import _PCG64_RAW_SIZE, _rng_restore
+from skbandit._base._state import _rng_restore
 from skbandit._core._kernel import DISTRIBUTION_TOL, Journal, KernelStatus, OneRow
 
 # Rows per call of the compiled pass driver. Uniforms are drawn per block so
@@ -287,7 +287,7 @@ class TransactionMixin:
             one = OneRow(cached[0], self._journal_limit(cached[1]))
             self._kernel_cache = (*cache[:3], one)
         if not (
-            one.bind_generator(self._rng, _PCG64_RAW_SIZE)
+            one.bind_generator(self._rng, _state._PCG64_RAW_SIZE)
             and one.bind_row(X, self.n_features_in_, _rows._MAX_ABS_X)
         ):
             return None
