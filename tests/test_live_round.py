@@ -687,3 +687,36 @@ def test_other_generators_take_the_general_path(generator, monkeypatch):
             learner.partial_fit(X[i : i + 1], LoggedFeedback(a, [1.0], p))
     assert counts == {"run_act": 6, "run_logged": 6}
     assert_same_learner(est, twin)
+
+
+@pytest.mark.parametrize("form", ["dense", "csr"])
+@pytest.mark.parametrize("call", ["sample_actions", "logged"])
+def test_one_row_calls_run_the_row_hook(call, form):
+    """``OneRow`` takes rows the compiled check accepts, and the learner's own
+    rule (``_check_rows``: SeparableOneVsAll's rows of norm at most 1 for the
+    rational kernel) still refuses one, with nothing changed, while the
+    kernel cache is valid (each bad call follows a good round). Catches the
+    hook skipped on the compiled one-row calls."""
+    from skbandit import SeparableOneVsAll
+
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(12, 5)) / 4.0
+    y = rng.integers(0, 3, size=12)
+    est = SeparableOneVsAll(kernel="rational", large_norm="raise", random_state=0)
+    est.partial_fit(X[:6], y[:6], classes=[0, 1, 2])
+    rows = _live_rows(X, form)
+    long = np.array([[1.2, 0.0, 0.0, 0.0, 0.0]])
+    bad = long if form == "dense" else sp.csr_matrix(long)
+    twin = copy.deepcopy(est)  # (reading the state may rebuild the kernel)
+    for i in range(6, 9):
+        for learner in (est, twin):  # a good round: the cache is valid
+            a, p = learner.sample_actions(rows[i])
+            learner.partial_fit(rows[i], LoggedFeedback(a, [1.0], p))
+        # the compiled check accepts the row: the compiled one-row call takes it
+        assert est._cached_kernel() is not None and lean_rows(bad, 5, 2.0**480)
+        with pytest.raises(ValueError, match="norm at most 1"):
+            if call == "sample_actions":
+                est.sample_actions(bad)
+            else:
+                est.partial_fit(bad, LoggedFeedback(a, [1.0], p))
+    assert_same_learner(est, twin)
