@@ -50,6 +50,17 @@ The failure guarantee
 * Every distribution a learner plays, logs or returns is checked to be a
   probability vector (the pass drivers check each round's, in O(k)); an
   invalid one raises a ``FloatingPointError`` naming it, with the same rollback.
+
+The live loop's one-row calls
+-----------------------------
+``sample_actions(row)`` and ``partial_fit(row, LoggedFeedback(...))`` on a
+fitted learner play their round through the compiled ``OneRow``
+(``skbandit._core._kernel``; ``_one_row``), kept in the kernel cache next to
+the kernel it plays (so whatever makes a new kernel makes a new one): the row
+checked and bound by one compiled check, the uniform pair drawn from the
+generator's ``bitgen_t`` (its state saved and restored as raw bytes), an undo
+journal reused from call to call, and the drivers' own round bodies. The call
+is the same transaction: ``_play_blocks`` with ``one``.
 """
 
 from __future__ import annotations

@@ -18,7 +18,9 @@ action (``_scalar_code``), one round of ``sample_actions`` and ``partial_fit``
 costs no per-call validation beyond that, and the compiled kernel of the
 previous call is reused while the parameters and state attributes it was built
 from are the same objects (``TransactionMixin._kernel``; a valid cached kernel
-also stands for the parameters' check, ``TransactionMixin._lean_kernel``).
+also stands for the parameters' check, ``TransactionMixin._lean_kernel``). The
+live loop's one-row calls go further (``TransactionMixin._one_row``): the same
+compiled check binds the row for a compiled round (``OneRow.bind_row``).
 
 Labels and actions
 ------------------
