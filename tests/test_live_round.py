@@ -31,7 +31,7 @@ import skbandit.feedback as feedback_module
 from skbandit import Banditron, LoggedFeedback, OnlineSelector, SquareCB
 from skbandit._base._transaction import TransactionMixin
 from skbandit._base._validation import _one_code
-from skbandit._core._kernel import OneRow, lean_rows
+from skbandit._core._kernel import Journal, OneRow, lean_rows
 from skbandit.exploration import EpsilonGreedy, InverseGap
 from skbandit.feedback import OffPolicyWarning
 
@@ -473,7 +473,7 @@ def test_compiled_lean_check_agrees_with_the_python_one(name):
     expected = _reference_lean_rows_ok(X, 4)
     assert lean_rows(X, 4, 2.0**480) == expected
     est, _, _ = _fitted(0)
-    one = OneRow(est._kernel()[0], 1 << 16)
+    one = OneRow(est._kernel()[0], Journal(1 << 16))
     one_row = expected and X.shape[0] == 1
     playable = one_row and (type(X) is np.ndarray or X.indices.dtype == np.int32)
     assert one.bind_row(X, 4, 2.0**480) == playable
@@ -484,7 +484,7 @@ def test_a_bound_row_is_played_once():
     """A row ``bind_row`` checked is played by one call, then unbound: no call
     plays a row it did not check (a stale pointer)."""
     est, X, _ = _fitted(1)
-    one = OneRow(est._kernel()[0], 1 << 16)
+    one = OneRow(est._kernel()[0], Journal(1 << 16))
     assert one.bind_generator(est._rng, state_module._PCG64_RAW_SIZE) is (
         state_module._PCG64_RAW_SIZE is not None
     )
@@ -509,7 +509,7 @@ def test_generator_binding():
         pytest.skip("NumPy's PCG64 layout is not the one verified")
     raw = state_module._PCG64_RAW_SIZE
     est, _, _ = _fitted(2)
-    one = OneRow(est._kernel()[0], 1 << 16)
+    one = OneRow(est._kernel()[0], Journal(1 << 16))
     assert not one.bind_generator(np.random.Generator(np.random.MT19937(0)), raw)
     assert not one.bind_generator(np.random.default_rng(0), None)
     assert not one.bind_generator(np.random.default_rng(0), 1000)
@@ -719,4 +719,60 @@ def test_one_row_calls_run_the_row_hook(call, form):
                 est.sample_actions(bad)
             else:
                 est.partial_fit(bad, LoggedFeedback(a, [1.0], p))
+    assert_same_learner(est, twin)
+
+
+@pytest.mark.filterwarnings("ignore::skbandit.OffPolicyWarning")
+@pytest.mark.parametrize("form", ["dense", "csr"])
+@pytest.mark.parametrize("entry", BANDIT_ENTRIES, ids=lambda e: e.id)
+def test_one_row_journal(entry, form, monkeypatch):
+    """``OneRow``'s journal is the transaction's (``_transaction.Journal``,
+    made once per kernel and reused): no one-row round records more than its
+    kernel's bound (``overrun``), and one that cannot grow fails the call with
+    a ``MemoryError`` before the row writes anything, the learner and its
+    generator as before it, its next calls as if it had not been made.
+    Catches a one-row round played without its reservation, or a journal not
+    undone or not reset between calls."""
+    made = []
+
+    def journal(limit, cap=0):
+        j = Journal(limit)
+        j.max_capacity = cap
+        made.append(j)
+        return j
+
+    monkeypatch.setattr("skbandit._base._transaction.Journal", journal)
+    rng = np.random.default_rng(9)
+    X = rng.normal(size=(30, 6)) / 4.0
+    X[X < -0.1] = 0.0
+    y = rng.integers(0, 3, size=30)
+    rows = _live_rows(X, form)
+    est = entry.make(random_state=9).partial_fit(X[:5], y[:5], classes=[0, 1, 2])
+    for i in range(5, 15):
+        a, p = est.sample_actions(rows[i])
+        est.partial_fit(rows[i], LoggedFeedback(a, [float(a[0] == y[i])], p))
+    assert made and not any(j.overrun for j in made)
+    if len(est._kernel_cache) > 3:  # (SeparableOneVsAll's store remakes it)
+        assert est._kernel_cache[3].journal in made
+        assert est._kernel_cache[3].journal.n_entries == 0  # committed
+    # a journal that cannot hold one row: the next OneRow gets it
+    monkeypatch.setattr(
+        "skbandit._base._transaction.Journal", lambda limit: journal(limit, 1)
+    )
+    est._kernel_cache = est._kernel_cache[:3]
+    a, p = est.sample_actions(rows[15])
+    twin = copy.deepcopy(est)
+    before, rng_before = snapshot(est), est._rng.bit_generator.state
+    bound = est._kernel()[0].py_journal_bound(int(np.count_nonzero(X[15])))[0]
+    if bound <= 1:
+        return  # this learner writes at most one entry per round
+    with pytest.raises(MemoryError, match="undo journal"):
+        est.partial_fit(rows[15], LoggedFeedback(a, [1.0], p))
+    assert_same_state(est, before)
+    assert est._rng.bit_generator.state == rng_before
+    monkeypatch.setattr("skbandit._base._transaction.Journal", journal)
+    for learner in (est, twin):
+        for i in range(15, 20):
+            a, p = learner.sample_actions(rows[i])
+            learner.partial_fit(rows[i], LoggedFeedback(a, [1.0], p))
     assert_same_learner(est, twin)
