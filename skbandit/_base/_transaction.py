@@ -295,7 +295,7 @@ class TransactionMixin:
         cache = self.__dict__["_kernel_cache"]  # valid: ``cached`` is from it
         one = cache[3] if len(cache) > 3 else None
         if one is None:
-            one = OneRow(cached[0], self._journal_limit(cached[1]))
+            one = OneRow(cached[0], Journal(self._journal_limit(cached[1])))
             self._kernel_cache = (*cache[:3], one)
         if not (
             one.bind_generator(self._rng, _state._PCG64_RAW_SIZE)

@@ -1129,27 +1129,25 @@ cdef inline int _index_size(object a) noexcept:
 
 
 cdef int _lean_form(object X, Py_ssize_t n_features, double bound,
-                    Py_ssize_t* n_rows) except -1:
-    """Which lean form ``X`` is in (see ``lean_rows``): 0 none, 1 a dense
-    float64 C-ordered 2-D ``ndarray``, 4 or 8 a CSR matrix with 4- or 8-byte
-    index arrays; its number of rows to ``n_rows``. O(1) checks through
-    NumPy's C API, then compiled O(nnz) scans; no copy, no Python call but
-    SciPy's ``shape``."""
+                    Py_ssize_t max_rows) except -1:
+    """Which lean form ``X`` is in (see ``lean_rows``): 0 none (or more than
+    ``max_rows`` rows: then before any scan), 1 a dense float64 C-ordered 2-D
+    ``ndarray``, 4 or 8 a CSR matrix with 4- or 8-byte index arrays. O(1)
+    checks through NumPy's C API, then compiled O(nnz) scans; no copy, no
+    Python call but SciPy's ``shape``."""
     cdef cnp.ndarray arr, ip, ii
     cdef Py_ssize_t rows, cols, n_data
     cdef int size
     cdef bint canonical = False
     cdef str problem
-    n_rows[0] = 0
     if type(X) is np.ndarray:
         if not _float64_vector(X, 2):
             return 0
         arr = <cnp.ndarray>X
         rows = cnp.PyArray_DIMS(arr)[0]
         cols = cnp.PyArray_DIMS(arr)[1]
-        if rows <= 0 or cols != n_features:
+        if rows <= 0 or rows > max_rows or cols != n_features:
             return 0
-        n_rows[0] = rows
         if not skb_within_bound(<const double*>cnp.PyArray_DATA(arr), rows * cols,
                                 bound):
             return 0
@@ -1158,7 +1156,8 @@ cdef int _lean_form(object X, Py_ssize_t n_features, double bound,
         return 0
     rows, cols = X.shape
     data, indices, indptr = X.data, X.indices, X.indptr
-    if rows <= 0 or cols != n_features or not _float64_vector(data, 1):
+    if rows <= 0 or rows > max_rows or cols != n_features \
+            or not _float64_vector(data, 1):
         return 0
     size = _index_size(indices)
     if size == 0 or _index_size(indptr) != size:
@@ -1179,7 +1178,6 @@ cdef int _lean_form(object X, Py_ssize_t n_features, double bound,
                                &canonical)
     if problem or not canonical:
         return 0
-    n_rows[0] = rows
     if n_data > 0 and not skb_within_bound(
             <const double*>cnp.PyArray_DATA(<cnp.ndarray>data), n_data, bound):
         return 0
@@ -1194,8 +1192,7 @@ def lean_rows(X, Py_ssize_t n_features, double bound):
     value within ``bound`` (False for NaN and infinities). The estimators'
     lean test (``skbandit._base._rows._lean_rows_ok``) and ``OneRow.bind_row``
     share it."""
-    cdef Py_ssize_t n_rows
-    return _lean_form(X, n_features, bound, &n_rows) != 0
+    return _lean_form(X, n_features, bound, PY_SSIZE_T_MAX) != 0
 
 
 # ------------------------------------------------------ the live one-row calls
@@ -1208,8 +1205,9 @@ cdef class OneRow:
     They play exactly the rounds of ``run_act`` and ``run_logged`` on a
     one-row X (the same ``act_round`` and ``logged_round``), with what those
     drivers take as arguments held here instead, so a call passes a few
-    scalars: the kernel, an undo journal reused from call to call, the
-    buffers of a dense row's non-zero entries, and the learner's generator.
+    scalars: the kernel, an undo journal reused from call to call (the
+    caller's: ``OneRow(kernel, journal)``), the buffers of a dense row's
+    non-zero entries, and the learner's generator.
 
     * ``bind_row(X, d, bound)`` checks X as ``lean_rows`` does (one code) and,
       when it is one row (dense, or CSR with 32-bit indices), points the next
@@ -1245,10 +1243,10 @@ cdef class OneRow:
     cdef char saved[64]
     cdef double u1, u2
 
-    def __cinit__(self, BaseKernel kernel not None, Py_ssize_t journal_limit):
+    def __cinit__(self, BaseKernel kernel not None, Journal journal not None):
         cdef Py_ssize_t d = kernel.n_features if kernel.n_features > 0 else 1
         self.kernel = kernel
-        self.journal = Journal(journal_limit)
+        self.journal = journal
         self.cval = np.empty(d, dtype=np.float64)
         self.cind = np.empty(d, dtype=np.int32)
         self.row = None
@@ -1287,12 +1285,12 @@ cdef class OneRow:
     def bind_row(self, X, Py_ssize_t n_features, double bound):
         """Check X (``lean_rows``); True, with X bound for the next call, when
         it is one row that call can play: dense, or CSR with 32-bit indices
-        (others: False, the general path plays them)."""
-        cdef Py_ssize_t n_rows
-        cdef int form = _lean_form(X, n_features, bound, &n_rows)
+        (others, and more rows, are refused before any O(nnz) scan: False,
+        the general path checks and plays them)."""
+        cdef int form = _lean_form(X, n_features, bound, 1)
         cdef Row x
         self.row = None
-        if n_rows != 1 or (form != 1 and form != 4):
+        if form != 1 and form != 4:
             return False
         if form == 1:
             x.val = <const double*>cnp.PyArray_DATA(<cnp.ndarray>X)
