@@ -776,3 +776,30 @@ def test_one_row_journal(entry, form, monkeypatch):
             a, p = learner.sample_actions(rows[i])
             learner.partial_fit(rows[i], LoggedFeedback(a, [1.0], p))
     assert_same_learner(est, twin)
+
+
+def test_one_row_memory_is_per_row_on_sparse_rows():
+    """A one-row call on a CSR row allocates what the row needs, not O(d):
+    ``OneRow`` makes its dense scratch (12 d bytes) only for a dense row.
+    Measured with ``tracemalloc`` (NumPy's allocations are traced) on the
+    call that creates the ``OneRow``, at d = 2**16 (the scratch would be
+    768 KiB). Catches scratch buffers allocated up front."""
+    import tracemalloc
+
+    d = 1 << 16
+    rng = np.random.default_rng(10)
+    X = sp.random(8, d, density=20 / d, format="csr", random_state=rng)
+    y = rng.integers(0, 2, size=8)
+    est = Banditron(random_state=0).partial_fit(X[:4], y[:4], classes=[0, 1])
+    row = X[4:5]
+    est.partial_fit(row, [y[4]])  # the kernel cache is valid now
+    assert len(est._kernel_cache) == 3
+    tracemalloc.start()
+    try:
+        a, p = est.sample_actions(row)  # makes the OneRow
+        est.partial_fit(row, LoggedFeedback(a, [1.0], p))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert isinstance(est._kernel_cache[3], OneRow)
+    assert peak < 12 * d // 4, peak

@@ -1244,11 +1244,12 @@ cdef class OneRow:
     cdef double u1, u2
 
     def __cinit__(self, BaseKernel kernel not None, Journal journal not None):
-        cdef Py_ssize_t d = kernel.n_features if kernel.n_features > 0 else 1
         self.kernel = kernel
         self.journal = journal
-        self.cval = np.empty(d, dtype=np.float64)
-        self.cind = np.empty(d, dtype=np.int32)
+        # a dense row's non-zero entries: allocated with the first dense row
+        # (``d`` entries each: 12 d bytes a CSR-only learner does not hold)
+        self.cval = None
+        self.cind = None
         self.row = None
         self.bit_generator = None
 
@@ -1293,6 +1294,9 @@ cdef class OneRow:
         if form != 1 and form != 4:
             return False
         if form == 1:
+            if self.cval is None:
+                self.cval = np.empty(max(n_features, 1), dtype=np.float64)
+                self.cind = np.empty(max(n_features, 1), dtype=np.int32)
             x.val = <const double*>cnp.PyArray_DATA(<cnp.ndarray>X)
             x.ind = NULL
             x.nnz = <int>n_features
