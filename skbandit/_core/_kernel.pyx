@@ -1,4 +1,5 @@
-"""Pass driver and one-round interface shared by every learner (see _kernel.pxd)."""
+"""Pass driver and one-round interface shared by every learner (see _kernel.pxd);
+the compiled row checks, and the live loop's one-row calls (``OneRow``)."""
 
 
 cimport cython
