@@ -7,9 +7,10 @@ script times that loop one row at a time on the seeded SynSep-like stream of
 
 * skbandit ``Banditron``: ``sample_actions(row)`` then
   ``partial_fit(row, LoggedFeedback(action, reward, propensity))``, on a dense
-  float64 row (the fast single-row path) and on a CSR row (full validation);
-  and, for reference, the simulator's one-row ``partial_fit(row, [label])``
-  (scikit-learn's full validation on every call);
+  float64 row and on a CSR row (both take the compiled one-row calls,
+  ``OneRow`` in ``skbandit/_core/_kernel.pyx``); and, for reference, the
+  simulator's one-row ``partial_fit(row, [label])`` (the lean single-row
+  path);
 * the live loop of ``SquareCB`` and ``OnlineSelector`` (at their defaults) on
   a dense and a CSR row;
 * river (per-row learning on dict features, when installed):
@@ -44,7 +45,9 @@ equivalence), so their online errors agree. Columns: us/round is the best
 (minimum) over ``--repeat`` passes of the mean time per round of a pass of
 ``--rounds`` rounds (a fresh learner for each pass); p50 and p99 are
 percentiles of the per-round times of the last pass (each round timed with
-``perf_counter_ns``); the first round of a pass (the call that creates the
+``perf_counter_ns``); ``x VW`` is us/round over Vowpal Wabbit's, ``p50 x VW``
+the median round over Vowpal Wabbit's median (the steadier of the two on a
+loaded machine); the first round of a pass (the call that creates the
 learner's state) is played untimed. With ``--prefault`` the pages of the state
 arrays are then touched: a fresh learner's zeroed arrays are mapped lazily, and
 at d = 2**20 the page faults of first writes dominate its first thousands of
@@ -457,10 +460,10 @@ def main(argv=None) -> int:
         f"row at a time, best of {args.repeat} passes\n"
     )
     width = max(len(c[0]) for c in cases)
-    head = ("us/round", "p50 us", "p99 us", "online err", "x VW")
+    head = ("us/round", "p50 us", "p99 us", "online err", "x VW", "p50 x VW")
     print(
         f"{'':{width}}  {head[0]:>9}  {head[1]:>8}  {head[2]:>8}  {head[3]:>10}  "
-        f"{head[4]:>6}"
+        f"{head[4]:>6}  {head[5]:>8}"
     )
     # every case is timed first, then printed with its ratio to Vowpal
     # Wabbit's round timed in the same run
@@ -468,12 +471,13 @@ def main(argv=None) -> int:
         (name, time_case(make, X, y, args.seed, args.rounds, args.repeat))
         for name, make, X in cases
     ]
-    vw_us = next((r["us_per_round"] for n, r in timed if n.startswith("VW")), None)
+    vw = next((r for n, r in timed if n.startswith("VW")), None)
     for name, r in timed:
-        ratio = f"{r['us_per_round'] / vw_us:6.2f}" if vw_us else f"{'-':>6}"
+        ratio = f"{r['us_per_round'] / vw['us_per_round']:6.2f}" if vw else f"{'-':>6}"
+        p50 = f"{r['p50_us'] / vw['p50_us']:8.2f}" if vw else f"{'-':>8}"
         print(
             f"{name:{width}}  {r['us_per_round']:9.1f}  {r['p50_us']:8.1f}  "
-            f"{r['p99_us']:8.1f}  {r['online_error']:10.3f}  {ratio}",
+            f"{r['p99_us']:8.1f}  {r['online_error']:10.3f}  {ratio}  {p50}",
             flush=True,
         )
     hashed_table(

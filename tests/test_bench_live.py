@@ -18,7 +18,7 @@ def test_bench_live_smoke_run():
         for form in ("dense", "CSR"):
             assert f"skbandit {name} live loop, {form} row" in out.stdout
     # the live loop plays the simulator's actions: the same online error
-    errors = {ln.split()[-2] for ln in rows}  # the column before "x VW"
+    errors = {ln.split()[-3] for ln in rows}  # the column before "x VW"
     assert len(errors) == 1, rows
     # the hashed table has a row per learner
     assert "Hashed sparse rows d=2**10 k=20" in out.stdout

@@ -15,18 +15,25 @@ from __future__ import annotations
 
 import copy
 import pickle
+import warnings
 
 import numpy as np
 import pytest
-from _helpers import assert_same_learner, snapshot
+import scipy.sparse as sp
+from _helpers import assert_same_learner, assert_same_state, snapshot
+from _registry import BANDIT_ENTRIES
 from numpy.testing import assert_array_equal
 from sklearn.utils._param_validation import InvalidParameterError
 
+import skbandit._base._acting as acting_module
 import skbandit._base._state as state_module
 import skbandit.feedback as feedback_module
 from skbandit import Banditron, LoggedFeedback, OnlineSelector, SquareCB
+from skbandit._base._transaction import TransactionMixin
 from skbandit._base._validation import _one_code
+from skbandit._core._kernel import Journal, OneRow, lean_rows
 from skbandit.exploration import EpsilonGreedy, InverseGap
+from skbandit.feedback import OffPolicyWarning
 
 
 def _buffered_rng(seed=0) -> np.random.Generator:
@@ -345,3 +352,454 @@ def test_a_replaced_parameter_is_validated_on_the_lean_path(make, bad, call):
         fn()
     assert_same_learner(est, twin)
     assert est.n_pending_ == twin.n_pending_
+
+
+# ------------------------------------------------- the compiled one-row calls
+def _reference_lean_rows_ok(X, n_features, bound=2.0**480) -> bool:
+    """The lean-row test as it was written in Python before it was compiled
+    (``lean_rows``): the reference the compiled check must agree with."""
+    if type(X) is np.ndarray:
+        return bool(
+            X.ndim == 2
+            and X.dtype == np.float64
+            and X.shape[0] > 0
+            and X.shape[1] == n_features
+            and X.flags.c_contiguous
+            and np.all(np.abs(X) <= bound)
+        )
+    if type(X) not in (sp.csr_matrix, sp.csr_array):
+        return False
+    n_rows, n_cols = X.shape
+    data, indices, indptr = X.data, X.indices, X.indptr
+    ok = (
+        n_rows > 0
+        and n_cols == n_features
+        and type(data) is np.ndarray
+        and data.dtype == np.float64
+        and data.ndim == 1
+        and data.flags.c_contiguous
+        and indices.dtype == indptr.dtype
+        and indices.dtype in (np.dtype(np.int32), np.dtype(np.int64))
+        and indices.ndim == 1
+        and indptr.ndim == 1
+        and indices.flags.c_contiguous
+        and indptr.flags.c_contiguous
+    )
+    if not ok:
+        return False
+    if indptr.shape[0] != n_rows + 1 or indptr[0] != 0 or indptr[-1] != data.size:
+        return False
+    if indices.size != data.size or np.any(np.diff(indptr) < 0):
+        return False
+    if indices.size and (indices.min() < 0 or indices.max() >= n_cols):
+        return False
+    for a, b in zip(indptr[:-1], indptr[1:], strict=True):
+        if np.any(np.diff(indices[a:b]) <= 0):
+            return False  # not canonical
+    return bool(np.all(np.abs(data) <= bound))
+
+
+def _csr(data, indices, indptr, shape, cls=sp.csr_matrix):
+    """A CSR matrix holding exactly these arrays (SciPy's constructor may
+    convert or check them)."""
+    X = cls(shape)
+    X.data, X.indices, X.indptr = data, indices, indptr
+    return X
+
+
+class _Subclass(np.ndarray):
+    pass
+
+
+def _row_forms():
+    x = np.array([[0.5, 0.0, -1.5, 2.0]])
+    csr = sp.csr_matrix(x)
+    i64 = csr.copy()
+    i64.indices, i64.indptr = i64.indices.astype(np.int64), i64.indptr.astype(np.int64)
+    nan, inf, big = x.copy(), x.copy(), x.copy()
+    nan[0, 1], inf[0, 3], big[0, 0] = np.nan, -np.inf, -(2.0**481)
+    two = np.vstack([x, 2 * x])
+    d, i, p = csr.data, csr.indices, csr.indptr
+    return {
+        "dense": x,
+        "dense two rows": two,
+        "dense at the bound": np.array([[2.0**480, 0.0, 0.0, -(2.0**480)]]),
+        "dense NaN": nan,
+        "dense inf": inf,
+        "dense above the bound": big,
+        "dense big-endian": x.astype(">f8"),
+        "dense float32": x.astype(np.float32),
+        "dense Fortran two rows": np.asfortranarray(two),
+        "dense strided": np.zeros((1, 8))[:, ::2],
+        "dense 1-D": x[0],
+        "dense 3 columns": x[:, :3].copy(),
+        "dense no rows": np.empty((0, 4)),
+        "dense subclass": x.view(_Subclass),
+        "list": x.tolist(),
+        "csr": csr,
+        "csr_array": sp.csr_array(x),
+        "csr two rows": sp.csr_matrix(two),
+        "csr int64 indices": i64,
+        "csr mixed index types": _csr(d, i.astype(np.int64), p, (1, 4)),
+        "csr empty row": sp.csr_matrix((1, 4)),
+        "csr unsorted": _csr(d[::-1].copy(), i[::-1].copy(), p, (1, 4)),
+        "csr duplicate column": _csr(d, np.array([0, 0, 3], np.int32), p, (1, 4)),
+        "csr column out of range": _csr(d, np.array([0, 2, 4], np.int32), p, (1, 4)),
+        "csr negative column": _csr(d, np.array([-1, 2, 3], np.int32), p, (1, 4)),
+        "csr indptr too short": _csr(d, i, p[:1], (1, 4)),
+        "csr indptr past the data": _csr(d, i, np.array([0, 4], np.int32), (1, 4)),
+        "csr indptr not from 0": _csr(d, i, np.array([1, 3], np.int32), (1, 4)),
+        "csr float32 values": _csr(d.astype(np.float32), i, p, (1, 4)),
+        "csr big-endian values": _csr(d.astype(">f8"), i, p, (1, 4)),
+        "csr big-endian indices": _csr(d, i.astype(">i4"), p.astype(">i4"), (1, 4)),
+        "csr strided values": _csr(np.repeat(d, 2)[::2], i, p, (1, 4)),
+        "csr NaN": _csr(np.array([0.5, np.nan, 2.0]), i, p, (1, 4)),
+        "csr above the bound": _csr(np.array([0.5, 2.0**481, 2.0]), i, p, (1, 4)),
+        "csc": sp.csc_matrix(x),
+        "coo": sp.coo_matrix(x),
+    }
+
+
+@pytest.mark.parametrize("name", list(_row_forms()))
+def test_compiled_lean_check_agrees_with_the_python_one(name):
+    """``lean_rows`` (NumPy's C API and the compiled scans: dtype, byte order,
+    contiguity, shape, CSR structure and canonical order, the bound) accepts
+    exactly what the Python check accepted, and ``OneRow.bind_row`` accepts
+    the one-row inputs among them that it plays (dense, CSR with 32-bit
+    indices). Catches a check left out of the compiled one (a big-endian or
+    strided array read as native float64, duplicate columns, an index out of
+    range)."""
+    X = _row_forms()[name]
+    expected = _reference_lean_rows_ok(X, 4)
+    assert lean_rows(X, 4, 2.0**480) == expected
+    est, _, _ = _fitted(0)
+    one = OneRow(est._kernel()[0], Journal(1 << 16))
+    one_row = expected and X.shape[0] == 1
+    playable = one_row and (type(X) is np.ndarray or X.indices.dtype == np.int32)
+    assert one.bind_row(X, 4, 2.0**480) == playable
+    assert one.row_bound == playable
+
+
+def test_a_bound_row_is_played_once():
+    """A row ``bind_row`` checked is played by one call, then unbound: no call
+    plays a row it did not check (a stale pointer)."""
+    est, X, _ = _fitted(1)
+    one = OneRow(est._kernel()[0], Journal(1 << 16))
+    assert one.bind_generator(est._rng, state_module._PCG64_RAW_SIZE) is (
+        state_module._PCG64_RAW_SIZE is not None
+    )
+    if state_module._PCG64_RAW_SIZE is None:
+        pytest.skip("NumPy's PCG64 layout is not the one verified")
+    with pytest.raises(RuntimeError, match="no row is bound"):
+        one.act(est.t_, 0)
+    assert one.bind_row(np.ascontiguousarray(X[:1]), 6, 2.0**480)
+    assert one.act(est.t_, 0)[0] == 1
+    assert not one.row_bound
+    with pytest.raises(RuntimeError, match="no row is bound"):
+        one.act(est.t_, 0)
+    assert not one.bind_row(X[:2], 6, 2.0**480)  # two rows: the general path
+    with pytest.raises(RuntimeError, match="no row is bound"):
+        one.learn_logged(one.kernel, est.t_, 0, 1.0, 0.5)
+
+
+def test_generator_binding():
+    """``bind_generator`` takes a ``PCG64`` of the verified layout and nothing
+    else, and follows a replaced bit generator."""
+    if state_module._PCG64_RAW_SIZE is None:
+        pytest.skip("NumPy's PCG64 layout is not the one verified")
+    raw = state_module._PCG64_RAW_SIZE
+    est, _, _ = _fitted(2)
+    one = OneRow(est._kernel()[0], Journal(1 << 16))
+    assert not one.bind_generator(np.random.Generator(np.random.MT19937(0)), raw)
+    assert not one.bind_generator(np.random.default_rng(0), None)
+    assert not one.bind_generator(np.random.default_rng(0), 1000)
+    assert one.bind_generator(np.random.default_rng(0), raw)
+
+
+def _one_row_spy(monkeypatch):
+    """Counts the general drivers' calls on the live loop's paths."""
+    counts = {"run_act": 0, "run_logged": 0}
+    for name in counts:
+        real = getattr(acting_module, name)
+
+        def spy(*args, _real=real, _name=name):
+            counts[_name] += 1
+            return _real(*args)
+
+        monkeypatch.setattr(acting_module, name, spy)
+    return counts
+
+
+@pytest.mark.parametrize("form", ["dense", "csr"])
+@pytest.mark.parametrize("cls", [Banditron, SquareCB, OnlineSelector])
+def test_the_live_loop_takes_the_compiled_one_row_calls(cls, form, monkeypatch):
+    """A fitted learner's ``sample_actions(row)`` and ``partial_fit(row,
+    LoggedFeedback(...))`` play through ``OneRow`` (kept in the kernel cache),
+    not the general drivers; a batch call takes the general ones. Catches the
+    one-row calls falling back to the general path unnoticed."""
+    est, X, y = _fitted(3, cls)
+    rows = _live_rows(X, form)
+    counts = _one_row_spy(monkeypatch)
+    for i in range(4):
+        a, p = est.sample_actions(rows[i])
+        est.partial_fit(rows[i], LoggedFeedback(a, [float(a[0] == y[i])], p))
+    assert counts == {"run_act": 0, "run_logged": 0}
+    assert isinstance(est._kernel_cache[3], OneRow)
+    a, p = est.sample_actions(X[4:6])
+    est.partial_fit(X[4:6], LoggedFeedback(a, [1.0, 0.0], p))
+    assert counts == {"run_act": 1, "run_logged": 1}
+
+
+def _live_rows(X, form):
+    if form == "dense":
+        return [np.ascontiguousarray(X[i : i + 1]) for i in range(X.shape[0])]
+    Xs = sp.csr_matrix(X)
+    return [Xs[i : i + 1] for i in range(X.shape[0])]
+
+
+def _general_path_only(est):
+    """Make ``est`` take the general one-row path (no ``OneRow``)."""
+    est._one_row = lambda X, cached: None
+
+
+def _scenario(est, X, y, rows):
+    """A live stream with everything that may leave a compiled call's caches
+    stale: served rows learned later (a read-ahead past pending rows),
+    off-policy rounds, a refused call, ``set_params``, the generator replaced
+    and reseeded in place, pickling mid-stream, a call that fails after its
+    draw. Returns the learner it ends with and every served action and
+    propensity."""
+    served = []
+
+    def serve(i):
+        a, p = est.sample_actions(rows[i])
+        served.append((a.tolist(), p.tolist()))
+        return a, p
+
+    def learn(i, a, p, reward=None):
+        r = float(a[0] == y[i]) if reward is None else reward
+        est.partial_fit(rows[i], LoggedFeedback(a, [r], p))
+
+    for i in range(3):
+        learn(i, *serve(i))
+    pending = [serve(i) for i in range(3, 6)]  # served ahead, learned later
+    for i, (a, p) in zip(range(3, 6), pending, strict=True):
+        learn(i, a, p)
+    learn(6, np.array([0]), np.array([0.25]), 1.0)  # not the learner's draw
+    bad = np.full((1, X.shape[1]), np.nan) if type(rows[0]) is np.ndarray else None
+    if bad is not None:
+        with pytest.raises(ValueError, match="NaN"):
+            est.sample_actions(bad)
+    with pytest.raises(ValueError, match="actions not in classes_"):
+        learn(7, np.array([9]), np.array([0.5]), 1.0)
+    learn(7, *serve(7))
+    est.set_params(random_state=1)  # a parameter replaced: a new kernel
+    learn(8, *serve(8))
+    est._rng = np.random.default_rng(11)  # the generator replaced
+    learn(9, *serve(9))
+    est._rng.bit_generator.state = np.random.default_rng(12).bit_generator.state
+    learn(10, *serve(10))  # reseeded in place: the same object
+    est = pickle.loads(pickle.dumps(est))
+    learn(11, *serve(11))
+    a, p = serve(12)
+
+    def fail(kernel):
+        raise KeyboardInterrupt
+
+    est._after_block = fail  # after the round was played and its pair drawn
+    with pytest.raises(KeyboardInterrupt):
+        learn(12, a, p)
+    del est._after_block
+    learn(12, a, p)
+    for i in range(13, 16):
+        learn(i, *serve(i))
+    return est, served
+
+
+@pytest.mark.parametrize("form", ["dense", "csr"])
+@pytest.mark.parametrize("entry", BANDIT_ENTRIES, ids=lambda e: e.id)
+def test_one_row_calls_play_as_the_general_path(entry, form, monkeypatch):
+    """Every bandit learner serves and learns the same stream bit for bit
+    through ``OneRow`` and through the general path (``run_act`` and
+    ``run_logged`` on a one-row X), with every cache-invalidating event of
+    ``_scenario`` on the way. Catches a ``OneRow`` whose generator binding,
+    read-ahead, kernel or rollback is stale or wrong."""
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(20, 5)) / 4.0
+    X[X < -0.1] = 0.0
+    y = rng.integers(0, 3, size=20)
+    learners = []
+    for general in (False, True):
+        est = entry.make(random_state=0).partial_fit(X[:4], y[:4], classes=[0, 1, 2])
+        with monkeypatch.context() as m, warnings.catch_warnings():
+            if general:
+                m.setattr(TransactionMixin, "_one_row", lambda self, X, cached: None)
+            warnings.simplefilter("ignore", OffPolicyWarning)
+            learners.append(_scenario(est, X[4:], y[4:], _live_rows(X[4:], form)))
+    (fast, fast_served), (slow, slow_served) = learners
+    assert fast_served == slow_served
+    assert fast.n_pending_ == slow.n_pending_ == 0
+    assert_same_learner(fast, slow)
+
+
+def test_a_failed_one_row_call_restores_the_generator():
+    """A logged one-row call that fails after its round was played (the
+    pair drawn, the state written) leaves the learner as before it, the
+    generator's buffered word included (``OneRow.save_generator`` and the
+    journal), and the next call plays as if it had not been made."""
+    est, X, y = _fitted(5, SquareCB)
+    est._rng = _buffered_rng(6)
+    row = np.ascontiguousarray(X[:1])
+    a, p = est.sample_actions(row)
+    twin = copy.deepcopy(est)
+    before, rng_before = snapshot(est), est._rng.bit_generator.state
+    est._after_block = _interrupt
+    with pytest.raises(KeyboardInterrupt):
+        est.partial_fit(row, LoggedFeedback(a, [1.0], p))
+    del est._after_block
+    assert est._rng.bit_generator.state == rng_before
+    assert_same_state(est, before)
+    for learner in (est, twin):
+        learner.partial_fit(row, LoggedFeedback(a, [1.0], p))
+    assert_same_learner(est, twin)
+
+
+@pytest.mark.parametrize(
+    "generator",
+    [lambda: np.random.Generator(np.random.MT19937(3)), None],
+    ids=["MT19937", "layout-unverified"],
+)
+def test_other_generators_take_the_general_path(generator, monkeypatch):
+    """A generator ``OneRow`` cannot save raw (another bit generator, or a
+    ``PCG64`` whose layout was not verified) takes the general path, with the
+    same play."""
+    est, X, y = _fitted(7)
+    if generator is None:
+        monkeypatch.setattr(state_module, "_PCG64_RAW_SIZE", None)
+    else:
+        est._rng = generator()
+    twin = copy.deepcopy(est)
+    _general_path_only(twin)
+    counts = _one_row_spy(monkeypatch)
+    for learner in (est, twin):
+        for i in range(3):
+            a, p = learner.sample_actions(X[i : i + 1])
+            learner.partial_fit(X[i : i + 1], LoggedFeedback(a, [1.0], p))
+    assert counts == {"run_act": 6, "run_logged": 6}
+    assert_same_learner(est, twin)
+
+
+@pytest.mark.parametrize("form", ["dense", "csr"])
+@pytest.mark.parametrize("call", ["sample_actions", "logged"])
+def test_one_row_calls_run_the_row_hook(call, form):
+    """``OneRow`` takes rows the compiled check accepts, and the learner's own
+    rule (``_check_rows``: SeparableOneVsAll's rows of norm at most 1 for the
+    rational kernel) still refuses one, with nothing changed, while the
+    kernel cache is valid (each bad call follows a good round). Catches the
+    hook skipped on the compiled one-row calls."""
+    from skbandit import SeparableOneVsAll
+
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(12, 5)) / 4.0
+    y = rng.integers(0, 3, size=12)
+    est = SeparableOneVsAll(kernel="rational", large_norm="raise", random_state=0)
+    est.partial_fit(X[:6], y[:6], classes=[0, 1, 2])
+    rows = _live_rows(X, form)
+    long = np.array([[1.2, 0.0, 0.0, 0.0, 0.0]])
+    bad = long if form == "dense" else sp.csr_matrix(long)
+    twin = copy.deepcopy(est)  # (reading the state may rebuild the kernel)
+    for i in range(6, 9):
+        for learner in (est, twin):  # a good round: the cache is valid
+            a, p = learner.sample_actions(rows[i])
+            learner.partial_fit(rows[i], LoggedFeedback(a, [1.0], p))
+        # the compiled check accepts the row: the compiled one-row call takes it
+        assert est._cached_kernel() is not None and lean_rows(bad, 5, 2.0**480)
+        with pytest.raises(ValueError, match="norm at most 1"):
+            if call == "sample_actions":
+                est.sample_actions(bad)
+            else:
+                est.partial_fit(bad, LoggedFeedback(a, [1.0], p))
+    assert_same_learner(est, twin)
+
+
+@pytest.mark.filterwarnings("ignore::skbandit.OffPolicyWarning")
+@pytest.mark.parametrize("form", ["dense", "csr"])
+@pytest.mark.parametrize("entry", BANDIT_ENTRIES, ids=lambda e: e.id)
+def test_one_row_journal(entry, form, monkeypatch):
+    """``OneRow``'s journal is the transaction's (``_transaction.Journal``,
+    made once per kernel and reused): no one-row round records more than its
+    kernel's bound (``overrun``), and one that cannot grow fails the call with
+    a ``MemoryError`` before the row writes anything, the learner and its
+    generator as before it, its next calls as if it had not been made.
+    Catches a one-row round played without its reservation, or a journal not
+    undone or not reset between calls."""
+    made = []
+
+    def journal(limit, cap=0):
+        j = Journal(limit)
+        j.max_capacity = cap
+        made.append(j)
+        return j
+
+    monkeypatch.setattr("skbandit._base._transaction.Journal", journal)
+    rng = np.random.default_rng(9)
+    X = rng.normal(size=(30, 6)) / 4.0
+    X[X < -0.1] = 0.0
+    y = rng.integers(0, 3, size=30)
+    rows = _live_rows(X, form)
+    est = entry.make(random_state=9).partial_fit(X[:5], y[:5], classes=[0, 1, 2])
+    for i in range(5, 15):
+        a, p = est.sample_actions(rows[i])
+        est.partial_fit(rows[i], LoggedFeedback(a, [float(a[0] == y[i])], p))
+    assert made and not any(j.overrun for j in made)
+    if len(est._kernel_cache) > 3:  # (SeparableOneVsAll's store remakes it)
+        assert est._kernel_cache[3].journal in made
+        assert est._kernel_cache[3].journal.n_entries == 0  # committed
+    # a journal that cannot hold one row: the next OneRow gets it
+    monkeypatch.setattr(
+        "skbandit._base._transaction.Journal", lambda limit: journal(limit, 1)
+    )
+    est._kernel_cache = est._kernel_cache[:3]
+    a, p = est.sample_actions(rows[15])
+    twin = copy.deepcopy(est)
+    before, rng_before = snapshot(est), est._rng.bit_generator.state
+    bound = est._kernel()[0].py_journal_bound(int(np.count_nonzero(X[15])))[0]
+    if bound <= 1:
+        return  # this learner writes at most one entry per round
+    with pytest.raises(MemoryError, match="undo journal"):
+        est.partial_fit(rows[15], LoggedFeedback(a, [1.0], p))
+    assert_same_state(est, before)
+    assert est._rng.bit_generator.state == rng_before
+    monkeypatch.setattr("skbandit._base._transaction.Journal", journal)
+    for learner in (est, twin):
+        for i in range(15, 20):
+            a, p = learner.sample_actions(rows[i])
+            learner.partial_fit(rows[i], LoggedFeedback(a, [1.0], p))
+    assert_same_learner(est, twin)
+
+
+def test_one_row_memory_is_per_row_on_sparse_rows():
+    """A one-row call on a CSR row allocates what the row needs, not O(d):
+    ``OneRow`` makes its dense scratch (12 d bytes) only for a dense row.
+    Measured with ``tracemalloc`` (NumPy's allocations are traced) on the
+    call that creates the ``OneRow``, at d = 2**16 (the scratch would be
+    768 KiB). Catches scratch buffers allocated up front."""
+    import tracemalloc
+
+    d = 1 << 16
+    rng = np.random.default_rng(10)
+    X = sp.random(8, d, density=20 / d, format="csr", random_state=rng)
+    y = rng.integers(0, 2, size=8)
+    est = Banditron(random_state=0).partial_fit(X[:4], y[:4], classes=[0, 1])
+    row = X[4:5]
+    est.partial_fit(row, [y[4]])  # the kernel cache is valid now
+    assert len(est._kernel_cache) == 3
+    tracemalloc.start()
+    try:
+        a, p = est.sample_actions(row)  # makes the OneRow
+        est.partial_fit(row, LoggedFeedback(a, [1.0], p))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert isinstance(est._kernel_cache[3], OneRow)
+    assert peak < 12 * d // 4, peak

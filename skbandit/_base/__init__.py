@@ -13,11 +13,13 @@ Module map
     The one row form every kernel reads (float64, finite, ``|x| <= 2**480``,
     dense C-ordered or canonical CSR): the magnitude bound ``_MAX_ABS_X``, the
     sparse-structure, canonical-order, magnitude and finiteness checks, the lean
-    single-row test ``_lean_rows_ok``, and ``_kernel_arrays`` (the
-    ``(data, indices, indptr, dense)`` view the compiled drivers take).
+    row test ``_lean_rows_ok`` (the compiled ``lean_rows``), and
+    ``_kernel_arrays`` (the ``(data, indices, indptr, dense)`` view the
+    compiled drivers take).
 ``_validation``
     ``InputValidationMixin``: input validation and label encoding —
     ``_validate_X`` (the full path), ``_rows_fast`` (the lean path),
+    ``_lean_rows_allowed`` (may a learner's rows skip ``_validate_X``),
     ``_check_rows`` (a learner's row hook), ``_validate_params_cached``, the
     classes (``_check_classes``, ``_check_same_classes``), labels and logged
     actions as codes (``_lean_label_code``, ``_scalar_code``, ``_check_logged``).
@@ -32,13 +34,16 @@ Module map
     ``_transaction`` (a call), ``_play_blocks`` (the block loop: undo journal,
     copy mode, early block ends, rollback), the kernel cache (``_kernel``,
     ``_cached_kernel``, ``_lean_kernel`` (a one-row call's parameter check),
-    ``_cache_key``, ``__getstate__``), ``_raise_kernel_status``.
+    ``_cache_key``, ``__getstate__``), ``_one_row`` (the compiled one-row calls
+    of the live loop, ``OneRow``, kept with the cached kernel),
+    ``_raise_kernel_status``.
 ``_training``
     ``TrainingMixin``: ``fit``, ``partial_fit`` (the full and the lean
     single-row path) and ``_play``, a pass over labelled rows (``run_pass``).
 ``_acting``
     ``ActingMixin``: live acting (``sample_actions``, the serving cursor
-    ``n_pending_``, ``_peek_uniforms``) and logged learning
+    ``n_pending_``, ``_peek_uniforms``; one row through ``OneRow.act``) and
+    logged learning
     (``_partial_fit_logged``, ``_fit_logged``, ``_play_logged`` with
     ``run_logged``, the ``OffPolicyWarning``).
 ``_scoring``

@@ -33,9 +33,11 @@ class ActingMixin:
         _rng: np.random.Generator
 
         def _play_blocks(
-            self, X, rows, run, commit, begin, rollback, logged=False, cached=None
-        ): ...
+            self, X, rows, run, commit, begin, rollback, logged=False, cached=None,
+            one=None,
+        ): ...  # fmt: skip
         def _lean_kernel(self): ...
+        def _one_row(self, X, cached): ...
 
     # ---------------------------------------------------------------- acting
     def sample_actions(self, X, classes=None):
@@ -87,6 +89,9 @@ class ActingMixin:
         """
         if classes is None and hasattr(self, "classes_"):
             cached = self._lean_kernel()
+            one = self._one_row(X, cached)
+            if one is not None:  # one row, compiled (the same round)
+                return self._act(X, cached, one)
             return self._act(self._rows_fast(X), cached)
         return self._transaction(self._sample_actions_first, X, classes)
 
@@ -113,18 +118,25 @@ class ActingMixin:
             self._reset(new_classes, X.shape[1])
         return self._act(X)
 
-    def _act(self, X, cached=None):
+    def _act(self, X, cached=None, one=None):
+        """Act on the validated rows X (``run_act``), reading the uniforms
+        ahead (``_peek_uniforms``); with ``one`` (``_one_row``: X is its bound
+        row), ``OneRow.act`` plays the same round and reads the same pair."""
         n = X.shape[0]
         pending = self.__dict__.get("_n_pending", 0)
-        uniforms = self._peek_uniforms(pending, n)
-        kernel = (self._kernel() if cached is None else cached)[0]
-        played = np.empty(n, dtype=np.int32)
-        propensities = np.empty(n, dtype=np.float64)
-        data, indices, indptr, dense = _kernel_arrays(X)
-        done = run_act(
-            kernel, data, indices, indptr, dense, uniforms, self.t_ + pending,
-            played, propensities,
-        )  # fmt: skip
+        if one is not None:
+            kernel = one.kernel
+            done, played, propensities = one.act(self.t_ + pending, pending)
+        else:
+            uniforms = self._peek_uniforms(pending, n)
+            kernel = (self._kernel() if cached is None else cached)[0]
+            played = np.empty(n, dtype=np.int32)
+            propensities = np.empty(n, dtype=np.float64)
+            data, indices, indptr, dense = _kernel_arrays(X)
+            done = run_act(
+                kernel, data, indices, indptr, dense, uniforms, self.t_ + pending,
+                played, propensities,
+            )  # fmt: skip
         if done != n:
             self.__dict__.pop("_kernel_cache", None)  # it keeps its status
             self._raise_kernel_status(kernel, X, row=done)
@@ -151,7 +163,7 @@ class ActingMixin:
     # -------------------------------------------------------- logged rounds
     def _partial_fit_logged(self, X, logged, classes):
         first_call = not hasattr(self, "classes_")
-        cached = None
+        cached = one = None
         if first_call:
             self._validate_params()
             if classes is None:
@@ -166,7 +178,9 @@ class ActingMixin:
             new_classes = self.classes_
             if classes is not None:
                 self._check_same_classes(classes, "the first call to partial_fit")
-            X = self._rows_fast(X)
+            one = self._one_row(X, cached)
+            if one is None:
+                X = self._rows_fast(X)
         if X.shape[0] != len(logged):
             raise ValueError(
                 f"X has {X.shape[0]} rows but the LoggedFeedback has "
@@ -178,7 +192,7 @@ class ActingMixin:
         self.n_iter_ = 0
         n = X.shape[0]
         rows = _ONE_ROW if n == 1 else np.arange(n, dtype=np.int32)
-        self._warn_off_policy(self._play_logged(X, codes, logged, rows, cached))
+        self._warn_off_policy(self._play_logged(X, codes, logged, rows, cached, one))
         self.n_iter_ = 1
         return self
 
@@ -217,17 +231,25 @@ class ActingMixin:
                 stacklevel=_caller_stacklevel(),
             )
 
-    def _play_logged(self, X, codes, logged, rows, cached=None) -> int:
+    def _play_logged(self, X, codes, logged, rows, cached=None, one=None) -> int:
         """Learn the logged rounds ``rows`` of X in order, block by block, under
         the failure guarantee; returns the number of off-policy rounds.
-        ``cached``: the kernel of ``_lean_kernel``, if any."""
-        data, indices, indptr, dense = _kernel_arrays(X)
+        ``cached``: the kernel of ``_lean_kernel``, if any; ``one``: the
+        ``OneRow`` of a one-row call (``_one_row``), which plays its round."""
         rewards, propensities = logged.rewards, logged.propensities
         binary = self._logged_rewards == "binary"
         n_off = 0
         pending = [0]
+        if one is None:
+            data, indices, indptr, dense = _kernel_arrays(X)
 
         def run(kernel, block, uniforms):
+            if one is not None:  # one round, compiled: the same as run_logged's
+                done = one.learn_logged(
+                    kernel, self.t_, codes.item(0), rewards.item(0),
+                    propensities.item(0),
+                )  # fmt: skip
+                return done, (one.greedy, one.own)
             n = block.shape[0]
             out = (np.empty(n, dtype=np.int32), np.empty(n, dtype=np.int8))
             done = run_logged(
@@ -239,18 +261,19 @@ class ActingMixin:
         def commit(block, out):
             nonlocal n_off
             n = block.shape[0]
-            greedy, own = out[0][:n], out[1][:n]
             # Greedy mistakes the feedback reveals: the greedy action was
             # played and not rewarded, or (0/1 rewards) another action was
             # rewarded. Without labels the others are unknown.
             if n == 1:  # the single-row path: Python scalars
+                greedy, own = out if one is not None else (a.item(0) for a in out)
                 i = block.item(0)
                 right = rewards.item(i) == 1.0
-                same = codes.item(i) == greedy.item(0)
+                same = codes.item(i) == greedy
                 n_wrong = 0 if right else 1
                 n_revealed = int(same != right if binary else same and not right)
-                n_own = own.item(0)
+                n_own = int(own)
             else:
+                greedy, own = out[0][:n], out[1][:n]
                 right = rewards[block] == 1.0
                 same = codes[block] == greedy
                 n_wrong = int(n - np.count_nonzero(right))
@@ -270,6 +293,6 @@ class ActingMixin:
             self._n_pending = pending[0]
 
         self._play_blocks(
-            X, rows, run, commit, begin, rollback, logged=True, cached=cached
+            X, rows, run, commit, begin, rollback, logged=True, cached=cached, one=one
         )
         return n_off

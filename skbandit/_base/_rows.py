@@ -16,7 +16,12 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_array
 
-from skbandit._core._kernel import check_csr_canonical, csr_is_canonical, within_bound
+from skbandit._core._kernel import (
+    check_csr_canonical,
+    csr_is_canonical,
+    lean_rows,
+    within_bound,
+)
 
 # The largest feature magnitude any learner accepts: 2**480 (about 3.1e144),
 # sqrt(float64 max) / 2**32. With fewer than 2**31 columns (the kernels' 32-bit
@@ -25,8 +30,6 @@ from skbandit._core._kernel import check_csr_canonical, csr_is_canonical, within
 # sums. Larger values are refused by the validation (ValueError) on every path.
 _MAX_ABS_X = 2.0**480
 
-_CSR_TYPES = (sp.csr_matrix, sp.csr_array)
-_INDEX_DTYPES = (np.dtype(np.int32), np.dtype(np.int64))
 # The rows argument of a one-row ``_play``.
 _ONE_ROW = np.zeros(1, dtype=np.int32)
 _ONE_ROW.flags.writeable = False
@@ -37,38 +40,9 @@ def _lean_rows_ok(X, n_features: int) -> bool:
     with ``n_features`` columns and at least one row: a float64
     C-ordered 2-D ``ndarray``, or a CSR matrix with float64 values, index
     arrays that pass ``check_csr`` and canonical rows; every value finite and
-    within the magnitude bound. O(1) checks and compiled O(nnz) scans, no copy."""
-    kind = type(X)
-    if kind is np.ndarray:
-        return (
-            X.ndim == 2
-            and X.dtype == np.float64
-            and X.shape[0] > 0
-            and X.shape[1] == n_features
-            and X.flags.c_contiguous
-            and within_bound(X.reshape(-1), _MAX_ABS_X)
-        )
-    if kind not in _CSR_TYPES:
-        return False
-    n_rows, n_cols = X.shape
-    data, indices, indptr = X.data, X.indices, X.indptr
-    return (
-        n_rows > 0
-        and n_cols == n_features
-        and type(data) is np.ndarray
-        and data.dtype == np.float64
-        and data.ndim == 1
-        and data.flags.c_contiguous
-        and indices.dtype == indptr.dtype
-        and indices.dtype in _INDEX_DTYPES
-        and indices.ndim == 1
-        and indptr.ndim == 1
-        and indices.flags.c_contiguous
-        and indptr.flags.c_contiguous
-        and check_csr_canonical(indptr, indices, data.shape[0], n_rows, n_cols)
-        == ("", True)
-        and within_bound(data, _MAX_ABS_X)
-    )
+    within the magnitude bound. O(1) checks and compiled O(nnz) scans, no copy
+    (the compiled ``lean_rows``, which ``OneRow.bind_row`` shares)."""
+    return lean_rows(X, n_features, _MAX_ABS_X)
 
 
 def _check_sparse_structure(X) -> bool | None:

@@ -50,6 +50,17 @@ The failure guarantee
 * Every distribution a learner plays, logs or returns is checked to be a
   probability vector (the pass drivers check each round's, in O(k)); an
   invalid one raises a ``FloatingPointError`` naming it, with the same rollback.
+
+The live loop's one-row calls
+-----------------------------
+``sample_actions(row)`` and ``partial_fit(row, LoggedFeedback(...))`` on a
+fitted learner play their round through the compiled ``OneRow``
+(``skbandit._core._kernel``; ``_one_row``), kept in the kernel cache next to
+the kernel it plays (so whatever makes a new kernel makes a new one): the row
+checked and bound by one compiled check, the uniform pair drawn from the
+generator's ``bitgen_t`` (its state saved and restored as raw bytes), an undo
+journal reused from call to call, and the drivers' own round bodies. The call
+is the same transaction: ``_play_blocks`` with ``one``.
 """
 
 from __future__ import annotations
@@ -60,9 +71,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 import scipy.sparse as sp
 
+from skbandit._base import _rows, _state
 from skbandit._base._rows import _input_bytes
 from skbandit._base._state import _rng_restore
-from skbandit._core._kernel import DISTRIBUTION_TOL, Journal, KernelStatus
+from skbandit._core._kernel import DISTRIBUTION_TOL, Journal, KernelStatus, OneRow
 
 # Rows per call of the compiled pass driver. Uniforms are drawn per block so
 # memory stays bounded on long streams; the generator yields the same stream
@@ -86,8 +98,12 @@ class TransactionMixin:
     if TYPE_CHECKING:  # what it uses of the skeleton (skbandit.base)
         _parameter_constraints: dict
         _state_attrs: tuple[str, ...]
+        _rng: np.random.Generator
+        n_features_in_: int
 
         def _make_kernel(self): ...
+        def _lean_rows_allowed(self) -> bool: ...
+        def _check_rows(self, X) -> None: ...
 
     def _transaction(self, method, *args):
         """Run ``method`` under the failure guarantee (module docstring).
@@ -113,7 +129,7 @@ class TransactionMixin:
             self.__dict__.pop("_blocks_done", None)
 
     def _play_blocks(
-        self, X, rows, run, commit, begin, rollback, logged=False, cached=None
+        self, X, rows, run, commit, begin, rollback, logged=False, cached=None, one=None
     ):
         """The block loop of every training pass, under the failure guarantee
         (module docstring).
@@ -131,6 +147,12 @@ class TransactionMixin:
         this costs O(entries written + k); in the copy mode (module docstring)
         O(model), at most 1/_COPY_RATIO of the block's input. ``cached`` is
         ``_kernel()``'s answer when the caller has it (``_lean_kernel``).
+
+        ``one``: the ``OneRow`` of a one-row call (``_one_row``), bound to X's
+        row and the generator. The same loop, with its journal (kept from call
+        to call) instead of a new one, its raw copy of the generator's state
+        instead of the rollback point's, and the uniforms drawn into it
+        (``run`` then plays with ``one``, getting ``uniforms=None``).
         """
         kernel, model_bytes = self._kernel() if cached is None else cached
         if logged and kernel.full_information:
@@ -138,11 +160,19 @@ class TransactionMixin:
                 f"{type(self).__name__} is a full-information learner: it learns "
                 "from the true labels and cannot learn from LoggedFeedback."
             )
-        journal = Journal(self._journal_limit(model_bytes))
+        if one is None:
+            journal = Journal(self._journal_limit(model_bytes))
+            input_bytes = _input_bytes
+        else:  # one row: the journal and the row's size are one's
+            journal = one.journal
+
+            def input_bytes(X, rows):
+                return one.row_bytes
+
         # a block is rolled back by a copy of the state instead of the journal
         # when the copy is at most 1/_COPY_RATIO of the input the block reads
         # (batch calls on small models: the copy is then cheaper than journaling)
-        may_copy = model_bytes * _COPY_RATIO <= _input_bytes(X, None)
+        may_copy = model_bytes * _COPY_RATIO <= input_bytes(X, None)
         # rows per block: _BLOCK_ROWS, or after a block the journal ended early
         # twice its rows (doubling again after a full one), so that a call
         # whose rows write much does not draw uniforms for rows it cannot play
@@ -150,14 +180,19 @@ class TransactionMixin:
         while start < total:
             block = rows[start : start + size]
             n = block.shape[0]
-            point = self._rollback_point()
-            copy = may_copy and model_bytes * _COPY_RATIO <= _input_bytes(X, block)
+            point = self._rollback_point(rng=one is None)
+            if one is not None:
+                one.save_generator()
+            copy = may_copy and model_bytes * _COPY_RATIO <= input_bytes(X, block)
             saved = self._get_state() if copy else None
             try:
                 begin()
                 kernel = self._before_block(kernel, n)
                 kernel.set_journal(None if copy else journal)
-                uniforms = self._rng.random((n, 2))
+                if one is None:
+                    uniforms = self._rng.random((n, 2))
+                else:
+                    uniforms = one.draw()  # None: the pair is one's
                 done, out = run(kernel, block, uniforms)
                 if kernel.status != 0:
                     self._raise_kernel_status(kernel, X, row=block[min(done, n - 1)])
@@ -165,8 +200,13 @@ class TransactionMixin:
                     self._raise_kernel_status(kernel, X, status=STATUS_NONFINITE)
                 block_rows = n
                 if done < n:  # the journal reached its limit: a shorter block
+                    # (not with one row: a driver stops before its only round
+                    # only with a status set, raised above)
                     block, n = block[:done], done
-                    _rng_restore(self._rng, point[0]["_rng"])
+                    if one is not None:
+                        one.restore_generator()
+                    else:
+                        _rng_restore(self._rng, point[0]["_rng"])
                     self._rng.random((n, 2))
                 self._after_block(kernel)
                 commit(block, out)
@@ -175,6 +215,8 @@ class TransactionMixin:
                 kernel.status = 0
                 journal.undo()
                 self._restore_point(point)
+                if one is not None:
+                    one.restore_generator()
                 if saved is not None:
                     self._set_state(saved)  # into the block's own arrays
                 rollback()
@@ -233,6 +275,35 @@ class TransactionMixin:
         ):
             return cache[1], cache[2]
         return None
+
+    def _one_row(self, X, cached):
+        """The compiled one-row calls (``skbandit._core._kernel.OneRow``) of
+        the cached kernel, bound to X's row and the learner's generator, or
+        None (the caller takes the general path, which validates X, raises
+        its errors and plays any other input). ``cached``: ``_lean_kernel``'s
+        answer.
+
+        Taken when the kernel cache is valid (``cached``; the ``OneRow`` is
+        kept in the cache, so whatever drops or replaces the kernel drops it),
+        the learner may skip ``_validate_X`` (``_lean_rows_allowed``), X is
+        one row in the common form (``OneRow.bind_row``: the compiled check
+        of ``_rows_fast``, then the learner's ``_check_rows`` as on every
+        path) and the generator is a ``PCG64`` of the verified layout
+        (``OneRow.bind_generator``)."""
+        if cached is None or not self._lean_rows_allowed():
+            return None
+        cache = self.__dict__["_kernel_cache"]  # valid: ``cached`` is from it
+        one = cache[3] if len(cache) > 3 else None
+        if one is None:
+            one = OneRow(cached[0], Journal(self._journal_limit(cached[1])))
+            self._kernel_cache = (*cache[:3], one)
+        if not (
+            one.bind_generator(self._rng, _state._PCG64_RAW_SIZE)
+            and one.bind_row(X, self.n_features_in_, _rows._MAX_ABS_X)
+        ):
+            return None
+        self._check_rows(X)
+        return one
 
     def _lean_kernel(self):
         """The parameters' check of a lean one-row call on a fitted learner,

@@ -18,7 +18,9 @@ action (``_scalar_code``), one round of ``sample_actions`` and ``partial_fit``
 costs no per-call validation beyond that, and the compiled kernel of the
 previous call is reused while the parameters and state attributes it was built
 from are the same objects (``TransactionMixin._kernel``; a valid cached kernel
-also stands for the parameters' check, ``TransactionMixin._lean_kernel``).
+also stands for the parameters' check, ``TransactionMixin._lean_kernel``). The
+live loop's one-row calls go further (``TransactionMixin._one_row``): the same
+compiled check binds the row for a compiled round (``OneRow.bind_row``).
 
 Labels and actions
 ------------------
@@ -151,14 +153,20 @@ class InputValidationMixin:
         every row of a learner that overrides ``_validate_X`` or was fitted on
         named features) goes through the full validation (``_validate_X``),
         which converts it or raises the usual errors."""
-        if (
-            type(self)._validate_X is _BASE_VALIDATE_X
-            and "feature_names_in_" not in self.__dict__
-            and _lean_rows_ok(X, self.n_features_in_)
-        ):
+        if self._lean_rows_allowed() and _lean_rows_ok(X, self.n_features_in_):
             self._check_rows(X)
             return X
         return self._validate_X(X, reset=False)
+
+    def _lean_rows_allowed(self) -> bool:
+        """Rows already in the common form may skip ``_validate_X`` (the lean
+        paths ``_rows_fast`` and ``TransactionMixin._one_row``): not when the
+        learner overrides it (its checks must run) or was fitted on named
+        features (scikit-learn then checks the names)."""
+        return (
+            type(self)._validate_X is _BASE_VALIDATE_X
+            and "feature_names_in_" not in self.__dict__
+        )
 
     # ------------------------------------- classes, labels and logged actions
     def _lean_label_code(self, y):

@@ -1,14 +1,24 @@
-"""Pass driver and one-round interface shared by every learner (see _kernel.pxd)."""
+"""Pass driver and one-round interface shared by every learner (see _kernel.pxd);
+the compiled row checks, and the live loop's one-row calls (``OneRow``)."""
 
 
 cimport cython
+cimport numpy as cnp
 from cpython.mem cimport PyMem_RawFree, PyMem_RawRealloc
+from cpython.pycapsule cimport PyCapsule_GetPointer
 from cpython.pyport cimport PY_SSIZE_T_MAX
 from libc.math cimport INFINITY, fabs
+from libc.stdint cimport uintptr_t
+from libc.string cimport memcpy
+from numpy.random cimport bitgen_t
 
 import numpy as np
+from numpy.random import PCG64
+from scipy.sparse import csr_array, csr_matrix
 
 from skbandit._core._explore import GreedyExplorer
+
+cnp.import_array()
 
 
 cdef inline Py_ssize_t _grown(Py_ssize_t cap, Py_ssize_t need, Py_ssize_t limit,
@@ -540,6 +550,20 @@ cdef inline Row _row(const double[::1] data, const int[::1] indices,
 cdef int _DENSE_SKIP = 63
 
 
+cdef inline Row compact_dense(Row x, int* cind, double* cval) noexcept nogil:
+    """The dense row ``x`` as its non-zero entries (in column order) written
+    to ``cind``/``cval`` (``d`` entries each), when at most half of its entries
+    are non-zero; else ``x`` itself (``row_dense`` tells which). Exact: see
+    above. Used by ``_RowReader.row`` and ``OneRow``."""
+    cdef int n = skb_nonzeros(x.val, x.nnz, cind, cval)
+    if 2 * n > x.nnz:
+        return x
+    x.val = cval
+    x.ind = cind
+    x.nnz = n
+    return x
+
+
 @cython.final
 cdef class _RowReader:
     """The rows of X (dense flattened or CSR arrays) as ``Row``s, for every
@@ -567,19 +591,14 @@ cdef class _RowReader:
         """Row ``i``: a CSR row, or a dense row or its non-zero entries."""
         cdef Row x = _row(self.data, self.indices, self.indptr, self.dense,
                           self.d, i)
-        cdef int n
         if not self.dense:
             return x
         if self.skip > 0:
             self.skip -= 1
             return x
-        n = skb_nonzeros(x.val, x.nnz, &self.cind[0], &self.cval[0])
-        if 2 * n > x.nnz:
+        x = compact_dense(x, &self.cind[0], &self.cval[0])
+        if row_dense(x):
             self.skip = _DENSE_SKIP
-            return x
-        x.val = &self.cval[0]
-        x.ind = &self.cind[0]
-        x.nnz = n
         return x
 
 def run_pass(
@@ -744,7 +763,7 @@ ctypedef fused index_t:
     long long
 
 
-cdef Py_ssize_t _scan_indices(const index_t[::1] indices, Py_ssize_t nnz,
+cdef Py_ssize_t _scan_indices(const index_t* indices, Py_ssize_t nnz,
                               Py_ssize_t n_cols, bint* out_of_range) noexcept nogil:
     """One compiled scan of ``indices[:nnz]`` (``skb_scan_indices_*``): flags a
     column index that may be outside ``[0, n_cols)`` (a bound above the index
@@ -756,17 +775,17 @@ cdef Py_ssize_t _scan_indices(const index_t[::1] indices, Py_ssize_t nnz,
         out_of_range[0] = False
         return 0
     if index_t is int:
-        desc = skb_scan_indices_i32(&indices[0], nnz,
+        desc = skb_scan_indices_i32(indices, nnz,
                                     <int>(n_cols if n_cols < 0x7fffffff
                                           else 0x7fffffff), &bad)
     else:
-        desc = skb_scan_indices_i64(&indices[0], nnz, <long long>n_cols, &bad)
+        desc = skb_scan_indices_i64(indices, nnz, <long long>n_cols, &bad)
     out_of_range[0] = bad != 0
     return desc
 
 
-cdef inline bint _canonical_from(const index_t[::1] indptr,
-                                 const index_t[::1] indices, Py_ssize_t n_rows,
+cdef inline bint _canonical_from(const index_t* indptr,
+                                 const index_t* indices, Py_ssize_t n_rows,
                                  Py_ssize_t desc) noexcept nogil:
     """Canonical rows from ``desc``, the count of positions ``j >= 1`` with
     ``indices[j] <= indices[j - 1]`` over the whole array: true when every such
@@ -781,23 +800,25 @@ cdef inline bint _canonical_from(const index_t[::1] indptr,
     return desc == at_starts
 
 
-cdef str _csr_problem(const index_t[::1] indptr, const index_t[::1] indices,
+cdef str _csr_problem(const index_t* indptr, Py_ssize_t len_indptr,
+                      const index_t* indices, Py_ssize_t len_indices,
                       Py_ssize_t n_data, Py_ssize_t n_rows, Py_ssize_t n_cols,
                       bint* canonical):
     """``check_csr``'s message, and (when it is ``""``) ``csr_is_canonical``
-    to ``canonical``, from one scan of the indices."""
+    to ``canonical``, from one scan of the indices (the arrays as pointers
+    and lengths: ``check_csr`` and the compiled lean-row check share it)."""
     cdef Py_ssize_t i, j, nnz, desc = 0
     cdef bint out_of_range = False
     canonical[0] = False
-    if indptr.shape[0] != n_rows + 1:
-        return (f"indptr has length {indptr.shape[0]}, expected n_rows + 1 = "
+    if len_indptr != n_rows + 1:
+        return (f"indptr has length {len_indptr}, expected n_rows + 1 = "
                 f"{n_rows + 1}")
     if indptr[0] != 0:
         return f"indptr[0] is {indptr[0]}, expected 0"
     nnz = indptr[n_rows]
-    if nnz != n_data or nnz != indices.shape[0]:
+    if nnz != n_data or nnz != len_indices:
         return (f"indptr[-1] is {nnz} but there are {n_data} stored values and "
-                f"{indices.shape[0]} column indices")
+                f"{len_indices} column indices")
     # Branch-free scans (they vectorise); the position is looked up only when
     # a problem was found.
     cdef bint decreasing = False
@@ -828,7 +849,8 @@ def check_csr(const index_t[::1] indptr, const index_t[::1] indices,
     ``[0, n_cols)``; otherwise a message naming the first problem found.
     """
     cdef bint canonical
-    return _csr_problem(indptr, indices, n_data, n_rows, n_cols, &canonical)
+    return _csr_problem(&indptr[0], indptr.shape[0], &indices[0], indices.shape[0],
+                        n_data, n_rows, n_cols, &canonical)
 
 
 def check_csr_canonical(const index_t[::1] indptr, const index_t[::1] indices,
@@ -836,7 +858,8 @@ def check_csr_canonical(const index_t[::1] indptr, const index_t[::1] indices,
     """``(check_csr(...), csr_is_canonical(...))`` from one scan of the
     indices (the second is False when the first is not ``""``)."""
     cdef bint canonical
-    problem = _csr_problem(indptr, indices, n_data, n_rows, n_cols, &canonical)
+    problem = _csr_problem(&indptr[0], indptr.shape[0], &indices[0],
+                           indices.shape[0], n_data, n_rows, n_cols, &canonical)
     return problem, canonical
 
 
@@ -859,8 +882,8 @@ def csr_is_canonical(const index_t[::1] indptr, const index_t[::1] indices):
         return True
     nnz = indptr[n_rows]
     with nogil:
-        desc = _scan_indices(indices, nnz, no_bound, &out_of_range)
-        ok = _canonical_from(indptr, indices, n_rows, desc)
+        desc = _scan_indices(&indices[0], nnz, no_bound, &out_of_range)
+        ok = _canonical_from(&indptr[0], &indices[0], n_rows, desc)
     return ok
 
 
@@ -906,6 +929,22 @@ def py_sample_inverse_cdf(const double[::1] p, double u1):
     return sample_inverse_cdf(&p[0], <int>p.shape[0], u1)
 
 
+cdef inline bint act_round(BaseKernel kernel, Row x, long long t, double u1,
+                           double u2, int* action,
+                           double* propensity) noexcept nogil:
+    """One round of ``run_act`` (and of ``OneRow.act``): ``act`` on ``x`` at
+    round ``t``, the drawn action to ``action`` and its logged propensity (the
+    marginal) to ``propensity``. False, with ``kernel.status`` set, when the
+    scores were not finite or the distribution was not valid (``played_ok``)."""
+    cdef int g
+    cdef double p, marginal
+    action[0] = kernel.act(x, t, u1, u2, &g, &p, &marginal)
+    if kernel.status != STATUS_OK or not played_ok(kernel, marginal):
+        return False
+    propensity[0] = marginal
+    return True
+
+
 def run_act(
     BaseKernel kernel,
     const double[::1] data,
@@ -930,9 +969,6 @@ def run_act(
     """
     cdef _RowReader X = _RowReader(data, indices, indptr, dense, kernel.n_features)
     cdef Py_ssize_t i, n = X.n_rows
-    cdef int g
-    cdef double p, marginal
-    cdef Row x
     if uniforms.shape[0] < n or uniforms.shape[1] != 2 or played.shape[0] < n \
             or propensities.shape[0] < n:
         raise ValueError("output or uniform arrays are shorter than the rows")
@@ -941,14 +977,44 @@ def run_act(
     cdef Py_ssize_t done = n
     with nogil:
         for i in range(n):
-            x = X.row(i)
-            played[i] = kernel.act(x, t0 + i + 1, uniforms[i, 0], uniforms[i, 1],
-                                   &g, &p, &marginal)
-            if kernel.status != STATUS_OK or not played_ok(kernel, marginal):
+            if not act_round(kernel, X.row(i), t0 + i + 1, uniforms[i, 0],
+                             uniforms[i, 1], &played[i], &propensities[i]):
                 done = i
                 break
-            propensities[i] = marginal
     return done
+
+
+cdef inline bint logged_round(BaseKernel kernel, JournalData* j, Row x,
+                              long long t, double u1, double u2, int action,
+                              double reward, double logged_propensity,
+                              Py_ssize_t bound_ll, int* greedy,
+                              signed char* own) noexcept nogil:
+    """One round of ``run_logged`` (and of ``OneRow.learn_logged``), described
+    there: the journal's reservation (``j`` NULL: none), ``act``, the own or
+    off-policy probability, ``learn`` and the written entries' check. False,
+    with ``kernel.status`` set, when the round was not played (the journal
+    could not grow, or ``act`` was refused); True when it was (``learn`` or
+    the check may then have set the status: the caller stops after it)."""
+    cdef int b, g
+    cdef double p, marginal, prob
+    cdef Py_ssize_t mark[2]
+    cdef Py_ssize_t lmark[2]
+    if j != NULL and not row_reserved(kernel, j, x, bound_ll, mark, lmark):
+        return False
+    b = kernel.act(x, t, u1, u2, &g, &p, &marginal)
+    if kernel.status != STATUS_OK or not played_ok(kernel, marginal):
+        return False
+    if action == b and logged_propensity == marginal:
+        prob = p
+        own[0] = 1
+    else:
+        prob = logged_propensity
+        own[0] = 0
+    kernel.learn(x, t, action, g, prob, reward)
+    greedy[0] = g
+    if kernel.status == STATUS_OK and j != NULL:
+        row_committable(kernel, j, mark, lmark)
+    return True
 
 
 def run_logged(
@@ -994,9 +1060,6 @@ def run_logged(
     cdef Py_ssize_t t, n = rows.shape[0]
     cdef Py_ssize_t i
     cdef int d = kernel.n_features, k = kernel.n_classes
-    cdef int a, b, g
-    cdef double p, marginal, prob
-    cdef Row x
     cdef _RowReader X = _RowReader(data, indices, indptr, dense, d)
     cdef Py_ssize_t n_rows = X.n_rows
     if kernel.full_information:
@@ -1019,34 +1082,324 @@ def run_logged(
         raise RuntimeError(f"kernel status {kernel.status} was not reset")
     cdef Py_ssize_t done = n
     cdef JournalData* j = kernel.jd
-    cdef Py_ssize_t mark[2]
-    cdef Py_ssize_t lmark[2]
     cdef Py_ssize_t bound_ll = kernel.journal_bound_ll()
     with nogil:
         for t in range(n):
             i = rows[t]
-            x = X.row(i)
-            if j != NULL and not row_reserved(kernel, j, x, bound_ll, mark, lmark):
+            if not logged_round(kernel, j, X.row(i), t0 + t + 1, uniforms[t, 0],
+                                uniforms[t, 1], actions[i], rewards[i],
+                                logged_propensities[i], bound_ll, &greedy[t],
+                                &own[t]):
                 done = t
                 break
-            b = kernel.act(x, t0 + t + 1, uniforms[t, 0], uniforms[t, 1],
-                           &g, &p, &marginal)
-            if kernel.status != STATUS_OK or not played_ok(kernel, marginal):
-                done = t
-                break
-            a = actions[i]
-            if a == b and logged_propensities[i] == marginal:
-                prob = p
-                own[t] = 1
-            else:
-                prob = logged_propensities[i]
-                own[t] = 0
-            kernel.learn(x, t0 + t + 1, a, g, prob, rewards[i])
-            greedy[t] = g
-            if kernel.status == STATUS_OK and j != NULL:
-                row_committable(kernel, j, mark, lmark)
             if kernel.status != STATUS_OK or (j != NULL and (j.n >= j.limit or j.stop)):
                 done = t + 1
                 break
     kernel.rows_played = done
     return done
+
+
+# --------------------------------------------------------- the lean row form
+cdef inline bint _float64_vector(object a, int ndim) noexcept:
+    """``a`` is exactly an ``ndarray`` of ``ndim`` dimensions, native float64,
+    C-contiguous (read in place by the kernels)."""
+    cdef cnp.ndarray arr
+    if type(a) is not np.ndarray:
+        return False
+    arr = <cnp.ndarray>a
+    return (cnp.PyArray_NDIM(arr) == ndim
+            and cnp.PyArray_TYPE(arr) == cnp.NPY_DOUBLE
+            and cnp.PyArray_ISNOTSWAPPED(arr)
+            and cnp.PyArray_IS_C_CONTIGUOUS(arr))
+
+
+cdef inline int _index_size(object a) noexcept:
+    """The item size (4 or 8) of ``a`` when it is exactly a 1-D C-contiguous
+    ``ndarray`` of native signed 32- or 64-bit integers, else 0."""
+    cdef cnp.ndarray arr
+    cdef Py_ssize_t size
+    if type(a) is not np.ndarray:
+        return 0
+    arr = <cnp.ndarray>a
+    size = cnp.PyArray_ITEMSIZE(arr)
+    if (cnp.PyArray_NDIM(arr) == 1 and cnp.PyArray_ISINTEGER(arr)
+            and cnp.PyArray_ISSIGNED(arr) and cnp.PyArray_ISNOTSWAPPED(arr)
+            and cnp.PyArray_IS_C_CONTIGUOUS(arr) and (size == 4 or size == 8)):
+        return <int>size
+    return 0
+
+
+cdef int _lean_form(object X, Py_ssize_t n_features, double bound,
+                    Py_ssize_t max_rows) except -1:
+    """Which lean form ``X`` is in (see ``lean_rows``): 0 none (or more than
+    ``max_rows`` rows: then before any scan), 1 a dense float64 C-ordered 2-D
+    ``ndarray``, 4 or 8 a CSR matrix with 4- or 8-byte index arrays. O(1)
+    checks through NumPy's C API, then compiled O(nnz) scans; no copy, no
+    Python call but SciPy's ``shape``."""
+    cdef cnp.ndarray arr, ip, ii
+    cdef Py_ssize_t rows, cols, n_data
+    cdef int size
+    cdef bint canonical = False
+    cdef str problem
+    if type(X) is np.ndarray:
+        if not _float64_vector(X, 2):
+            return 0
+        arr = <cnp.ndarray>X
+        rows = cnp.PyArray_DIMS(arr)[0]
+        cols = cnp.PyArray_DIMS(arr)[1]
+        if rows <= 0 or rows > max_rows or cols != n_features:
+            return 0
+        if not skb_within_bound(<const double*>cnp.PyArray_DATA(arr), rows * cols,
+                                bound):
+            return 0
+        return 1
+    if type(X) is not csr_matrix and type(X) is not csr_array:
+        return 0
+    rows, cols = X.shape
+    data, indices, indptr = X.data, X.indices, X.indptr
+    if rows <= 0 or rows > max_rows or cols != n_features \
+            or not _float64_vector(data, 1):
+        return 0
+    size = _index_size(indices)
+    if size == 0 or _index_size(indptr) != size:
+        return 0
+    ip, ii = <cnp.ndarray>indptr, <cnp.ndarray>indices
+    n_data = cnp.PyArray_DIMS(<cnp.ndarray>data)[0]
+    if size == 4:
+        problem = _csr_problem(<const int*>cnp.PyArray_DATA(ip),
+                               cnp.PyArray_DIMS(ip)[0],
+                               <const int*>cnp.PyArray_DATA(ii),
+                               cnp.PyArray_DIMS(ii)[0], n_data, rows, cols,
+                               &canonical)
+    else:
+        problem = _csr_problem(<const long long*>cnp.PyArray_DATA(ip),
+                               cnp.PyArray_DIMS(ip)[0],
+                               <const long long*>cnp.PyArray_DATA(ii),
+                               cnp.PyArray_DIMS(ii)[0], n_data, rows, cols,
+                               &canonical)
+    if problem or not canonical:
+        return 0
+    if n_data > 0 and not skb_within_bound(
+            <const double*>cnp.PyArray_DATA(<cnp.ndarray>data), n_data, bound):
+        return 0
+    return size
+
+
+def lean_rows(X, Py_ssize_t n_features, double bound):
+    """True when ``X`` is already in the common row form with ``n_features``
+    columns and at least one row: a float64 C-ordered 2-D ``ndarray``, or a
+    ``csr_matrix``/``csr_array`` with float64 values, index arrays that pass
+    ``check_csr`` (int32 or int64, of one type) and canonical rows; every
+    value within ``bound`` (False for NaN and infinities). The estimators'
+    lean test (``skbandit._base._rows._lean_rows_ok``) and ``OneRow.bind_row``
+    share it."""
+    return _lean_form(X, n_features, bound, PY_SSIZE_T_MAX) != 0
+
+
+# ------------------------------------------------------ the live one-row calls
+@cython.final
+cdef class OneRow:
+    """The compiled one-row calls of the live loop on one kernel:
+    ``sample_actions(row)`` (``act``) and ``partial_fit(row,
+    LoggedFeedback(...))`` (``draw``, then ``learn_logged``).
+
+    They play exactly the rounds of ``run_act`` and ``run_logged`` on a
+    one-row X (the same ``act_round`` and ``logged_round``), with what those
+    drivers take as arguments held here instead, so a call passes a few
+    scalars: the kernel, an undo journal reused from call to call (the
+    caller's: ``OneRow(kernel, journal)``), the buffers of a dense row's
+    non-zero entries, and the learner's generator.
+
+    * ``bind_row(X, d, bound)`` checks X as ``lean_rows`` does (one code) and,
+      when it is one row (dense, or CSR with 32-bit indices), points the next
+      ``act`` or ``learn_logged`` at it; each of those uses the row once
+      (``row_bound`` is then False), so no call plays a row it did not check.
+    * The uniforms come from the generator's ``bitgen_t`` (NumPy's C
+      interface, ``bit_generator.capsule``): ``next_double`` is what
+      ``Generator.random`` calls for each entry, so a pair drawn here is the
+      pair ``Generator.random((1, 2))`` gives. ``bind_generator`` takes a
+      ``PCG64`` whose state layout ``skbandit._base._state`` verified
+      (``raw_size`` bytes at ``ctypes.state_address``, the whole state): its
+      state is then saved and restored by copying those bytes (the read-ahead
+      of ``act``, ``save_generator``/``restore_generator`` for a rollback).
+      Another bit generator is refused (the caller takes the general path).
+    """
+
+    cdef readonly BaseKernel kernel
+    cdef readonly Journal journal
+    # bytes of input the bound row has as the kernels read it (8 per dense
+    # entry, 12 per stored CSR entry: ``_input_bytes``)
+    cdef readonly Py_ssize_t row_bytes
+    # ``learn_logged``'s greedy label and whether the round was the learner's own
+    cdef readonly int greedy
+    cdef readonly bint own
+    cdef object row
+    cdef Row x
+    cdef double[::1] cval
+    cdef int[::1] cind
+    cdef object bit_generator
+    cdef bitgen_t* bitgen
+    cdef char* state
+    cdef Py_ssize_t state_size
+    cdef char saved[64]
+    cdef double u1, u2
+
+    def __cinit__(self, BaseKernel kernel not None, Journal journal not None):
+        self.kernel = kernel
+        self.journal = journal
+        # a dense row's non-zero entries: allocated with the first dense row
+        # (``d`` entries each: 12 d bytes a CSR-only learner does not hold)
+        self.cval = None
+        self.cind = None
+        self.row = None
+        self.bit_generator = None
+
+    @property
+    def row_bound(self):
+        """True while a row checked by ``bind_row`` waits for its call."""
+        return self.row is not None
+
+    def bind_generator(self, rng, raw_size):
+        """Draw from ``rng`` (a ``Generator``): True when its bit generator is
+        a ``PCG64`` and ``raw_size`` (``_state._PCG64_RAW_SIZE``) bytes at its
+        state address hold its whole state, else False. O(1) while the bit
+        generator is the same object (a replaced or unpickled one is bound
+        anew; a reseeded one is the same object, whose state is read live)."""
+        bit_generator = rng.bit_generator
+        if bit_generator is self.bit_generator:
+            return True
+        self.bit_generator = None
+        if raw_size is None or type(bit_generator) is not PCG64:
+            return False
+        if not 0 < raw_size <= sizeof(self.saved):
+            return False
+        bitgen = <bitgen_t*>PyCapsule_GetPointer(bit_generator.capsule,
+                                                 "BitGenerator")
+        address = bit_generator.ctypes.state_address
+        if <uintptr_t>bitgen.state != <uintptr_t>address:
+            return False
+        self.bitgen = bitgen
+        self.state = <char*><uintptr_t>address
+        self.state_size = raw_size
+        self.bit_generator = bit_generator
+        return True
+
+    def bind_row(self, X, Py_ssize_t n_features, double bound):
+        """Check X (``lean_rows``); True, with X bound for the next call, when
+        it is one row that call can play: dense, or CSR with 32-bit indices
+        (others, and more rows, are refused before any O(nnz) scan: False,
+        the general path checks and plays them)."""
+        cdef int form = _lean_form(X, n_features, bound, 1)
+        cdef Row x
+        self.row = None
+        if form != 1 and form != 4:
+            return False
+        if form == 1:
+            if self.cval is None:
+                self.cval = np.empty(max(n_features, 1), dtype=np.float64)
+                self.cind = np.empty(max(n_features, 1), dtype=np.int32)
+            x.val = <const double*>cnp.PyArray_DATA(<cnp.ndarray>X)
+            x.ind = NULL
+            x.nnz = <int>n_features
+            self.row_bytes = 8 * n_features
+            self.x = compact_dense(x, &self.cind[0], &self.cval[0])
+            self.row = X
+            return True
+        data, indices = X.data, X.indices
+        x.nnz = <int>cnp.PyArray_DIMS(<cnp.ndarray>data)[0]
+        if x.nnz == 0:  # as ``_csr_row``: an empty sparse row
+            x.val = NULL
+            x.ind = <const int*>&_EMPTY_INDEX
+        else:
+            x.val = <const double*>cnp.PyArray_DATA(<cnp.ndarray>data)
+            x.ind = <const int*>cnp.PyArray_DATA(<cnp.ndarray>indices)
+        self.row_bytes = 12 * x.nnz
+        self.x = x
+        self.row = (X, data, indices)  # the arrays the row points into
+        return True
+
+    cdef object _take_row(self):
+        # the bound row's owner, unbound: each bound row is played once
+        row = self.row
+        if row is None:
+            raise RuntimeError("OneRow: no row is bound (bind_row first)")
+        self.row = None
+        if self.bit_generator is None:
+            raise RuntimeError("OneRow: no generator is bound (bind_generator)")
+        return row
+
+    def act(self, long long t0, Py_ssize_t skip):
+        """``run_act`` on the bound row at round ``t0 + 1``, with the uniform
+        pair ``skip + 1`` ahead in the generator, read without advancing it
+        (its state bytes are copied out and back; ``skip`` pairs are jumped
+        with ``PCG64.advance``). Returns ``(done, played, propensities)``: 1
+        and new one-element arrays, or 0 when ``kernel.status`` was set."""
+        cdef BaseKernel kernel = self.kernel
+        cdef char saved[64]
+        cdef double u1, u2
+        cdef cnp.npy_intp one = 1
+        row = self._take_row()
+        if kernel.status != STATUS_OK:
+            raise RuntimeError(f"kernel status {kernel.status} was not reset")
+        memcpy(saved, self.state, self.state_size)
+        try:
+            if skip:
+                self.bit_generator.advance(2 * skip)
+            u1 = self.bitgen.next_double(self.bitgen.state)
+            u2 = self.bitgen.next_double(self.bitgen.state)
+        finally:
+            memcpy(self.state, saved, self.state_size)
+        played = cnp.PyArray_EMPTY(1, &one, cnp.NPY_INT32, 0)
+        propensities = cnp.PyArray_EMPTY(1, &one, cnp.NPY_DOUBLE, 0)
+        done = act_round(kernel, self.x, t0 + 1, u1, u2,
+                         <int*>cnp.PyArray_DATA(<cnp.ndarray>played),
+                         <double*>cnp.PyArray_DATA(<cnp.ndarray>propensities))
+        return int(done), played, propensities
+
+    def save_generator(self):
+        """Keep the generator's state (a rollback point's)."""
+        if self.bit_generator is None:
+            raise RuntimeError("OneRow: no generator is bound (bind_generator)")
+        memcpy(self.saved, self.state, self.state_size)
+
+    def restore_generator(self):
+        """Set the generator back to the state ``save_generator`` kept."""
+        if self.bit_generator is None:
+            raise RuntimeError("OneRow: no generator is bound (bind_generator)")
+        memcpy(self.state, self.saved, self.state_size)
+
+    def draw(self):
+        """Draw the next round's uniform pair, advancing the generator as
+        ``Generator.random((1, 2))`` does; ``learn_logged`` plays with it."""
+        if self.bit_generator is None:
+            raise RuntimeError("OneRow: no generator is bound (bind_generator)")
+        self.u1 = self.bitgen.next_double(self.bitgen.state)
+        self.u2 = self.bitgen.next_double(self.bitgen.state)
+
+    def learn_logged(self, BaseKernel kernel not None, long long t0, int action,
+                     double reward, double propensity):
+        """``run_logged(kernel, ...)`` on the bound row at round ``t0 + 1``
+        with the pair of the last ``draw``, the logged action code, reward and
+        propensity, and the kernel's journal (``set_journal``). ``kernel`` is
+        the block's (a learner's ``_before_block`` may replace the cached
+        one). Returns the rounds played (1, or 0 with ``kernel.status`` set);
+        the round's greedy label and whether it was the learner's own to
+        ``greedy`` and ``own``."""
+        cdef int g = 0
+        cdef signed char own = 0
+        row = self._take_row()
+        if kernel.full_information:
+            raise TypeError("a full-information kernel cannot learn from logged "
+                            "bandit feedback (it needs the true label)")
+        if action < 0 or action >= kernel.n_classes:
+            raise ValueError(f"logged action code {action} out of range "
+                             f"for {kernel.n_classes} classes")
+        if kernel.status != STATUS_OK:
+            raise RuntimeError(f"kernel status {kernel.status} was not reset")
+        done = logged_round(kernel, kernel.jd, self.x, t0 + 1, self.u1, self.u2,
+                            action, reward, propensity,
+                            kernel.journal_bound_ll(), &g, &own)
+        kernel.rows_played = done
+        self.greedy = g
+        self.own = own
+        return int(done)
