@@ -353,6 +353,33 @@ cdef inline void add_row_pair(JournalData* j, double* w, double a, double* acc,
                 acc[c] += b * v
 
 
+cdef inline void add_row_pair_twice(JournalData* j, double* w, double a,
+                                    double* acc, double b, double c, double e,
+                                    Row x) noexcept nogil:
+    """Two ``add_row_pair`` updates of the same ``w`` and ``acc`` in one sweep
+    of the row: ``w += a * x`` then ``w += x / c``, and ``acc += b * x`` then
+    ``acc += e * x``. Each entry gets exactly the operations, in the order, of
+    ``add_row_pair(j, w, a, acc, b, x, False)`` followed by
+    ``add_row_pair(j, w, c, acc, e, x, True)`` (the entries are distinct
+    columns, so the order across entries does not matter); the row is read,
+    and each written entry journaled, once instead of twice."""
+    cdef int k, col
+    cdef double v
+    jsave_row(j, w, x)
+    jsave_row(j, acc, x)
+    if row_dense(x):
+        for k in range(x.nnz):
+            v = x.val[k]
+            w[k] = (w[k] + a * v) + v / c
+            acc[k] = (acc[k] + b * v) + e * v
+    else:
+        for k in range(x.nnz):
+            col = x.ind[k]
+            v = x.val[k]
+            w[col] = (w[col] + a * v) + v / c
+            acc[col] = (acc[col] + b * v) + e * v
+
+
 cdef inline void row_add_div(Row x, double denom, double* w) noexcept nogil:
     """``w += x / denom`` (elementwise division, as written in the papers)."""
     cdef int j
