@@ -269,14 +269,16 @@ cdef inline bint all_finite(const double* s, int k) noexcept nogil:
 cdef inline bint valid_distribution(const double* p, int k) noexcept nogil:
     """True when ``p[0..k-1]`` is a probability vector: every entry finite and
     non-negative, the sum within ``SKB_DISTRIBUTION_TOL`` of 1 (O(k), branch-free).
-    ``v >= 0`` is False for NaN; an infinite entry makes the sum infinite."""
+    A NaN entry makes the sum NaN and an infinite one makes it infinite or
+    NaN, so the sum's test fails for them; a negative entry makes the running
+    minimum (from 0, a ``minsd`` per entry) negative."""
     cdef int r
-    cdef bint ok = True
     cdef double acc = 0.0
+    cdef double mn = 0.0
     for r in range(k):
-        ok = ok & (p[r] >= 0.0)
+        mn = p[r] if p[r] < mn else mn
         acc = acc + p[r]
-    return (ok and acc - 1.0 <= SKB_DISTRIBUTION_TOL
+    return (mn >= 0.0 and acc - 1.0 <= SKB_DISTRIBUTION_TOL
             and 1.0 - acc <= SKB_DISTRIBUTION_TOL)
 
 
@@ -408,15 +410,27 @@ cdef inline int argmax_ties(const double* s, int k, double u2,
     With ``m`` exact maximisers in increasing index order, returns the
     ``tie_pick(u2, m)``-th of them and writes ``m`` to ``n_ties``.
     """
+    cdef bint finite
+    return argmax_ties_finite(s, k, u2, n_ties, &finite)
+
+
+cdef inline int argmax_ties_finite(const double* s, int k, double u2,
+                                   int* n_ties, bint* finite) noexcept nogil:
+    """``argmax_ties``, and ``all_finite(s, k)`` to ``finite`` from the same
+    sweep (the generic ``act``: one loop over the scores instead of two). With
+    a NaN score the index returned is still in ``[0, k)``."""
     cdef int r, m = 1, first = 0, pick
     cdef double best = s[0]
+    cdef double acc = s[0] - s[0]
     for r in range(1, k):
+        acc = acc + (s[r] - s[r])
         if s[r] > best:
             best = s[r]
             first = r
             m = 1
         elif s[r] == best:
             m += 1
+    finite[0] = acc == 0.0
     n_ties[0] = m
     if m == 1:
         return first

@@ -316,16 +316,18 @@ cdef class BaseKernel:
     cdef int act(self, Row x, long long t, double u1, double u2,
                  int* greedy, double* prob, double* marginal) noexcept nogil:
         cdef int k = self.n_classes
-        cdef int a, m
+        cdef int a, m, g
+        cdef bint finite
         cdef double* p = &self.proba[0]
         self.compute_scores(x, t)
-        if not all_finite(&self.scores[0], k):
+        g = argmax_ties_finite(&self.scores[0], k, u2, &m, &finite)
+        if not finite:
             self.status = STATUS_NONFINITE
             greedy[0] = 0
             prob[0] = 0.0
             marginal[0] = 0.0
             return 0
-        greedy[0] = argmax_ties(&self.scores[0], k, u2, &m)
+        greedy[0] = g
         self.distribution(&self.scores[0], t, greedy[0], p)
         a = sample_inverse_cdf(p, k, u1)
         prob[0] = p[a]
