@@ -71,6 +71,42 @@ cdef bint journal_grow_ll(JournalData* j, Py_ssize_t m) noexcept nogil:
                          j.ln + m, sizeof(long long))
 
 
+# The floating-point record buffers of the last journal released, kept for the
+# next one (``Journal.__init__`` takes them, ``__dealloc__`` gives them back,
+# both with the GIL held): a one-row call then allocates no journal. One set
+# per process, at most _SPARE_MAX entries (a larger journal's buffers are
+# shrunk to that first): 32 KiB of records held between calls.
+cdef double** _spare_addr = NULL
+cdef double* _spare_old = NULL
+cdef Py_ssize_t _spare_cap = 0
+cdef Py_ssize_t _SPARE_MAX = 2048
+
+
+cdef void _release_records(JournalData* j) noexcept:
+    """Give ``j``'s floating-point record buffers to the spare slot (shrunk to
+    ``_SPARE_MAX`` entries), or free them when the slot is taken or the
+    shrinking fails; ``j`` then holds none."""
+    global _spare_addr, _spare_old, _spare_cap
+    cdef Py_ssize_t c = j.cap if j.cap < _SPARE_MAX else _SPARE_MAX
+    cdef void* p
+    if j.addr != NULL and j.old != NULL and c > 0 and _spare_cap == 0:
+        if c < j.cap:
+            p = PyMem_RawRealloc(j.addr, c * sizeof(double*))
+            if p != NULL:
+                j.addr = <double**>p
+                p = PyMem_RawRealloc(j.old, c * sizeof(double))
+                if p != NULL:
+                    j.old = <double*>p
+                    j.cap = c
+        if j.cap == c:
+            _spare_addr, _spare_old, _spare_cap = j.addr, j.old, c
+            j.addr, j.old, j.cap = NULL, NULL, 0
+            return
+    PyMem_RawFree(j.addr)
+    PyMem_RawFree(j.old)
+    j.addr, j.old, j.cap = NULL, NULL, 0
+
+
 cdef inline bint journal_finite_since(JournalData* j, Py_ssize_t mark) noexcept nogil:
     """True when every entry recorded from ``mark`` on is finite now (the
     values the row wrote; ``v - v`` is NaN for inf and NaN)."""
@@ -100,13 +136,22 @@ cdef class Journal:
     kernel's ``journal_bound``), so a failed growth stops the pass before the
     row: no write is ever made without its record. The buffers start at the
     first reservation and double, up to ``limit`` plus one row's bound. They
-    are allocated with ``PyMem_RawRealloc`` (seen by ``tracemalloc``)."""
+    are allocated with ``PyMem_RawRealloc`` (seen by ``tracemalloc``). A
+    journal starts with the floating-point record buffers the last one
+    released, if any (one set per process, kept at most 2048 entries, 32 KiB:
+    a one-row call then allocates no journal)."""
 
     def __init__(self, Py_ssize_t limit=1 << 20):
+        global _spare_addr, _spare_old, _spare_cap
         if limit < 1:
             raise ValueError("limit must be positive")
         self.data.limit = limit
         self.deferred = []
+        if self.data.cap == 0 and _spare_cap > 0:
+            # the buffers the last journal released (``_release_records``)
+            self.data.addr, self.data.old, self.data.cap = (
+                _spare_addr, _spare_old, _spare_cap)
+            _spare_addr, _spare_old, _spare_cap = NULL, NULL, 0
 
     def defer(self, kernel):
         """Register a kernel that keeps some writes pending until the block is
@@ -121,8 +166,7 @@ cdef class Journal:
         self.deferred.append(kernel)
 
     def __dealloc__(self):
-        PyMem_RawFree(self.data.addr)
-        PyMem_RawFree(self.data.old)
+        _release_records(&self.data)
         PyMem_RawFree(self.data.laddr)
         PyMem_RawFree(self.data.lold)
 
@@ -162,6 +206,10 @@ cdef class Journal:
     def max_capacity(self, Py_ssize_t value):
         if value < 0:
             raise ValueError("max_capacity must be >= 0")
+        if value > 0 and self.data.cap > value and self.data.n == 0:
+            # buffers taken over from an earlier journal hold more than the
+            # cap: give them back, so that growth is tested from empty
+            _release_records(&self.data)
         self.data.max_capacity = value
 
     def undo(self):
