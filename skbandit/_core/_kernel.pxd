@@ -220,6 +220,12 @@ cdef class BaseKernel:
     cdef readonly Explorer explorer
     # scratch: the exact maximisers of a tied round (``tie_marginal``)
     cdef int[::1] tie_labels
+    # set by the generic ``act`` once it has checked the distribution it drew
+    # from (``sample_checked``): the pass drivers then skip their own check of
+    # ``proba`` (``played_ok``). An ``act`` that overrides the generic one
+    # never sets it, so the drivers check its distribution; one that called
+    # the generic ``act`` and then changed ``proba`` would have to clear it.
+    cdef bint proba_checked
 
     cdef void compute_scores(self, Row x, long long t) noexcept nogil
     cdef void distribution(self, const double* s, long long t, int greedy,
@@ -441,6 +447,30 @@ cdef inline int argmax_ties_finite(const double* s, int k, double u2,
                 return r
             pick -= 1
     return k - 1  # unreachable
+
+
+cdef inline int sample_checked(const double* p, int k, double u1,
+                               bint* valid) noexcept nogil:
+    """``sample_inverse_cdf(p, k, u1)`` and ``valid_distribution(p, k)`` to
+    ``valid`` from one sweep of ``p`` (the generic ``act``). The running sum is
+    the sampler's (and the check's) sequential sum; for ``p >= 0`` it never
+    decreases, so the first ``r`` with ``u1 < c_r`` is the number of ``r`` with
+    ``c_r <= u1`` (counted without a branch). When ``valid`` is False the
+    index returned is in ``[0, k)`` but means nothing."""
+    cdef int r, a = 0
+    cdef double c = 0.0, mn = 0.0
+    for r in range(k):
+        c = c + p[r]
+        mn = p[r] if p[r] < mn else mn
+        a += c <= u1
+    valid[0] = (mn >= 0.0 and c - 1.0 <= SKB_DISTRIBUTION_TOL
+                and 1.0 - c <= SKB_DISTRIBUTION_TOL)
+    if a < k:
+        return a
+    r = k - 1
+    while r > 0 and not p[r] > 0.0:
+        r -= 1
+    return r
 
 
 cdef inline int sample_inverse_cdf(const double* p, int k, double u1) noexcept nogil:

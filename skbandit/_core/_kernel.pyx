@@ -384,7 +384,7 @@ cdef class BaseKernel:
                  int* greedy, double* prob, double* marginal) noexcept nogil:
         cdef int k = self.n_classes
         cdef int a, m, g
-        cdef bint finite
+        cdef bint finite, valid
         cdef double* p = &self.proba[0]
         self.compute_scores(x, t)
         g = argmax_ties_finite(&self.scores[0], k, u2, &m, &finite)
@@ -396,7 +396,13 @@ cdef class BaseKernel:
             return 0
         greedy[0] = g
         self.distribution(&self.scores[0], t, greedy[0], p)
-        a = sample_inverse_cdf(p, k, u1)
+        a = sample_checked(p, k, u1, &valid)
+        if not valid:
+            self.status = STATUS_INVALID_DISTRIBUTION
+            prob[0] = 0.0
+            marginal[0] = 0.0
+            return a
+        self.proba_checked = True
         prob[0] = p[a]
         marginal[0] = p[a] if m == 1 else self.tie_marginal(t, a)
         return a
@@ -436,6 +442,9 @@ cdef class BaseKernel:
         cdef int g
         cdef double p, marginal
         cdef int a = self.act(row, t, u1, u2, &g, &p, &marginal)
+        if self.status == STATUS_INVALID_DISTRIBUTION:
+            raise FloatingPointError("the distribution of this row is not a "
+                                     "probability vector")
         if self.status != STATUS_OK:
             raise FloatingPointError("the scores of this row are not finite")
         return a, g, p, marginal
@@ -522,8 +531,11 @@ cdef inline bint played_ok(BaseKernel kernel, double marginal) noexcept nogil:
     propensity of the played action is in (0, 1]. Otherwise set
     ``STATUS_INVALID_DISTRIBUTION`` and return False. O(k) per round: the
     drivers call it on every round, so no learner can log or sample from a
-    NaN, negative or unnormalised distribution."""
-    if (valid_distribution(&kernel.proba[0], kernel.n_classes)
+    NaN, negative or unnormalised distribution. The generic ``act`` checks
+    its distribution in the sweep that draws from it (``sample_checked``) and
+    says so (``proba_checked``): only the marginal is left to check then."""
+    if ((kernel.proba_checked
+            or valid_distribution(&kernel.proba[0], kernel.n_classes))
             and marginal > 0.0 and marginal <= 1.0):
         return True
     kernel.status = STATUS_INVALID_DISTRIBUTION
@@ -973,6 +985,17 @@ def py_sample_inverse_cdf(const double[::1] p, double u1):
     if p.shape[0] == 0:
         raise ValueError("p is empty")
     return sample_inverse_cdf(&p[0], <int>p.shape[0], u1)
+
+
+def py_sample_checked(const double[::1] p, double u1):
+    """``(action, valid)``: the generic ``act``'s draw and check of ``p`` in one
+    sweep (``sample_checked``); the action is ``py_sample_inverse_cdf``'s and
+    ``valid`` is True when ``p`` is a probability vector."""
+    cdef bint valid
+    if p.shape[0] == 0:
+        raise ValueError("p is empty")
+    cdef int a = sample_checked(&p[0], <int>p.shape[0], u1, &valid)
+    return a, bool(valid)
 
 
 def run_act(
