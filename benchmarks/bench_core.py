@@ -13,14 +13,22 @@ import sys
 from _harness import GAMMA, main
 
 from skbandit import Banditron, MulticlassPerceptron
-from skbandit.exploration import EpsilonGreedy
+
+try:
+    from skbandit.exploration import EpsilonGreedy
+except ImportError:  # a version before the exploration rules (``compare_release.py``)
+    EpsilonGreedy = None
+
+
+def _banditron(seed):
+    if EpsilonGreedy is None:  # e.g. the previous release 9f6141f: the same learner
+        return Banditron(gamma=GAMMA, random_state=seed)
+    return Banditron(exploration=EpsilonGreedy(GAMMA), random_state=seed)
+
 
 # (name, factory(seed) -> fresh estimator): a new learner is one more entry.
 LEARNERS = [
-    (
-        "Banditron",
-        lambda seed: Banditron(exploration=EpsilonGreedy(GAMMA), random_state=seed),
-    ),
+    ("Banditron", _banditron),
     ("MulticlassPerceptron", lambda seed: MulticlassPerceptron(random_state=seed)),
 ]
 

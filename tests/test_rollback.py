@@ -306,6 +306,34 @@ def test_no_row_records_more_than_its_kernel_bound(entry, container, monkeypatch
     assert not any(j.overrun for j in journals)
 
 
+def test_a_journal_takes_the_buffers_the_last_one_released():
+    """A one-row call allocates no journal: a journal starts with the
+    floating-point record buffers the last one released (one set per process,
+    at most 2048 entries), and a test cap below them gives them back so that
+    growth is tested from empty."""
+    X, y = make_stream(n=30, d=64, k=K, seed=31)
+    est = Banditron(random_state=31).partial_fit(X[:20], y[:20], classes=np.arange(K))
+    est.partial_fit(X[20:21], y[20:21])  # a one-row call journals its writes
+    first = Journal(1 << 16)
+    cap = first.capacity
+    assert 0 < cap <= 2048
+    assert Journal(1 << 16).capacity == 0  # one set: taken by ``first``
+    del first  # released again
+    again = Journal(1 << 16)
+    assert again.capacity == cap
+    again.max_capacity = cap - 1
+    assert again.capacity == 0
+    assert Journal(1 << 16).capacity == cap
+    # a call with the buffers taken over plays as one without them
+    twin = copy.deepcopy(est)
+    for i in range(21, 30):
+        holder = [Journal(1 << 16)]  # keeps the spare buffers from twin's call
+        twin.partial_fit(X[i : i + 1], y[i : i + 1])
+        holder.clear()
+        est.partial_fit(X[i : i + 1], y[i : i + 1])
+    assert_same_learner(est, twin)
+
+
 @pytest.mark.parametrize("entry", ALL)
 def test_kernel_journal_bound_grows_with_the_row(entry):
     """``journal_bound`` of a writing kernel grows with the row's stored

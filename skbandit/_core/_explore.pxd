@@ -16,6 +16,11 @@ cdef class Explorer:
     # ``t``); a kernel that does not compute every class's score in ``act``
     # (the offset tree's walk) accepts only rules that do not.
     cdef readonly bint reads_scores
+    # True when ``distribution`` does not depend on ``greedy`` (softmax): the
+    # policy's marginal over exact ties of the greedy label is then the
+    # distribution itself, computed once (``BaseKernel.marginal_over``). False
+    # by default (a rule that forgets to declare it is treated as reading it).
+    cdef readonly bint ignores_greedy
 
     cdef void distribution(self, const double* s, int k, long long t, int greedy,
                            double* p) noexcept nogil

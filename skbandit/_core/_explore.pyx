@@ -121,6 +121,7 @@ cdef class SoftmaxExplorer(Explorer):
 
     def __init__(self, double epsilon, double scale):
         self.reads_scores = True
+        self.ignores_greedy = True
         self.epsilon = epsilon
         self.scale = scale
 

@@ -220,6 +220,12 @@ cdef class BaseKernel:
     cdef readonly Explorer explorer
     # scratch: the exact maximisers of a tied round (``tie_marginal``)
     cdef int[::1] tie_labels
+    # set by the generic ``act`` once it has checked the distribution it drew
+    # from (``sample_checked``): the pass drivers then skip their own check of
+    # ``proba`` (``played_ok``). An ``act`` that overrides the generic one
+    # never sets it, so the drivers check its distribution; one that called
+    # the generic ``act`` and then changed ``proba`` would have to clear it.
+    cdef bint proba_checked
 
     cdef void compute_scores(self, Row x, long long t) noexcept nogil
     cdef void distribution(self, const double* s, long long t, int greedy,
@@ -269,14 +275,16 @@ cdef inline bint all_finite(const double* s, int k) noexcept nogil:
 cdef inline bint valid_distribution(const double* p, int k) noexcept nogil:
     """True when ``p[0..k-1]`` is a probability vector: every entry finite and
     non-negative, the sum within ``SKB_DISTRIBUTION_TOL`` of 1 (O(k), branch-free).
-    ``v >= 0`` is False for NaN; an infinite entry makes the sum infinite."""
+    A NaN entry makes the sum NaN and an infinite one makes it infinite or
+    NaN, so the sum's test fails for them; a negative entry makes the running
+    minimum (from 0, a ``minsd`` per entry) negative."""
     cdef int r
-    cdef bint ok = True
     cdef double acc = 0.0
+    cdef double mn = 0.0
     for r in range(k):
-        ok = ok & (p[r] >= 0.0)
+        mn = p[r] if p[r] < mn else mn
         acc = acc + p[r]
-    return (ok and acc - 1.0 <= SKB_DISTRIBUTION_TOL
+    return (mn >= 0.0 and acc - 1.0 <= SKB_DISTRIBUTION_TOL
             and 1.0 - acc <= SKB_DISTRIBUTION_TOL)
 
 
@@ -353,6 +361,33 @@ cdef inline void add_row_pair(JournalData* j, double* w, double a, double* acc,
                 acc[c] += b * v
 
 
+cdef inline void add_row_pair_twice(JournalData* j, double* w, double a,
+                                    double* acc, double b, double c, double e,
+                                    Row x) noexcept nogil:
+    """Two ``add_row_pair`` updates of the same ``w`` and ``acc`` in one sweep
+    of the row: ``w += a * x`` then ``w += x / c``, and ``acc += b * x`` then
+    ``acc += e * x``. Each entry gets exactly the operations, in the order, of
+    ``add_row_pair(j, w, a, acc, b, x, False)`` followed by
+    ``add_row_pair(j, w, c, acc, e, x, True)`` (the entries are distinct
+    columns, so the order across entries does not matter); the row is read,
+    and each written entry journaled, once instead of twice."""
+    cdef int k, col
+    cdef double v
+    jsave_row(j, w, x)
+    jsave_row(j, acc, x)
+    if row_dense(x):
+        for k in range(x.nnz):
+            v = x.val[k]
+            w[k] = (w[k] + a * v) + v / c
+            acc[k] = (acc[k] + b * v) + e * v
+    else:
+        for k in range(x.nnz):
+            col = x.ind[k]
+            v = x.val[k]
+            w[col] = (w[col] + a * v) + v / c
+            acc[col] = (acc[col] + b * v) + e * v
+
+
 cdef inline void row_add_div(Row x, double denom, double* w) noexcept nogil:
     """``w += x / denom`` (elementwise division, as written in the papers)."""
     cdef int j
@@ -381,15 +416,27 @@ cdef inline int argmax_ties(const double* s, int k, double u2,
     With ``m`` exact maximisers in increasing index order, returns the
     ``tie_pick(u2, m)``-th of them and writes ``m`` to ``n_ties``.
     """
+    cdef bint finite
+    return argmax_ties_finite(s, k, u2, n_ties, &finite)
+
+
+cdef inline int argmax_ties_finite(const double* s, int k, double u2,
+                                   int* n_ties, bint* finite) noexcept nogil:
+    """``argmax_ties``, and ``all_finite(s, k)`` to ``finite`` from the same
+    sweep (the generic ``act``: one loop over the scores instead of two). With
+    a NaN score the index returned is still in ``[0, k)``."""
     cdef int r, m = 1, first = 0, pick
     cdef double best = s[0]
+    cdef double acc = s[0] - s[0]
     for r in range(1, k):
+        acc = acc + (s[r] - s[r])
         if s[r] > best:
             best = s[r]
             first = r
             m = 1
         elif s[r] == best:
             m += 1
+    finite[0] = acc == 0.0
     n_ties[0] = m
     if m == 1:
         return first
@@ -400,6 +447,30 @@ cdef inline int argmax_ties(const double* s, int k, double u2,
                 return r
             pick -= 1
     return k - 1  # unreachable
+
+
+cdef inline int sample_checked(const double* p, int k, double u1,
+                               bint* valid) noexcept nogil:
+    """``sample_inverse_cdf(p, k, u1)`` and ``valid_distribution(p, k)`` to
+    ``valid`` from one sweep of ``p`` (the generic ``act``). The running sum is
+    the sampler's (and the check's) sequential sum; for ``p >= 0`` it never
+    decreases, so the first ``r`` with ``u1 < c_r`` is the number of ``r`` with
+    ``c_r <= u1`` (counted without a branch). When ``valid`` is False the
+    index returned is in ``[0, k)`` but means nothing."""
+    cdef int r, a = 0
+    cdef double c = 0.0, mn = 0.0
+    for r in range(k):
+        c = c + p[r]
+        mn = p[r] if p[r] < mn else mn
+        a += c <= u1
+    valid[0] = (mn >= 0.0 and c - 1.0 <= SKB_DISTRIBUTION_TOL
+                and 1.0 - c <= SKB_DISTRIBUTION_TOL)
+    if a < k:
+        return a
+    r = k - 1
+    while r > 0 and not p[r] > 0.0:
+        r -= 1
+    return r
 
 
 cdef inline int sample_inverse_cdf(const double* p, int k, double u1) noexcept nogil:

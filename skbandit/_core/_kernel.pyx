@@ -81,6 +81,42 @@ cdef bint journal_grow_ll(JournalData* j, Py_ssize_t m) noexcept nogil:
                          j.ln + m, sizeof(long long))
 
 
+# The floating-point record buffers of the last journal released, kept for the
+# next one (``Journal.__init__`` takes them, ``__dealloc__`` gives them back,
+# both with the GIL held): a one-row call then allocates no journal. One set
+# per process, at most _SPARE_MAX entries (a larger journal's buffers are
+# shrunk to that first): 32 KiB of records held between calls.
+cdef double** _spare_addr = NULL
+cdef double* _spare_old = NULL
+cdef Py_ssize_t _spare_cap = 0
+cdef Py_ssize_t _SPARE_MAX = 2048
+
+
+cdef void _release_records(JournalData* j) noexcept:
+    """Give ``j``'s floating-point record buffers to the spare slot (shrunk to
+    ``_SPARE_MAX`` entries), or free them when the slot is taken or the
+    shrinking fails; ``j`` then holds none."""
+    global _spare_addr, _spare_old, _spare_cap
+    cdef Py_ssize_t c = j.cap if j.cap < _SPARE_MAX else _SPARE_MAX
+    cdef void* p
+    if j.addr != NULL and j.old != NULL and c > 0 and _spare_cap == 0:
+        if c < j.cap:
+            p = PyMem_RawRealloc(j.addr, c * sizeof(double*))
+            if p != NULL:
+                j.addr = <double**>p
+                p = PyMem_RawRealloc(j.old, c * sizeof(double))
+                if p != NULL:
+                    j.old = <double*>p
+                    j.cap = c
+        if j.cap == c:
+            _spare_addr, _spare_old, _spare_cap = j.addr, j.old, c
+            j.addr, j.old, j.cap = NULL, NULL, 0
+            return
+    PyMem_RawFree(j.addr)
+    PyMem_RawFree(j.old)
+    j.addr, j.old, j.cap = NULL, NULL, 0
+
+
 cdef inline bint journal_finite_since(JournalData* j, Py_ssize_t mark) noexcept nogil:
     """True when every entry recorded from ``mark`` on is finite now (the
     values the row wrote; ``v - v`` is NaN for inf and NaN)."""
@@ -110,13 +146,22 @@ cdef class Journal:
     kernel's ``journal_bound``), so a failed growth stops the pass before the
     row: no write is ever made without its record. The buffers start at the
     first reservation and double, up to ``limit`` plus one row's bound. They
-    are allocated with ``PyMem_RawRealloc`` (seen by ``tracemalloc``)."""
+    are allocated with ``PyMem_RawRealloc`` (seen by ``tracemalloc``). A
+    journal starts with the floating-point record buffers the last one
+    released, if any (one set per process, kept at most 2048 entries, 32 KiB:
+    a one-row call then allocates no journal)."""
 
     def __init__(self, Py_ssize_t limit=1 << 20):
+        global _spare_addr, _spare_old, _spare_cap
         if limit < 1:
             raise ValueError("limit must be positive")
         self.data.limit = limit
         self.deferred = []
+        if self.data.cap == 0 and _spare_cap > 0:
+            # the buffers the last journal released (``_release_records``)
+            self.data.addr, self.data.old, self.data.cap = (
+                _spare_addr, _spare_old, _spare_cap)
+            _spare_addr, _spare_old, _spare_cap = NULL, NULL, 0
 
     def defer(self, kernel):
         """Register a kernel that keeps some writes pending until the block is
@@ -131,8 +176,7 @@ cdef class Journal:
         self.deferred.append(kernel)
 
     def __dealloc__(self):
-        PyMem_RawFree(self.data.addr)
-        PyMem_RawFree(self.data.old)
+        _release_records(&self.data)
         PyMem_RawFree(self.data.laddr)
         PyMem_RawFree(self.data.lold)
 
@@ -172,6 +216,10 @@ cdef class Journal:
     def max_capacity(self, Py_ssize_t value):
         if value < 0:
             raise ValueError("max_capacity must be >= 0")
+        if value > 0 and self.data.cap > value and self.data.n == 0:
+            # buffers taken over from an earlier journal hold more than the
+            # cap: give them back, so that growth is tested from empty
+            _release_records(&self.data)
         self.data.max_capacity = value
 
     def undo(self):
@@ -286,11 +334,19 @@ cdef class BaseKernel:
         best = s[g]
         for a in range(k):
             out[a] = 0.0
-        for r in range(k):
-            if s[r] == best:
-                self.distribution(s, t, r, &self.proba_tmp[0])
+        if self.explorer.ignores_greedy:
+            # every tied label's distribution is the same: computed once, its
+            # m equal terms summed as the loop below would sum them
+            self.distribution(s, t, g, &self.proba_tmp[0])
+            for r in range(m):
                 for a in range(k):
                     out[a] = out[a] + self.proba_tmp[a]
+        else:
+            for r in range(k):
+                if s[r] == best:
+                    self.distribution(s, t, r, &self.proba_tmp[0])
+                    for a in range(k):
+                        out[a] = out[a] + self.proba_tmp[a]
         for a in range(k):
             out[a] = out[a] / m
 
@@ -316,8 +372,19 @@ cdef class BaseKernel:
         # its probabilities under each, in that order, divided by m. The one
         # implementation of the tie marginal (``tie_marginal``, and kernels
         # that find their tied labels otherwise, e.g. OffsetTree's walk).
+        # An explorer that ignores the greedy label (``ignores_greedy``: the
+        # softmax) gives every tied label the same distribution: it is
+        # computed once and its term added m times, the same sum (with k = 20
+        # classes all tied, as in a fresh model's rounds on unseen columns, this
+        # is 20 distributions of 20 exponentials less per round).
         cdef int i
-        cdef double total = 0.0
+        cdef double total = 0.0, v
+        if self.explorer.ignores_greedy:
+            self.distribution(&self.scores[0], t, labels[0], &self.proba_tmp[0])
+            v = self.proba_tmp[action]
+            for i in range(m):
+                total = total + v
+            return total / m
         for i in range(m):
             self.distribution(&self.scores[0], t, labels[i], &self.proba_tmp[0])
             total = total + self.proba_tmp[action]
@@ -326,18 +393,26 @@ cdef class BaseKernel:
     cdef int act(self, Row x, long long t, double u1, double u2,
                  int* greedy, double* prob, double* marginal) noexcept nogil:
         cdef int k = self.n_classes
-        cdef int a, m
+        cdef int a, m, g
+        cdef bint finite, valid
         cdef double* p = &self.proba[0]
         self.compute_scores(x, t)
-        if not all_finite(&self.scores[0], k):
+        g = argmax_ties_finite(&self.scores[0], k, u2, &m, &finite)
+        if not finite:
             self.status = STATUS_NONFINITE
             greedy[0] = 0
             prob[0] = 0.0
             marginal[0] = 0.0
             return 0
-        greedy[0] = argmax_ties(&self.scores[0], k, u2, &m)
+        greedy[0] = g
         self.distribution(&self.scores[0], t, greedy[0], p)
-        a = sample_inverse_cdf(p, k, u1)
+        a = sample_checked(p, k, u1, &valid)
+        if not valid:
+            self.status = STATUS_INVALID_DISTRIBUTION
+            prob[0] = 0.0
+            marginal[0] = 0.0
+            return a
+        self.proba_checked = True
         prob[0] = p[a]
         marginal[0] = p[a] if m == 1 else self.tie_marginal(t, a)
         return a
@@ -377,6 +452,9 @@ cdef class BaseKernel:
         cdef int g
         cdef double p, marginal
         cdef int a = self.act(row, t, u1, u2, &g, &p, &marginal)
+        if self.status == STATUS_INVALID_DISTRIBUTION:
+            raise FloatingPointError("the distribution of this row is not a "
+                                     "probability vector")
         if self.status != STATUS_OK:
             raise FloatingPointError("the scores of this row are not finite")
         return a, g, p, marginal
@@ -463,8 +541,11 @@ cdef inline bint played_ok(BaseKernel kernel, double marginal) noexcept nogil:
     propensity of the played action is in (0, 1]. Otherwise set
     ``STATUS_INVALID_DISTRIBUTION`` and return False. O(k) per round: the
     drivers call it on every round, so no learner can log or sample from a
-    NaN, negative or unnormalised distribution."""
-    if (valid_distribution(&kernel.proba[0], kernel.n_classes)
+    NaN, negative or unnormalised distribution. The generic ``act`` checks
+    its distribution in the sweep that draws from it (``sample_checked``) and
+    says so (``proba_checked``): only the marginal is left to check then."""
+    if ((kernel.proba_checked
+            or valid_distribution(&kernel.proba[0], kernel.n_classes))
             and marginal > 0.0 and marginal <= 1.0):
         return True
     kernel.status = STATUS_INVALID_DISTRIBUTION
@@ -943,6 +1024,17 @@ cdef inline bint act_round(BaseKernel kernel, Row x, long long t, double u1,
         return False
     propensity[0] = marginal
     return True
+
+
+def py_sample_checked(const double[::1] p, double u1):
+    """``(action, valid)``: the generic ``act``'s draw and check of ``p`` in one
+    sweep (``sample_checked``); the action is ``py_sample_inverse_cdf``'s and
+    ``valid`` is True when ``p`` is a probability vector."""
+    cdef bint valid
+    if p.shape[0] == 0:
+        raise ValueError("p is empty")
+    cdef int a = sample_checked(&p[0], <int>p.shape[0], u1, &valid)
+    return a, bool(valid)
 
 
 def run_act(

@@ -1,6 +1,11 @@
 """Banditron kernel (Kakade, Shalev-Shwartz and Tewari, 2008)."""
 
-from skbandit._core._kernel cimport LinearKernel, Row, add_row_pair
+from skbandit._core._kernel cimport (
+    LinearKernel,
+    Row,
+    add_row_pair,
+    add_row_pair_twice,
+)
 
 
 cdef class BanditronKernel(LinearKernel):
@@ -28,7 +33,15 @@ cdef class BanditronKernel(LinearKernel):
                     double prob, double reward) noexcept nogil:
         # Rewards are 0 or 1 (the bit 1[played == y]).
         cdef double before = <double>(t - 1)
-        # W and A in one sweep of the row each (add_row_pair).
+        # W and A in one sweep of the row each (add_row_pair); when the greedy
+        # label was played and right (most rounds once the model is good),
+        # both updates of that row in one sweep (add_row_pair_twice: the same
+        # operations per entry, in the same order).
+        if reward != 0.0 and played == greedy:
+            add_row_pair_twice(self.jd, &self.W[greedy, 0], -1.0,
+                               &self.A[greedy, 0], -before, prob,
+                               before / prob, x)
+            return
         add_row_pair(self.jd, &self.W[greedy, 0], -1.0, &self.A[greedy, 0],
                      -before, x, False)
         if reward != 0.0:

@@ -1,0 +1,69 @@
+"""The compiled input scans (``skbandit/_core/_scores.h``) at every position of
+arrays long enough for their vectorised loops (eight values, four indices per
+iteration, then a scalar tail): one offending entry anywhere must be found.
+
+``within_bound(v, b)`` is ``max_abs(v) <= b``; ``check_csr_canonical`` names an
+out-of-range column index and counts a non-increasing index inside a row (a
+descent or a duplicate) as not canonical, one at a row start as canonical."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from skbandit._core._kernel import (
+    check_csr_canonical,
+    csr_is_canonical,
+    max_abs,
+    within_bound,
+)
+
+
+@pytest.mark.parametrize("n", range(0, 41))
+def test_within_bound_finds_an_entry_at_every_position(n):
+    rng = np.random.default_rng(n)
+    bound = 1e6
+    v = rng.uniform(-bound, bound, size=n)
+    v[rng.random(n) < 0.2] = bound  # at the bound: within
+    assert within_bound(v, bound)
+    for pos in range(n):
+        for bad in (np.nextafter(bound, np.inf), -2 * bound, np.inf, -np.inf, np.nan):
+            w = v.copy()
+            w[pos] = bad
+            assert not within_bound(w, bound), (n, pos, bad)
+            assert within_bound(w, bound) == (max_abs(w) <= bound)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+@pytest.mark.parametrize("n", range(1, 41))
+def test_index_scan_finds_a_problem_at_every_position(dtype, n):
+    n_cols = 100
+    ind = np.sort(np.random.default_rng(n).choice(n_cols, size=n, replace=False))
+    ind = ind.astype(dtype)
+    one_row = np.array([0, n], dtype)
+    assert check_csr_canonical(one_row, ind, n, 1, n_cols) == ("", True)
+    assert csr_is_canonical(one_row, ind)
+    for pos in range(n):
+        for bad in (n_cols, -1, 2**31 - 1):
+            w = ind.copy()
+            w[pos] = bad
+            problem, canonical = check_csr_canonical(one_row, w, n, 1, n_cols)
+            assert f"column index {bad} at position {pos}" in problem
+            assert not canonical
+        if pos == 0:
+            continue
+        for step in (0, 1):  # a duplicate, a descent
+            w = ind.copy()
+            w[pos] = w[pos - 1] - step
+            if w[pos] < 0:
+                continue
+            assert check_csr_canonical(one_row, w, n, 1, n_cols) == ("", False), pos
+            assert not csr_is_canonical(one_row, w)
+            # the same position starting a row: canonical
+            two_rows = np.array([0, pos, n], dtype)
+            got = check_csr_canonical(two_rows, w, n, 2, n_cols)
+            expected = bool(
+                np.all(np.diff(w[:pos]) > 0) and np.all(np.diff(w[pos:]) > 0)
+            )
+            assert got == ("", expected), pos
+            assert csr_is_canonical(two_rows, w) == expected
