@@ -27,6 +27,14 @@ def _sequential_scores(W, cols, vals):
     return out
 
 
+def _dense_scores(kernel, rows, k):
+    """``run_scores`` of the dense rows ``rows`` (read in their dense form)."""
+    out = np.empty((rows.shape[0], k))
+    empty = np.empty(0, np.int32)
+    run_scores(kernel, np.ascontiguousarray(rows).ravel(), empty, empty, True, 1, out)
+    return out
+
+
 @pytest.mark.parametrize("k", range(1, 31))
 def test_scores_match_sequential_sum(k):
     rng = np.random.default_rng(k)
@@ -38,28 +46,9 @@ def test_scores_match_sequential_sum(k):
     kernel = PerceptronKernel(W)
     out_csr = np.empty((X.shape[0], k))
     run_scores(kernel, X.data, X.indices, X.indptr, False, 1, out_csr)
-    dense = X.toarray()
-    out_dense = np.empty((X.shape[0], k))
-    run_scores(
-        kernel,
-        dense.ravel(),
-        np.empty(0, np.int32),
-        np.empty(0, np.int32),
-        True,
-        1,
-        out_dense,
-    )
+    out_dense = _dense_scores(kernel, X.toarray(), k)
     full = rng.standard_normal((2, d))  # dense rows read in their dense form
-    out_full = np.empty((2, k))
-    run_scores(
-        kernel,
-        full.ravel(),
-        np.empty(0, np.int32),
-        np.empty(0, np.int32),
-        True,
-        1,
-        out_full,
-    )
+    out_full = _dense_scores(kernel, full, k)
     for i in range(X.shape[0]):
         lo, hi = X.indptr[i], X.indptr[i + 1]
         want = _sequential_scores(W, X.indices[lo:hi], X.data[lo:hi])

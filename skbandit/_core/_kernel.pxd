@@ -449,6 +449,15 @@ cdef inline int argmax_ties_finite(const double* s, int k, double u2,
     return k - 1  # unreachable
 
 
+cdef inline int last_positive(const double* p, int k) noexcept nogil:
+    """The last class with positive probability (0 if none): the draw when
+    rounding leaves a distribution's running sum at or below ``u1``."""
+    cdef int r = k - 1
+    while r > 0 and not p[r] > 0.0:
+        r -= 1
+    return r
+
+
 cdef inline int sample_checked(const double* p, int k, double u1,
                                bint* valid) noexcept nogil:
     """``sample_inverse_cdf(p, k, u1)`` and ``valid_distribution(p, k)`` to
@@ -467,10 +476,7 @@ cdef inline int sample_checked(const double* p, int k, double u1,
                 and 1.0 - c <= SKB_DISTRIBUTION_TOL)
     if a < k:
         return a
-    r = k - 1
-    while r > 0 and not p[r] > 0.0:
-        r -= 1
-    return r
+    return last_positive(p, k)
 
 
 cdef inline int sample_inverse_cdf(const double* p, int k, double u1) noexcept nogil:
@@ -486,7 +492,4 @@ cdef inline int sample_inverse_cdf(const double* p, int k, double u1) noexcept n
         c = c + p[r]
         if u1 < c:
             return r
-    r = k - 1
-    while r > 0 and not p[r] > 0.0:
-        r -= 1
-    return r
+    return last_positive(p, k)
