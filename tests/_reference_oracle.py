@@ -39,12 +39,14 @@ import numpy as np
 REGRESSORS = ("normalized", "adagrad", "sgd")
 
 
-def fresh_state(k: int, d: int) -> dict[str, np.ndarray]:
-    """The oracle's state arrays, all zero (the estimator's attribute names)."""
+def fresh_state(k: int, d: int, scale_rows: int | None = None) -> dict[str, np.ndarray]:
+    """The oracle's state arrays, all zero (the estimator's attribute names);
+    ``scale_`` has ``scale_rows`` rows (``k`` by default; 1: shared scales
+    stored once, what ``SquareCB(shared_scale=True)`` starts with)."""
     return {
         "coef_": np.zeros((k, d)),
         "intercept_": np.zeros(k),
-        "scale_": np.zeros((k, d)),
+        "scale_": np.zeros((k if scale_rows is None else scale_rows, d)),
         "grad_sq_": np.zeros((k, d)),
         "intercept_grad_sq_": np.zeros(k),
         "norm_sum_": np.zeros(k),
@@ -82,14 +84,27 @@ class RegressionOracle:
             s = s + float(w[i]) * v
         return s + float(self.st["intercept_"][a]) if self.fit_intercept else s
 
+    def _scales(self, a: int) -> np.ndarray:
+        """The scales regressor ``a`` uses: the one stored row, or row ``a``."""
+        S = self.st["scale_"]
+        return S[0] if S.shape[0] == 1 else S[a]
+
     def _nag_rescale(self, a: int, nz) -> float:
         st = self.st
-        W, S, b = st["coef_"][a], st["scale_"][a], st["intercept_"]
+        W, S, b = st["coef_"][a], self._scales(a), st["intercept_"]
         pred, nrm = 0.0, 0.0
         for i, v in nz:
             av = abs(v)
             if av > S[i]:
-                if self.shared_scale:
+                if st["scale_"].shape[0] == 1:
+                    # one stored row of shared scales: every regressor's w_i
+                    # by it (read and written only when the scale was positive)
+                    if S[i] > 0.0:
+                        Wc = st["coef_"]
+                        for c in range(Wc.shape[0]):
+                            Wc[c, i] = float(Wc[c, i]) * (float(S[i]) / av)
+                    S[i] = av
+                elif self.shared_scale:
                     # one scale per feature: every regressor's w_i and s_i
                     # (each by its own s_i, all equal when shared from the start)
                     Sc, Wc = st["scale_"], st["coef_"]
@@ -130,7 +145,7 @@ class RegressionOracle:
         if e == 0.0:
             return True
         W, b = st["coef_"][a], st["intercept_"]
-        S, G, Gb = st["scale_"][a], st["grad_sq_"][a], st["intercept_grad_sq_"]
+        S, G, Gb = self._scales(a), st["grad_sq_"][a], st["intercept_grad_sq_"]
         adaptive = self.regressor != "sgd"
         qs, Q = {}, 0.0
         for i, v in nz:

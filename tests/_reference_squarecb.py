@@ -132,11 +132,15 @@ def squarecb(
     if spec_igw:
         scale, exponent = float(rule.scale), float(rule.exponent)
     if state is None:
-        st = fresh_state(k, d)
+        st = fresh_state(k, d, scale_rows=1 if shared_scale else k)
         if fit_intercept:
             st["intercept_"][:] = initial_reward
     else:
         st = {a: v.copy() for a, v in state.items()}
+        if not shared_scale and st["scale_"].shape[0] != k:
+            # per-class scales after shared ones: each regressor starts from
+            # the shared row (SquareCB._before_block)
+            st["scale_"] = np.repeat(st["scale_"], k, axis=0)
     oracle = RegressionOracle(
         st,
         regressor=regressor,

@@ -283,9 +283,12 @@ def test_shared_scale_is_the_largest_value_seen_by_any_regressor():
         fb = BanditFeedback(y)
         est = SquareCB(shared_scale=shared, random_state=1)
         est.partial_fit(X, fb, classes=range(3))
+        # shared: one stored row for every regressor; per class: one row each
+        assert est.scale_.shape == ((1, 7) if shared else (3, 7))
         for a in range(3):
             rows = X if shared else X[fb.actions_ == a]
-            assert_array_equal(est.scale_[a], np.abs(rows).max(axis=0))
+            scale = est.scale_[0] if shared else est.scale_[a]
+            assert_array_equal(scale, np.abs(rows).max(axis=0))
         # the classes were played on different rows: the per-class maxima differ
         assert shared or np.any(est.scale_[0] != est.scale_[1])
 
@@ -313,6 +316,65 @@ def test_shared_scale_switched_on_mid_stream_matches_reference():
     assert np.all(est.scale_ >= before)
 
 
+def test_shared_scale_switched_off_mid_stream_matches_reference():
+    """Shared scales (one stored row) for 150 rounds, then
+    ``shared_scale=False``: before the next update every regressor starts from
+    the shared row (``scale_`` becomes ``k`` copies of it), then each grows by
+    its own rows, as the reference does (caught: the one row kept and used by
+    every regressor, or per-class rows started from zero)."""
+    X, y = make_stream(400, d=10, k=4, seed=5)
+    X[:, 2] *= 50.0
+    X[:, 5] *= 0.02
+    classes = label_values(4)
+    est = SquareCB(random_state=7)
+    rng = np.random.default_rng(7)
+    est.partial_fit(X[:150], classes[y[:150]], classes=classes)
+    tr = ref.squarecb(X[:150], y[:150], rng.random((150, 2)), 4)
+    assert est.scale_.shape == (1, 10)
+    shared = est.scale_[0].copy()
+    est.set_params(shared_scale=False)
+    est.partial_fit(X[150:], classes[y[150:]])
+    tr = ref.squarecb(
+        X[150:], y[150:], rng.random((250, 2)), 4, t0=150, state=tr.state,
+        shared_scale=False,
+    )  # fmt: skip
+    for name in STATE:
+        assert_array_equal(getattr(est, name), tr.state[name], err_msg=name)
+    assert est.scale_.shape == (4, 10) and np.all(est.scale_ >= shared)
+    assert np.any(est.scale_ != est.scale_[0])
+
+
+def test_one_stored_row_of_shared_scales_is_k_equal_rows_bit_for_bit():
+    """The compiled oracle with the shared scales stored once gives, update
+    for update, the state it gives with ``k`` equal rows (the layout before
+    the scales were stored once; caught: a weight rescaled by a scale already
+    overwritten, a rescale skipped for one regressor)."""
+    from skbandit._core._oracle import RegressionOracle
+
+    k, d = 5, 12
+    states = []
+    for rows in (1, k):
+        st = ref.fresh_state(k, d, scale_rows=rows)
+        st["intercept_"][:] = 1.0
+        oracle = RegressionOracle(
+            st["coef_"], st["intercept_"], st["scale_"], st["grad_sq_"],
+            st["intercept_grad_sq_"], st["norm_sum_"], st["n_updates_"],
+            0, 0.5, True, 1.0, True,
+        )  # fmt: skip
+        draw = np.random.default_rng(1)
+        for _ in range(300):
+            x = draw.standard_normal(d) * 10.0 ** draw.integers(-2, 3, size=d)
+            x[draw.random(d) < 0.5] = 0.0
+            a = int(draw.integers(k))
+            oracle.py_update(x, None, a, 0.0, float(draw.random() < 0.5), 1.0)
+        states.append(st)
+    one, many = states
+    assert np.all(many["scale_"] == many["scale_"][0])
+    assert_array_equal(one["scale_"][0], many["scale_"][0])
+    for name in ("coef_", "intercept_", "grad_sq_", "norm_sum_", "n_updates_"):
+        assert_array_equal(one[name], many[name], err_msg=name)
+
+
 def test_shared_scale_rescales_every_regressor_by_hand():
     """One feature, no intercept, eta = 0.25, logged rounds. Round 1: class 0,
     x = 0.5, r = 1: s = 0.5, w_0 = 0 - 0.25 (-0.5) / (0.5 * 0.5) = 0.5 (as in
@@ -334,7 +396,9 @@ def test_shared_scale_rescales_every_regressor_by_hand():
         assert est.coef_[0, 0] == 0.5
         est.partial_fit(np.array([[2.0]]), LoggedFeedback([1], [0.0], [0.5]))
         assert est.coef_[0, 0] == w0 and est.coef_[1, 0] == 0.0
-        assert est.scale_[0, 0] == s0 and est.scale_[1, 0] == 2.0
+        # shared: the one stored scale is 2; per class: class 0's stays 0.5
+        assert est.scale_[0, 0] == s0 and est.scale_[-1, 0] == 2.0
+        assert est.scale_.shape == ((1, 1) if shared else (2, 1))
         assert est.norm_sum_[1] == 1.0 and est.n_updates_.tolist() == [1, 1]
 
 
@@ -352,7 +416,8 @@ def test_nag_first_update_by_hand():
     N = 3.0
     rate = 0.25 * math.sqrt(1 / N)
     assert est.norm_sum_[a] == N and est.n_updates_[a] == 1
-    assert_array_equal(est.scale_[a], [0.0, 2.0, 0.5, 0.0])
+    assert est.scale_.shape == (1, 4)  # shared scales (the default): one row
+    assert_array_equal(est.scale_[0], [0.0, 2.0, 0.5, 0.0])
     if e == 0.0:  # played wrong: reward 0 = prediction, nothing to learn
         assert not est.coef_.any() and not est.intercept_.any()
         return
@@ -498,7 +563,7 @@ def test_step_cap_bounds_the_move_of_the_prediction(regressor, cap):
         a, r = int(fb.actions_[0]), float(fb.rewards_[0])
         after = est.decision_function(x)[0, a]
         if regressor == "normalized":
-            s_old = before.scale_[a]
+            s_old = before.scale_[0]  # shared scales (the default): one row
             grow = (np.abs(x[0]) > s_old) & (s_old > 0)
             w = before.coef_[a].copy()
             w[grow] *= s_old[grow] / np.abs(x[0][grow])

@@ -16,8 +16,9 @@ cpdef enum RegressorKind:
 cdef class RegressionOracle:
     # Regressor a predicts w_a . x + b_a. The arrays are the estimator's fitted
     # state, updated in place: W (k, d) and b (k,) the weights and intercepts,
-    # S (k, d) NAG's scales, G (k, d) and Gb (k,) the squared-gradient sums, N
-    # (k,) NAG's normalised squared norms, n_upd (k,) the update counts.
+    # S (k, d) NAG's scales (or (1, d): the shared scales stored once), G (k, d)
+    # and Gb (k,) the squared-gradient sums, N (k,) NAG's normalised squared
+    # norms, n_upd (k,) the update counts.
     cdef double[:, ::1] W
     cdef double[::1] b
     cdef double[:, ::1] S
@@ -30,6 +31,9 @@ cdef class RegressionOracle:
     cdef readonly bint fit_intercept
     cdef readonly double step_cap  # 0: no cap
     cdef readonly bint shared_scale  # NAG's scales shared by the k regressors
+    # S holds one row (the shared scales, stored once) instead of k; with
+    # shared_scale=False the estimator expands it to k rows before learning
+    cdef readonly bint one_scale
     # scratch: the denominators q_i of the current step, by position in the row
     # (grown to the longest row seen: O(nnz), not O(d), per call)
     cdef double[::1] qbuf

@@ -13,8 +13,9 @@ weighting), by one of three rules:
   ``pred = w . x + b`` and ``N_a += sum_i (x_i / S_i)^2 (+ 1)``; the rate is
   ``learning_rate * sqrt(n_a / N_a)`` and the step's denominator
   ``q_i = S_i sqrt(G_i)``. With ``shared_scale`` the scale of feature ``i`` is
-  one for all regressors (every row ``S[r]`` equal): a growth rescales ``w_i``
-  of every regressor (``O(k)`` per growth);
+  one for all regressors, stored once (``S`` of one row; after per-class
+  scales, ``k`` rows, each growing by its own test towards the shared maximum):
+  a growth rescales ``w_i`` of every regressor (``O(k)`` per growth);
 * ``REG_ADAGRAD`` -- per-coordinate AdaGrad (Duchi, Hazan & Singer 2011):
   ``pred`` is the round's score, ``q_i = sqrt(G_i)``, rate ``learning_rate``;
 * ``REG_SGD`` -- ``pred`` the round's score, ``q_i = 1``, rate
@@ -56,7 +57,7 @@ cdef class RegressionOracle:
                  long long[::1] n_upd, int regressor, double learning_rate,
                  bint fit_intercept, double step_cap, bint shared_scale):
         k, d = W.shape[0], W.shape[1]
-        if (b.shape[0] != k or S.shape[0] != k or S.shape[1] != d
+        if (b.shape[0] != k or S.shape[0] not in (1, k) or S.shape[1] != d
                 or G.shape[0] != k or G.shape[1] != d or Gb.shape[0] != k
                 or N.shape[0] != k or n_upd.shape[0] != k):
             raise ValueError("regression oracle state arrays have inconsistent "
@@ -75,6 +76,7 @@ cdef class RegressionOracle:
         self.fit_intercept = fit_intercept
         self.step_cap = step_cap
         self.shared_scale = shared_scale
+        self.one_scale = S.shape[0] == 1
         self.qbuf = np.zeros(64, dtype=np.float64)
 
     cdef Py_ssize_t journal_bound(self, Row x) noexcept nogil:
@@ -112,7 +114,7 @@ cdef class RegressionOracle:
         # NG, whose steps go as 1 / s_i^2), predict, and add the row's
         # normalized squared norm to N.
         cdef double* w = &self.W[a, 0]
-        cdef double* s = &self.S[a, 0]
+        cdef double* s = &self.S[0 if self.one_scale else a, 0]
         cdef double pred = 0.0, nrm = 0.0, v, av, q
         cdef int j, i, r
         for j in range(x.nnz):
@@ -122,7 +124,18 @@ cdef class RegressionOracle:
             i = row_col(x, j)
             av = fabs(v)
             if av > s[i]:
-                if self.shared_scale:
+                if self.one_scale:
+                    # one stored row of shared scales: every regressor's w_i
+                    # by it (the same operations as k equal rows; a weight is
+                    # only read and written when the scale was positive, a
+                    # zero scale meaning the feature was never seen, w_i = 0)
+                    if s[i] > 0.0:
+                        for r in range(self.W.shape[0]):
+                            jsave(jd, &self.W[r, i])
+                            self.W[r, i] = self.W[r, i] * (s[i] / av)
+                    jsave(jd, &s[i])
+                    s[i] = av
+                elif self.shared_scale:
                     # each regressor by its own scale (all equal unless
                     # shared_scale was switched on mid-stream)
                     for r in range(self.W.shape[0]):
@@ -158,7 +171,7 @@ cdef class RegressionOracle:
         # prediction towards the target by at most c |pred - r| (the move is
         # rate h Q |pred - r|).
         cdef double* w = &self.W[a, 0]
-        cdef double* s = &self.S[a, 0]
+        cdef double* s = &self.S[0 if self.one_scale else a, 0]
         cdef double* G = &self.G[a, 0]
         cdef double* qbuf
         cdef double Q = 0.0, v, g, q, qb = 1.0, lim
