@@ -662,3 +662,34 @@ def test_regressors_start_at_initial_reward():
     est = SquareCB(initial_reward=0.7, fit_intercept=False, random_state=0)
     est.partial_fit(X, LoggedFeedback([1], [0.7], [0.5]), classes=range(3))
     assert not est.intercept_.any()
+
+
+def test_failed_call_after_switching_scales_off_keeps_the_shared_row():
+    """The copy of the shared row to every regressor belongs to a learning
+    call: ``sample_actions`` and ``predict`` leave ``scale_`` as it is, a call
+    that fails leaves it as it was (one row, same values), and the next good
+    call plays as if the failed one never happened (caught: the copy made when
+    the kernel is built, which acting also does)."""
+    X, y = make_stream(200, d=6, k=3, seed=2)
+    est = SquareCB(random_state=0).partial_fit(X[:100], y[:100], classes=range(3))
+    twin = copy.deepcopy(est)
+    before = est.scale_
+    est.set_params(shared_scale=False)
+    twin.set_params(shared_scale=False)
+    est.sample_actions(X[100:110])
+    est.predict(X[100:110])
+    twin.sample_actions(X[100:110])
+    assert est.scale_ is before
+
+    def fail(kernel):
+        raise RuntimeError("planted failure after the block")
+
+    est._after_block = fail
+    with pytest.raises(RuntimeError, match="planted"):
+        est.partial_fit(X[100:], y[100:])
+    del est._after_block
+    assert est.scale_ is before and est.scale_.shape == (1, 6)
+    est.partial_fit(X[100:], y[100:])
+    twin.partial_fit(X[100:], y[100:])
+    for name in STATE:
+        assert_array_equal(getattr(est, name), getattr(twin, name), err_msg=name)
