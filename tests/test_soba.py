@@ -510,6 +510,23 @@ def test_pnewtron_pickle_of_the_class_major_layout_loads():
     assert_same_next_actions(loaded, est, X[200:], y[200:])
 
 
+@pytest.mark.parametrize("n", [1, 40])
+@pytest.mark.parametrize("container", ["dense", "csr"])
+def test_pnewtron_scores_are_those_of_the_class_major_layout(n, container):
+    """``decision_function`` gives bit for bit ``sigma (X @ U.T)`` with ``U``
+    a C-contiguous (k, d) array, the product the class-major layout made: a
+    dense ``X`` times the feature-major ``Ut_`` as stored takes another BLAS
+    path (for one row, different sums)."""
+    k, d = 9, 400
+    X, y = make_stream(n=200 + n, d=d, k=k, seed=4)
+    est = PNewtron(exploration=Softmax(0.1), random_state=0)
+    est.partial_fit(X[:200], y[:200], classes=np.arange(k))
+    U = np.ascontiguousarray(est.coef_unscaled_)
+    rows = _as(X[200:], container)
+    expected = est.norm_state_[1] * np.asarray(rows @ U.T)
+    assert_array_equal(est.decision_function(rows), expected)
+
+
 def test_pnewtron_public_arrays_are_views_of_its_state():
     """``coef_unscaled_``, ``A_diag_`` and ``b_`` are the (k, d) arrays ``U``,
     ``A``, ``b`` as views of the feature-major state: they follow the learner
