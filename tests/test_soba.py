@@ -456,6 +456,99 @@ def test_pnewtron_matches_reference(params, rule, kind, container):
     assert np.linalg.norm(est.coef_) <= D * (1 + 1e-12)
 
 
+@pytest.mark.parametrize("container", ["dense", "csr"])
+def test_pnewtron_prefetching_rounds_match_reference(container, monkeypatch):
+    """The rounds of a state beyond ``PREFETCH_MIN_BYTES`` (which first
+    prefetch the lines of their sparse row's features) are the reference's, bit
+    for bit; the threshold is lowered to 0 so that this small stream takes
+    that path."""
+    from skbandit.linear_model import _pnewtron_fast
+
+    monkeypatch.setattr(_pnewtron_fast, "PREFETCH_MIN_BYTES", 0)
+    k, seed, rule = 5, 3, Softmax(0.1, scale=10.0)
+    X, y = make_stream(n=300, d=30, k=k, kind="binary", seed=seed)
+    est = PNewtron(exploration=Softmax(0.1), random_state=seed)
+    fb = BanditFeedback(y)
+    est.partial_fit(_as(X, container), fb, classes=np.arange(k))
+    assert est._make_kernel().prefetch
+    trace = ref.pnewtron(
+        _as(X, container), y, _uniforms(seed, len(y)), k, exploration=rule
+    )
+    assert_array_equal(fb.actions_, trace.played)
+    assert_array_equal(fb.propensities_, trace.propensities)
+    assert_array_equal(est.coef_unscaled_, trace.U)
+    assert_array_equal(est.b_, trace.b)
+    assert_array_equal(est.A_diag_, trace.A)
+    assert_array_equal(est.norm_state_, trace.norm_state)
+
+
+def test_pnewtron_pickle_of_the_class_major_layout_loads():
+    """A PNewtron pickled when ``coef_unscaled_``, ``b_`` and ``A_diag_`` were
+    its (k, d) state arrays (before the feature-major ``Ut_``, ``Ab_``) loads
+    into the same learner, which plays on as the original."""
+    import pickle
+
+    from _helpers import assert_same_learner, assert_same_next_actions
+
+    k = 4
+    X, y = make_stream(n=300, d=7, k=k, seed=5)
+    est = PNewtron(exploration=Softmax(0.2), random_state=0)
+    est.partial_fit(X[:200], y[:200], classes=np.arange(k))
+    old = dict(est.__getstate__())
+    Ut, Ab = old.pop("Ut_"), old.pop("Ab_")
+    # the old state arrays: C-contiguous (k, d), A and b distinct
+    old["coef_unscaled_"] = np.ascontiguousarray(Ut.T)
+    old["b_"] = np.ascontiguousarray(Ab[:, :, 1].T)
+    old["A_diag_"] = np.ascontiguousarray(Ab[:, :, 0].T)
+    assert not np.array_equal(old["b_"], old["A_diag_"])
+    loaded = PNewtron.__new__(PNewtron)
+    loaded.__setstate__(pickle.loads(pickle.dumps(old)))
+    for name in ("coef_unscaled_", "b_", "A_diag_"):
+        assert_array_equal(getattr(loaded, name), old[name], err_msg=name)
+    assert loaded.Ab_.flags.c_contiguous and loaded.Ut_.flags.c_contiguous
+    assert_same_learner(loaded, est)
+    assert_same_next_actions(loaded, est, X[200:], y[200:])
+
+
+@pytest.mark.parametrize("n", [1, 40])
+@pytest.mark.parametrize("container", ["dense", "csr"])
+def test_pnewtron_scores_are_those_of_the_class_major_layout(n, container):
+    """``decision_function`` gives bit for bit ``sigma (X @ U.T)`` with ``U``
+    a C-contiguous (k, d) array, the product the class-major layout made: a
+    dense ``X`` times the feature-major ``Ut_`` as stored takes another BLAS
+    path (for one row, different sums)."""
+    k, d = 9, 400
+    X, y = make_stream(n=200 + n, d=d, k=k, seed=4)
+    est = PNewtron(exploration=Softmax(0.1), random_state=0)
+    est.partial_fit(X[:200], y[:200], classes=np.arange(k))
+    U = np.ascontiguousarray(est.coef_unscaled_)
+    rows = _as(X[200:], container)
+    expected = est.norm_state_[1] * np.asarray(rows @ U.T)
+    assert_array_equal(est.decision_function(rows), expected)
+
+
+def test_pnewtron_public_arrays_are_views_of_its_state():
+    """``coef_unscaled_``, ``A_diag_`` and ``b_`` are the (k, d) arrays ``U``,
+    ``A``, ``b`` as views of the feature-major state: they follow the learner
+    as it learns, and a write through them is a write to the state (as when
+    they were the state arrays themselves)."""
+    k, d = 3, 5
+    X, y = make_stream(n=100, d=d, k=k, seed=2)
+    est = PNewtron(random_state=0).partial_fit(X[:50], y[:50], classes=np.arange(k))
+    U, A, b = est.coef_unscaled_, est.A_diag_, est.b_
+    assert U.shape == A.shape == b.shape == (k, d)
+    assert_array_equal(U, -b / A)
+    est.partial_fit(X[50:], y[50:])
+    assert_array_equal(U, est.Ut_.T)
+    assert_array_equal(A, est.Ab_[:, :, 0].T)
+    assert_array_equal(b, est.Ab_[:, :, 1].T)
+    est.A_diag_[1, 2] = 7.0
+    est.b_[2, 3] = -3.0
+    assert est.Ab_[2, 1, 0] == 7.0 and est.Ab_[3, 2, 1] == -3.0
+    with pytest.raises(AttributeError, match="b_"):
+        PNewtron().b_  # noqa: B018
+
+
 # --------------------------------------------------------------------------------------
 # scale: RCV1-sized sparse input
 

@@ -6,6 +6,7 @@ from numbers import Real
 from typing import TYPE_CHECKING
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.extmath import safe_sparse_dot
 
@@ -58,8 +59,9 @@ class PNewtron(ExplorationMixin, LinearBanditClassifier):
     projection. Because ``W = -b / A`` is recomputed before the projection, the
     projection of a round does not accumulate into ``b``.
 
-    Cost per round: ``O(k nnz(x))`` for the update and ``O(kd)`` for the
-    projection; memory ``O(kd)``.
+    Cost per round: ``O(k nnz(x))`` (the projection is kept lazily: ``W = σU``
+    with ``||U||_F`` updated on the written entries and summed exactly every
+    ``kd`` of them, see ``docs/algorithms.md``); memory ``O(kd)``.
 
     Logged feedback (``partial_fit(X, LoggedFeedback(...))``, see
     ``docs/logged.md``): the update combines the learner's own softmax with
@@ -106,14 +108,26 @@ class PNewtron(ExplorationMixin, LinearBanditClassifier):
         access: a new array).
     coef_unscaled_ : ndarray of shape (n_classes, n_features)
         ``U = -b / A`` on the entries updated so far (zero elsewhere): ``W``
-        before the rescaling to the ball.
+        before the rescaling to the ball. A view of ``Ut_`` (``Ut_.T``).
     norm_state_ : ndarray of shape (3,)
         ``(||U||_F^2, sigma, entries updated since ||U||^2 was last summed
         exactly)`` with ``sigma = min(1, D / ||U||_F)``.
     b_ : ndarray of shape (n_classes, n_features)
-        The accumulated ``b``.
+        The accumulated ``b``. A view of ``Ab_`` (``Ab_[:, :, 1].T``).
     A_diag_ : ndarray of shape (n_classes, n_features)
-        The diagonal ``A``.
+        The diagonal ``A``. A view of ``Ab_`` (``Ab_[:, :, 0].T``).
+    Ut_ : ndarray of shape (n_features, n_classes)
+        ``U`` stored feature-major: ``Ut_[j, r] = U[r, j]``.
+    Ab_ : ndarray of shape (n_features, n_classes, 2)
+        ``A`` and ``b`` stored together, feature-major:
+        ``Ab_[j, r] = (A[r, j], b[r, j])``.
+
+        A round reads ``U`` and updates ``U``, ``A`` and ``b`` of every class
+        on each stored feature of ``x``. Stored feature-major, those ``3k``
+        values of one feature are contiguous (``24k`` bytes in sequence)
+        instead of ``3k`` entries of three ``(k, d)`` arrays, each on its own
+        cache line: once the model outgrows the caches, a round's cost stays
+        nearly flat in ``d`` (``docs/algorithms.md``, PNewtron).
     n_features_in_ : int
         Number of features seen during fit.
     feature_names_in_ : ndarray of shape (`n_features_in_`,)
@@ -193,7 +207,7 @@ class PNewtron(ExplorationMixin, LinearBanditClassifier):
         "D": [Interval(Real, 0, None, closed="neither")],
     }
 
-    _state_attrs = ("coef_unscaled_", "b_", "A_diag_", "norm_state_")
+    _state_attrs = ("Ut_", "Ab_", "norm_state_")
 
     _default_exploration = "softmax"
     _exploration_values = rule_values(epsilon=0.0625)
@@ -219,10 +233,50 @@ class PNewtron(ExplorationMixin, LinearBanditClassifier):
         self.D = D
 
     def _init_state(self, n_features, n_classes):
-        self.coef_unscaled_ = np.zeros((n_classes, n_features), dtype=np.float64)
-        self.b_ = np.zeros((n_classes, n_features), dtype=np.float64)
-        self.A_diag_ = np.full((n_classes, n_features), 1.0 / float(self.D))
+        # feature-major (see Attributes): U = 0, A = 1/D, b = 0
+        self.Ut_ = np.zeros((n_features, n_classes), dtype=np.float64)
+        self.Ab_ = np.empty((n_features, n_classes, 2), dtype=np.float64)
+        self.Ab_[:, :, 0] = 1.0 / float(self.D)
+        self.Ab_[:, :, 1] = 0.0
         self.norm_state_ = np.array([0.0, 1.0, 0.0])
+
+    def __setstate__(self, state):
+        if "Ut_" not in state and "b_" in state:
+            # pickled in the class-major layout (coef_unscaled_, b_, A_diag_
+            # as (k, d) arrays, before the feature-major layout): the same values
+            state = dict(state)
+            U, b, A = (state.pop(n) for n in ("coef_unscaled_", "b_", "A_diag_"))
+            state["Ut_"] = np.ascontiguousarray(U.T)
+            state["Ab_"] = np.ascontiguousarray(np.stack((A.T, b.T), axis=-1))
+        super().__setstate__(state)
+
+    def _state_view(self, name: str) -> np.ndarray:
+        """The (n_classes, n_features) view of ``U``, ``A`` or ``b`` (``name``:
+        the public attribute) in the feature-major state ``Ut_``, ``Ab_``."""
+        key = "Ut_" if name == "coef_unscaled_" else "Ab_"
+        state = self.__dict__.get(key)
+        if state is None:
+            raise AttributeError(
+                f"{type(self).__name__!r} object has no attribute {name!r}"
+            )
+        if key == "Ut_":
+            return state.T
+        return state[:, :, 0 if name == "A_diag_" else 1].T
+
+    @property
+    def coef_unscaled_(self) -> np.ndarray:
+        """``U = -b / A`` (n_classes, n_features): a view of ``Ut_``."""
+        return self._state_view("coef_unscaled_")
+
+    @property
+    def A_diag_(self) -> np.ndarray:
+        """The diagonal ``A`` (n_classes, n_features): a view of ``Ab_``."""
+        return self._state_view("A_diag_")
+
+    @property
+    def b_(self) -> np.ndarray:
+        """The accumulated ``b`` (n_classes, n_features): a view of ``Ab_``."""
+        return self._state_view("b_")
 
     @property
     def coef_(self) -> np.ndarray:
@@ -230,16 +284,20 @@ class PNewtron(ExplorationMixin, LinearBanditClassifier):
         return self.norm_state_[1] * self.coef_unscaled_
 
     def _score_rows(self, X):
-        # sigma (X U^T), the kernel's order of operations
+        # sigma (X U^T), the kernel's order of operations. A dense X is
+        # multiplied by U^T stored class-major, the (d, k) operand of the
+        # class-major layout this learner had before, so that BLAS takes the
+        # same path (its sums, hence the scores, are bit for bit as before);
+        # the copy is one pass over U, against the n k d of the product.
+        U_T = self.Ut_ if sp.issparse(X) else np.asfortranarray(self.Ut_)
         return self.norm_state_[1] * np.asarray(
-            safe_sparse_dot(X, self.coef_unscaled_.T, dense_output=True)
+            safe_sparse_dot(X, U_T, dense_output=True)
         )
 
     def _make_kernel(self):
         kernel = PNewtronKernel(
-            self.coef_unscaled_,
-            self.b_,
-            self.A_diag_,
+            self.Ut_,
+            self.Ab_,
             self.norm_state_,
             float(self.alpha),
             float(self.beta),
