@@ -15,15 +15,18 @@ import pytest
 import scipy.sparse as sp
 from _data import label_values, make_stream
 from _helpers import assert_benchmark_rows, run_benchmark
+from _reference import marginal_propensity, maximisers
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.base import clone
 from test_reference import _csr_with_duplicates
 
-from skbandit import BanditFeedback, Gaptron
+from skbandit import BanditFeedback, Gaptron, LoggedFeedback
+from skbandit._core._explore import GapMapExplorer
 from skbandit.datasets import make_synsep
-from skbandit.exploration import GapMap, InverseGap
+from skbandit.exploration import EpsilonGreedy, GapMap, InverseGap, Softmax
 from skbandit.linear_model._gaptron import (
     LOSS_CODES,
+    GaptronKernel,
     full_information_step,
     gap_map,
     surrogate_gradient,
@@ -198,6 +201,144 @@ def test_usps_stream_matches_reference(loss, feedback, usps_stream):
     est.partial_fit(X, fb, classes=np.arange(10))
     trace = ref.run_partial_fit(X, y, 10, np.random.default_rng(seed), **p)
     _check(est, fb, trace, np.arange(10), y)
+
+
+# --------------------------------------------------------------------------------------
+# exact ties of the greedy label: the policy's marginal over the tied labels
+
+
+def _tied_scores(k: int, m: int, rng: np.random.Generator) -> list[np.ndarray]:
+    """Scores with exactly ``m`` exact maximisers (a random subset of the
+    classes), the others below: tied at 0 (+0.0 and -0.0 mixed: the hinge
+    maps' top margin ``m*`` is then +0.0 or -0.0), at 0.7 and at -2.5."""
+    out = []
+    for top in (0.0, 0.7, -2.5):
+        s = top - 0.5 - rng.random(k)
+        tied = rng.choice(k, size=m, replace=False)
+        s[tied] = top
+        if top == 0.0:
+            s[tied[::2]] = -0.0
+        out.append(s)
+    return out
+
+
+def _tie_kernel(loss: str, scores: np.ndarray) -> tuple[GaptronKernel, np.ndarray]:
+    """A kernel whose scores on the row ``x = [1]`` are ``scores`` (+0.0 for
+    -0.0: the sum starts at +0.0)."""
+    W = np.ascontiguousarray(scores.reshape(-1, 1))
+    kernel = GaptronKernel(
+        W, LOSS_CODES[loss], 1.0, False, 1.0, False, np.zeros(1), np.zeros_like(W)
+    )
+    return kernel, np.ones(1)
+
+
+@pytest.mark.parametrize("loss", LOSSES)
+def test_tie_marginal_with_the_gap_map_is_the_reference_sum(loss):
+    """With the gap map's rule the kernel reads the m tied labels' probabilities
+    off one distribution (``tie_rates``); the propensity of the action it plays
+    (``act``) and the policy's distribution (``marginal_distribution``) must
+    still be the reference's mean over the tied labels g of p_g, each from its
+    own gap map, bit for bit: every loss, rate and number of ties."""
+    rng = np.random.default_rng(LOSS_CODES[loss])
+    for k in (2, 3, 5, 9, 20):
+        for m in sorted({2, 3, k // 2, k - 1, k} & set(range(2, k + 1))):
+            for s in _tied_scores(k, m, rng):
+                kernel, x = _tie_kernel(loss, s)
+                for eps in (0.0, 0.125, 1.0):
+                    kernel.set_explorer(GapMapExplorer(LOSS_CODES[loss], eps))
+                    assert kernel.gap_ties
+
+                    def dist(g, s=s, eps=eps):
+                        return ref.distribution(loss, s, g, eps)
+
+                    ties = maximisers(s)
+                    assert len(ties) == m
+                    # every map is 1 at a tie (logistic: top probability <= 1/m;
+                    # hinge, smooth hinge: m* = 0): each tied label plays uniform
+                    for g in ties:
+                        assert gap_map(LOSS_CODES[loss], s, int(g)) == 1.0
+                    for u1 in np.linspace(0.0, 0.999, 5):
+                        a, _, _, marginal = kernel.py_act(x, 3, float(u1), 0.5)
+                        assert marginal == marginal_propensity(dist, ties, a), (
+                            k, m, eps, a
+                        )  # fmt: skip
+                    want = [marginal_propensity(dist, ties, b) for b in range(k)]
+                    got = kernel.py_marginal_distribution(s, 3)
+                    assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize(
+    "rule",
+    [
+        EpsilonGreedy(0.1),
+        Softmax(0.1, scale=2.0),
+        InverseGap(4.0, exponent=0.5, clip=False),
+    ],
+    ids=lambda r: type(r).__name__,
+)
+def test_tie_marginal_with_other_rules_is_the_reference_sum(rule):
+    """Gaptron playing another rule takes the generic tie marginal (one
+    distribution per tied label: a rule such as inverse gap weighting or the
+    softmax does not play every tied label at one rate)."""
+    rng = np.random.default_rng(1)
+    for k in (3, 9):
+        for m in (2, k):
+            for s in _tied_scores(k, m, rng):
+                kernel, x = _tie_kernel("logistic", s)
+                kernel.set_explorer(rule._compile(k))
+                assert not kernel.gap_ties
+
+                def dist(g, s=s):
+                    return rule.distribution(s, 3, g)
+
+                ties = maximisers(s)
+                for u1 in np.linspace(0.0, 0.999, 5):
+                    a, _, _, marginal = kernel.py_act(x, 3, float(u1), 0.5)
+                    assert marginal == marginal_propensity(dist, ties, a)
+                want = [marginal_propensity(dist, ties, b) for b in range(k)]
+                assert_array_equal(kernel.py_marginal_distribution(s, 3), want)
+
+
+@pytest.mark.parametrize("loss", LOSSES)
+def test_hashed_rows_with_tied_scores_match_the_reference(loss):
+    """Sparse rows on a large column space (as hashed features): most rows meet
+    only columns no earlier row had, so every class scores 0 and the k labels
+    tie (a fresh model's common round at d = 2**20). The plays, the logged
+    propensities (the tie marginal) and the state match the reference bit for
+    bit, in the simulator and in the live loop (``sample_actions`` then
+    ``partial_fit(row, LoggedFeedback(...))``)."""
+    k, d, nnz, n, seed = 7, 1 << 14, 3, 300, 5
+    rng = np.random.default_rng(seed)
+    cols = np.sort(
+        np.stack([rng.choice(d, nnz, replace=False) for _ in range(n)]), axis=1
+    )
+    vals = rng.random(n * nnz) + 0.5
+    X = sp.csr_matrix((vals, cols.ravel(), np.arange(0, n * nnz + 1, nnz)), (n, d))
+    y = rng.integers(k, size=n)
+    seen: set[int] = set()
+    n_fresh = 0
+    for row in cols.tolist():
+        n_fresh += seen.isdisjoint(row)
+        seen.update(row)
+    assert n_fresh > 0.8 * n  # rows whose k scores are all 0
+    p = {"loss": loss, "feedback": "bandit", "exploration": GapMap(0.3)}
+    classes = np.arange(k)
+    trace = ref.run_partial_fit(X, y, k, np.random.default_rng(seed), **p)
+    assert trace.rewards.sum() > 10  # some rounds learn
+    est = Gaptron(random_state=seed, **p)
+    fb = BanditFeedback(y)
+    est.partial_fit(X, fb, classes=classes)
+    _check(est, fb, trace, classes, y)
+    live = Gaptron(random_state=seed, **p)
+    for i in range(n):
+        row = X[i : i + 1]
+        action, propensity = live.sample_actions(row, classes=None if i else classes)
+        assert action[0] == trace.played[i] and propensity[0] == trace.propensities[i]
+        reward = [float(action[0] == y[i])]
+        live.partial_fit(row, LoggedFeedback(action, reward, propensity))
+    assert_array_equal(live.coef_, trace.W)
+    assert live.grad_sq_sum_[0] == trace.grad_sq_sum
+    assert_array_equal(live._average_acc, trace.A)
 
 
 def test_bandit_update_needs_the_bit_only():
