@@ -201,7 +201,9 @@ class TransactionMixin:
         # whose rows write much does not draw uniforms for rows it cannot play
         start, total, size = 0, rows.shape[0], _BLOCK_ROWS
         while start < total:
-            block = rows[start : start + size]
+            # (a call of one block plays ``rows`` itself: no view per call)
+            whole = start == 0 and total <= size
+            block = rows if whole else rows[start : start + size]
             n = block.shape[0]
             if one is None:
                 point = self._rollback_point()

@@ -495,21 +495,26 @@ class OnlineSelector(ExplorationMixin, BaseBanditClassifier):
 
     def _before_block(self, kernel, n_rows):
         # a candidate may replace its kernel (e.g. after growing a buffer)
-        old = kernel.kernels
-        new = [
-            c._before_block(kc, n_rows)
-            for c, kc in zip(self.candidates_, old, strict=True)
-        ]
-        if any(a is not b for a, b in zip(old, new, strict=True)):
+        # (one loop, no list unless one did: a one-row call runs this each round)
+        kernels = kernel.kernels
+        new = None
+        for i, (c, kc) in enumerate(zip(self.candidates_, kernels, strict=True)):
+            replaced = c._before_block(kc, n_rows)
+            if replaced is not kc:
+                if new is None:
+                    new = list(kernels)
+                new[i] = replaced
+        if new is not None:
             kernel = self._selector_kernel(new)
         kernel.block_rows = n_rows
         return kernel
 
     def _after_block(self, kernel) -> None:
         # the candidates' own end-of-block work, and their round counters
+        n = kernel.rows_played
         for c, kc in zip(kernel.owners, kernel.kernels, strict=True):
             c._after_block(kc)
-            c.t_ += kernel.rows_played
+            c.t_ += n
 
     # ----------------------------------------------------------- validation
     # ----------------------------------------------------------- prediction
