@@ -57,6 +57,13 @@ def default_candidates() -> list[BaseBanditClassifier]:
     ]
 
 
+def _length_error(candidates, kernels) -> RuntimeError:
+    return RuntimeError(
+        f"OnlineSelector: {len(candidates)} candidates for {len(kernels)} "
+        "kernels (the candidates were changed while their kernels played)"
+    )
+
+
 def _item_slots(items) -> list[tuple]:
     """The slots of a list's (or tuple's) items, and of the index past its
     end (``MISSING`` while it does not grow)."""
@@ -494,16 +501,23 @@ class OnlineSelector(ExplorationMixin, BaseBanditClassifier):
         )
 
     def _before_block(self, kernel, n_rows):
-        # a candidate may replace its kernel (e.g. after growing a buffer)
-        # (one loop, no list unless one did: a one-row call runs this each round)
+        # a candidate may replace its kernel (e.g. after growing a buffer).
+        # A one-row call runs this every round: one loop, no list unless a
+        # kernel was replaced, and ``zip`` without ``strict=True`` (which
+        # takes the slow keyword path) after comparing the lengths
         kernels = kernel.kernels
+        candidates = self.candidates_
+        if len(candidates) != len(kernels):
+            raise _length_error(candidates, kernels)
         new = None
-        for i, (c, kc) in enumerate(zip(self.candidates_, kernels, strict=True)):
+        i = 0
+        for c, kc in zip(candidates, kernels):  # noqa: B905 (lengths compared)
             replaced = c._before_block(kc, n_rows)
             if replaced is not kc:
                 if new is None:
                     new = list(kernels)
                 new[i] = replaced
+            i += 1
         if new is not None:
             kernel = self._selector_kernel(new)
         kernel.block_rows = n_rows
@@ -512,7 +526,10 @@ class OnlineSelector(ExplorationMixin, BaseBanditClassifier):
     def _after_block(self, kernel) -> None:
         # the candidates' own end-of-block work, and their round counters
         n = kernel.rows_played
-        for c, kc in zip(kernel.owners, kernel.kernels, strict=True):
+        owners, kernels = kernel.owners, kernel.kernels
+        if len(owners) != len(kernels):
+            raise _length_error(owners, kernels)
+        for c, kc in zip(owners, kernels):  # noqa: B905 (as _before_block)
             c._after_block(kc)
             c.t_ += n
 
