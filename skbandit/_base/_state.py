@@ -276,10 +276,9 @@ class _RollbackPlan:
 
     def record(self, learner: StateMixin):
         """The rollback point (O(number of attributes))."""
-        return (
-            self.slots.read(learner),
-            [each._rollback_point(rng=False) for each in self.own],
-        )
+        own = self.own
+        subs = [each._rollback_point(rng=False) for each in own] if own else ()
+        return self.slots.read(learner), subs
 
     def restore(self, learner: StateMixin, point) -> None:
         """Set the attributes back to ``point`` (a ``record``)."""
