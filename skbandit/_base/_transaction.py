@@ -182,20 +182,17 @@ class TransactionMixin:
                 f"{type(self).__name__} is a full-information learner: it learns "
                 "from the true labels and cannot learn from LoggedFeedback."
             )
-        if one is None:
-            journal = Journal(self._journal_limit(model_bytes))
-            input_bytes = _input_bytes
-        else:  # one row: the journal, the row's size and the rollback plan are one's
-            journal = one.journal
-            plan = self._rollback_plan(one)
-
-            def input_bytes(X, rows):
-                return one.row_bytes
-
         # a block is rolled back by a copy of the state instead of the journal
         # when the copy is at most 1/_COPY_RATIO of the input the block reads
         # (batch calls on small models: the copy is then cheaper than journaling)
-        may_copy = model_bytes * _COPY_RATIO <= input_bytes(X, None)
+        if one is None:
+            journal = Journal(self._journal_limit(model_bytes))
+            may_copy = model_bytes * _COPY_RATIO <= _input_bytes(X, None)
+        else:  # one row (one block): the journal, the row's size and the
+            # rollback plan are one's
+            journal = one.journal
+            plan = self._rollback_plan(one)
+            may_copy = model_bytes * _COPY_RATIO <= one.row_bytes
         # rows per block: _BLOCK_ROWS, or after a block the journal ended early
         # twice its rows (doubling again after a full one), so that a call
         # whose rows write much does not draw uniforms for rows it cannot play
@@ -210,7 +207,10 @@ class TransactionMixin:
             else:
                 point = plan.record(self)
                 one.save_generator()
-            copy = may_copy and model_bytes * _COPY_RATIO <= input_bytes(X, block)
+            copy = may_copy and (
+                one is not None  # (its one block is the whole input)
+                or model_bytes * _COPY_RATIO <= _input_bytes(X, block)
+            )
             saved = self._get_state() if copy else None
             try:
                 begin()
