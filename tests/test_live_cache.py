@@ -151,16 +151,27 @@ def test_slots_are_not_pickled():
     assert pickle.loads(pickle.dumps(MISSING)) is MISSING
 
 
-def test_cached_slots_keep_no_reference_to_the_learner():
+@pytest.mark.parametrize(
+    "make",
+    [lambda: OnlineSelector(random_state=0), None],
+    ids=["selector", "own-rollback-point"],
+)
+def test_cached_slots_keep_no_reference_to_the_learner(make):
     """The key and the rollback plan name the learner as the object each
     call passes (owner None), so a learner's caches make no reference cycle:
     a learner let go is freed at once, with its model, without waiting for
-    the garbage collector. Catches slots that hold the learner itself."""
+    the garbage collector. Catches slots or a plan that hold the learner
+    itself (the plan of a learner recording its own rollback point too)."""
     X, y = _stream()
-    est = _selector()
+    if make is None:
+        est = SeparableOneVsAll(kernel="rational", random_state=0)
+    else:
+        est = make()
     _live(est, X, y, 0, 5)
     est._validate_params_cached()  # (a lean call's after the cache was dropped)
-    assert "_kernel_cache" in est.__dict__ and "_validated_params" in est.__dict__
+    est.sample_actions(np.ascontiguousarray(X[5:6]))  # (a OneRow and its plan)
+    assert "_validated_params" in est.__dict__
+    assert isinstance(est._kernel_cache[-1], _RollbackPlan)
     ref = weakref.ref(est)
     gc.disable()
     try:
@@ -437,7 +448,10 @@ def test_the_rollback_plan_records_what_the_rollback_point_records():
     solo = SeparableOneVsAll(kernel="rational", random_state=0)
     _live(solo, X, y, 0, 5)
     plan = _RollbackPlan(solo)
-    assert len(plan.slots) == 0 and plan.own == (solo,)
+    assert len(plan.slots) == 0 and plan.own == (None,)  # (None: the learner)
+    assert plan.record(solo)[1][0][0].keys() == solo._rollback_point()[0].keys() - {
+        "_rng"
+    }
 
 
 def test_one_kernel_for_a_whole_live_stream(monkeypatch):

@@ -250,10 +250,12 @@ class _RollbackPlan:
     instance dictionaries) of the learner and of each of its ``candidates_``
     whose rollback point is ``StateMixin``'s; a learner that records its own
     (an override, e.g. ``SeparableOneVsAll``'s) records it itself
-    (``own``), and then for its candidates too. Built from the learners and
-    their classes' declarations (``_state_attrs``, the two methods), which
-    the kernel key watches (``TransactionMixin._cache_slots``): the plan kept
-    with the cached kernel is the one built anew while the key holds.
+    (``own``; None stands for the learner itself, as a slot's owner does, so
+    the plan kept in the learner's cache holds no reference to it), and then
+    for its candidates too. Built from the learners and their classes'
+    declarations (``_state_attrs``, the two methods), which the kernel key
+    watches (``TransactionMixin._cache_slots``): the plan kept with the cached
+    kernel is the one built anew while the key holds.
     """
 
     __slots__ = ("slots", "own")
@@ -270,14 +272,21 @@ class _RollbackPlan:
                 else:
                     own.append(each)
         else:
-            own.append(learner)
+            own.append(None)  # the learner itself
         self.slots = Slots(slots, learner)
         self.own = tuple(own)
 
     def record(self, learner: StateMixin):
         """The rollback point (O(number of attributes))."""
         own = self.own
-        subs = [each._rollback_point(rng=False) for each in own] if own else ()
+        subs = (
+            [
+                (learner if each is None else each)._rollback_point(rng=False)
+                for each in own
+            ]
+            if own
+            else ()
+        )
         return self.slots.read(learner), subs
 
     def restore(self, learner: StateMixin, point) -> None:
@@ -285,7 +294,7 @@ class _RollbackPlan:
         values, subs = point
         self.slots.write(learner, values)
         for each, sub in zip(self.own, subs, strict=True):
-            each._restore_point(sub)
+            (learner if each is None else each)._restore_point(sub)
 
 
 def _base_rollback(learner) -> bool:
