@@ -1505,7 +1505,6 @@ from cpython.tuple cimport PyTuple_New
 cdef extern from "Python.h":
     # (PyObject* results are borrowed references; NULL: nothing there)
     PyObject* _PyType_Lookup(PyTypeObject* type, PyObject* name)
-    PyObject* PyDict_GetItemWithError(object d, object key) except? NULL
     object PyObject_GenericGetDict(object o, void* context)
     PyObject* _slot_dict "PyObject_GenericGetDict" (PyObject* o, void* context)
     PyObject* _slot_dict_item "PyDict_GetItemWithError" (PyObject* d, PyObject* k)
