@@ -25,8 +25,9 @@ Module map
     actions as codes (``_lean_label_code``, ``_scalar_code``, ``_check_logged``).
 ``_state``
     ``StateMixin``: the state protocol — ``_get_state``/``_set_state``,
-    ``_reset`` (a new state), ``_rollback_point``/``_restore_point``,
-    ``_model_bytes``, ``_state_finite``, ``_own_state_arrays``; the
+    ``_reset`` (a new state), ``_rollback_point``/``_restore_point`` (and
+    ``_RollbackPlan``, the same record read by one compiled loop for a
+    one-row call), ``_model_bytes``, ``_state_finite``, ``_own_state_arrays``; the
     generator's exact snapshot (``_rng_snapshot``/``_rng_restore``: the raw
     bytes of a ``PCG64``, verified once against its ``state`` property).
 ``_transaction``
@@ -34,7 +35,8 @@ Module map
     ``_transaction`` (a call), ``_play_blocks`` (the block loop: undo journal,
     copy mode, early block ends, rollback), the kernel cache (``_kernel``,
     ``_cached_kernel``, ``_lean_kernel`` (a one-row call's parameter check),
-    ``_cache_key``, ``__getstate__``), ``_one_row`` (the compiled one-row calls
+    ``_cache_key``/``_cache_slots``: the compiled ``Slots`` of what a kernel
+    is built from, ``__getstate__``), ``_one_row`` (the compiled one-row calls
     of the live loop, ``OneRow``, kept with the cached kernel),
     ``_raise_kernel_status``.
 ``_training``

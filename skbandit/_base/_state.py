@@ -8,7 +8,8 @@ snapshot/compare helpers, the NumPy reference runners and OnlineSelector's
 candidates use them, so a learner with other state (a diagonal, an inverse, a
 support set) is covered without special cases. Training never calls them: its
 rollback is the undo journal (``skbandit._base._transaction``), which restores
-the attributes as objects from ``_rollback_point``. ``_reset`` starts a new
+the attributes as objects from ``_rollback_point`` (a one-row call: from the
+same record made by one compiled read, ``_RollbackPlan``). ``_reset`` starts a new
 state (``_init_state``, the learner's hook), ``_model_bytes`` and
 ``_state_finite`` measure and check it.
 """
@@ -21,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from skbandit._core._kernel import within_bound
+from skbandit._core._kernel import SLOT_ATTR, Slots, within_bound
 
 if TYPE_CHECKING:
     from skbandit._typing import RandomStateLike
@@ -237,3 +238,70 @@ class StateMixin:
             self.__dict__.get("candidates_", ()), subs, strict=True
         ):
             learner._restore_point(sub)
+
+
+class _RollbackPlan:
+    """How a one-row call records its rollback point: what
+    ``StateMixin._rollback_point(rng=False)`` records and restores, with one
+    compiled read (``skbandit._core._kernel.Slots``) instead of a dictionary
+    per learner.
+
+    The slots are the state attributes and counters (as objects, in the
+    instance dictionaries) of the learner and of each of its ``candidates_``
+    whose rollback point is ``StateMixin``'s; a learner that records its own
+    (an override, e.g. ``SeparableOneVsAll``'s) records it itself
+    (``own``; None stands for the learner itself, as a slot's owner does, so
+    the plan kept in the learner's cache holds no reference to it), and then
+    for its candidates too. Built from the learners and their classes'
+    declarations (``_state_attrs``, the two methods), which the kernel key
+    watches (``TransactionMixin._cache_slots``): the plan kept with the cached
+    kernel is the one built anew while the key holds.
+    """
+
+    __slots__ = ("slots", "own")
+
+    def __init__(self, learner: StateMixin) -> None:
+        slots: list[tuple] = []
+        own = []
+        if _base_rollback(learner):
+            for each in (learner, *learner.__dict__.get("candidates_", ())):
+                if each is learner or _base_rollback(each):
+                    owner = None if each is learner else each
+                    names = (*each._state_attrs, *_COUNTERS)
+                    slots += [(SLOT_ATTR, owner, name) for name in names]
+                else:
+                    own.append(each)
+        else:
+            own.append(None)  # the learner itself
+        self.slots = Slots(slots, learner)
+        self.own = tuple(own)
+
+    def record(self, learner: StateMixin):
+        """The rollback point (O(number of attributes))."""
+        own = self.own
+        subs = (
+            [
+                (learner if each is None else each)._rollback_point(rng=False)
+                for each in own
+            ]
+            if own
+            else ()
+        )
+        return self.slots.read(learner), subs
+
+    def restore(self, learner: StateMixin, point) -> None:
+        """Set the attributes back to ``point`` (a ``record``)."""
+        values, subs = point
+        self.slots.write(learner, values)
+        for each, sub in zip(self.own, subs, strict=True):
+            (learner if each is None else each)._restore_point(sub)
+
+
+def _base_rollback(learner) -> bool:
+    """Whether ``learner`` records and restores its rollback point with
+    ``StateMixin``'s methods (no override)."""
+    cls = type(learner)
+    return (
+        cls._rollback_point is StateMixin._rollback_point
+        and cls._restore_point is StateMixin._restore_point
+    )

@@ -60,12 +60,16 @@ the kernel it plays (so whatever makes a new kernel makes a new one): the row
 checked and bound by one compiled check, the uniform pair drawn from the
 generator's ``bitgen_t`` (its state saved and restored as raw bytes), an undo
 journal reused from call to call, and the drivers' own round bodies. The call
-is the same transaction: ``_play_blocks`` with ``one``.
+is the same transaction: ``_play_blocks`` with ``one``, whose rollback point
+(the attributes as objects, what ``_rollback_point(rng=False)`` records) is
+read by one compiled loop (``skbandit._base._state._RollbackPlan``, kept in the
+cache with the ``OneRow``). The cache's validity is one compiled comparison
+(``Slots``, ``_cache_slots``), made on every call: nothing is assumed about
+what a caller did between two calls (``set_params``, a replaced array, ...).
 """
 
 from __future__ import annotations
 
-import operator
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -73,8 +77,16 @@ import scipy.sparse as sp
 
 from skbandit._base import _rows, _state
 from skbandit._base._rows import _input_bytes
-from skbandit._base._state import _rng_restore
-from skbandit._core._kernel import DISTRIBUTION_TOL, Journal, KernelStatus, OneRow
+from skbandit._base._state import _rng_restore, _RollbackPlan
+from skbandit._core._kernel import (
+    DISTRIBUTION_TOL,
+    SLOT_ATTR,
+    SLOT_CLASS_ATTR,
+    Journal,
+    KernelStatus,
+    OneRow,
+    Slots,
+)
 
 # Rows per call of the compiled pass driver. Uniforms are drawn per block so
 # memory stays bounded on long streams; the generator yields the same stream
@@ -85,6 +97,15 @@ _BLOCK_ROWS = 1 << 16
 # the copy is at most 1/_COPY_RATIO of the bytes of input the block reads
 # (module docstring, The failure guarantee).
 _COPY_RATIO = 16
+
+# The class attributes in a kernel's key (``_cache_slots``).
+_CLASS_SLOTS = (
+    "_make_kernel",
+    "_parameter_constraints",
+    "_state_attrs",
+    "_rollback_point",
+    "_restore_point",
+)
 
 STATUS_NONFINITE = int(KernelStatus.STATUS_NONFINITE)
 STATUS_INVALID_DISTRIBUTION = int(KernelStatus.STATUS_INVALID_DISTRIBUTION)
@@ -102,6 +123,7 @@ class TransactionMixin:
         n_features_in_: int
 
         def _make_kernel(self): ...
+        def _param_slots(self, owner=None) -> list[tuple]: ...
         def _lean_rows_allowed(self) -> bool: ...
         def _check_rows(self, X) -> None: ...
 
@@ -160,30 +182,35 @@ class TransactionMixin:
                 f"{type(self).__name__} is a full-information learner: it learns "
                 "from the true labels and cannot learn from LoggedFeedback."
             )
-        if one is None:
-            journal = Journal(self._journal_limit(model_bytes))
-            input_bytes = _input_bytes
-        else:  # one row: the journal and the row's size are one's
-            journal = one.journal
-
-            def input_bytes(X, rows):
-                return one.row_bytes
-
         # a block is rolled back by a copy of the state instead of the journal
         # when the copy is at most 1/_COPY_RATIO of the input the block reads
         # (batch calls on small models: the copy is then cheaper than journaling)
-        may_copy = model_bytes * _COPY_RATIO <= input_bytes(X, None)
+        if one is None:
+            journal = Journal(self._journal_limit(model_bytes))
+            may_copy = model_bytes * _COPY_RATIO <= _input_bytes(X, None)
+        else:  # one row (one block): the journal, the row's size and the
+            # rollback plan are one's
+            journal = one.journal
+            plan = self._rollback_plan(one)
+            may_copy = model_bytes * _COPY_RATIO <= one.row_bytes
         # rows per block: _BLOCK_ROWS, or after a block the journal ended early
         # twice its rows (doubling again after a full one), so that a call
         # whose rows write much does not draw uniforms for rows it cannot play
         start, total, size = 0, rows.shape[0], _BLOCK_ROWS
         while start < total:
-            block = rows[start : start + size]
+            # (a call of one block plays ``rows`` itself: no view per call)
+            whole = start == 0 and total <= size
+            block = rows if whole else rows[start : start + size]
             n = block.shape[0]
-            point = self._rollback_point(rng=one is None)
-            if one is not None:
+            if one is None:
+                point = self._rollback_point()
+            else:
+                point = plan.record(self)
                 one.save_generator()
-            copy = may_copy and model_bytes * _COPY_RATIO <= input_bytes(X, block)
+            copy = may_copy and (
+                one is not None  # (its one block is the whole input)
+                or model_bytes * _COPY_RATIO <= _input_bytes(X, block)
+            )
             saved = self._get_state() if copy else None
             try:
                 begin()
@@ -214,8 +241,10 @@ class TransactionMixin:
             except BaseException:
                 kernel.status = 0
                 journal.undo()
-                self._restore_point(point)
-                if one is not None:
+                if one is None:
+                    self._restore_point(point)
+                else:
+                    plan.restore(self, point)
                     one.restore_generator()
                 if saved is not None:
                     self._set_state(saved)  # into the block's own arrays
@@ -239,17 +268,19 @@ class TransactionMixin:
 
         Cached across calls (``_kernel_cache``), which a one-row call would
         otherwise spend much of its time rebuilding. A kernel is built from the
-        parameters and the state attributes alone (the objects ``_cache_key``
+        parameters and the state attributes alone (the slots ``_cache_slots``
         lists, a meta-learner's candidates' included) and updates the arrays in
-        place, so it stays valid while every one of those objects is the same
-        (compared by identity, O(number of attributes)): ``set_params``, a
-        hook or a restore that replaces an array or a scalar, a new ``fit``,
-        all make a new kernel. A kernel may keep values derived from the arrays
-        it wraps and update them with its own writes (SquareCB's per-class
-        exploration from ``n_updates_``), so only the learner's kernel may
-        write the arrays while it is cached: ``_set_state``, which writes them
-        in place, drops the cache, and so does a call that fails (``_transaction``;
-        its derived values may hold what the journal undid), and pickling and
+        place, so it stays valid while every one of those slots holds the same
+        object (its key, compiled ``Slots``: compared by identity in one loop
+        without a Python call, O(number of slots), about 0.6 us for the
+        default selector's 99): ``set_params``, a hook or a restore that
+        replaces an array or a scalar, a new ``fit``, all make a new kernel.
+        A kernel may keep values derived from the arrays it wraps and update
+        them with its own writes (SquareCB's per-class exploration from
+        ``n_updates_``), so only the learner's kernel may write the arrays
+        while it is cached: ``_set_state``, which writes them in place, drops
+        the cache, and so does a call that fails (``_transaction``; its
+        derived values may hold what the journal undid), and pickling and
         copying (``__getstate__``). ``exploration_distribution``,
         not on the live loop, builds its own kernel.
         """
@@ -265,14 +296,10 @@ class TransactionMixin:
 
     def _cached_kernel(self):
         """``(kernel, model_bytes)`` of the cache when it is valid for the
-        current objects (``_kernel``), else None."""
-        key = self._cache_key()
+        current objects (``_kernel``: every slot of its key holds the object
+        it held when the kernel was built), else None."""
         cache = self.__dict__.get("_kernel_cache")
-        if (
-            cache is not None
-            and len(cache[0]) == len(key)
-            and all(map(operator.is_, cache[0], key))
-        ):
+        if cache is not None and cache[0].unchanged(self):
             return cache[1], cache[2]
         return None
 
@@ -296,7 +323,9 @@ class TransactionMixin:
         one = cache[3] if len(cache) > 3 else None
         if one is None:
             one = OneRow(cached[0], Journal(self._journal_limit(cached[1])))
-            self._kernel_cache = (*cache[:3], one)
+            # the rollback point's plan: built from the learners and their
+            # classes' declarations, which the key watches (``_cache_slots``)
+            self._kernel_cache = (*cache[:3], one, _RollbackPlan(self))
         if not (
             one.bind_generator(self._rng, _state._PCG64_RAW_SIZE)
             and one.bind_row(X, self.n_features_in_, _rows._MAX_ABS_X)
@@ -311,26 +340,44 @@ class TransactionMixin:
         ``_act``), else None (the caller builds it, after validating its input).
 
         A valid cached kernel means the parameter objects are those it was
-        built with (they are part of its key, compared by identity), and every
-        kernel is built after its call validated them: then
+        built with (their slots, ``_param_slots``, are part of its key), and
+        every kernel is built after its call validated them: then
         ``_validate_params_cached`` has nothing to check and is skipped, and the
-        call compares the objects once instead of twice (each comparison
-        builds a tuple of every parameter and state attribute)."""
+        call compares the slots once instead of twice."""
         cached = self._cached_kernel()
         if cached is None:
             self._validate_params_cached()
         return cached
 
-    def _cache_key(self) -> tuple:
-        """The objects a kernel is built from (``_kernel``): the factory
-        ``_make_kernel`` itself (a test may replace it), the parameters' values
-        and the state attributes; a meta-learner adds its candidates'."""
-        get = self.__dict__.get
-        return (
-            type(self)._make_kernel,
-            *map(get, self._parameter_constraints),
-            *map(get, self._state_attrs),
-        )
+    def _rollback_plan(self, one):
+        """The ``_RollbackPlan`` kept with ``one`` in the kernel cache
+        (``_one_row``), or a new one (built from the current objects)."""
+        cache = self.__dict__.get("_kernel_cache")
+        if cache is not None and len(cache) > 4 and cache[3] is one:
+            return cache[4]
+        return _RollbackPlan(self)
+
+    def _cache_key(self) -> Slots:
+        """The key of a kernel built now (``_kernel``): the compiled ``Slots``
+        of ``_cache_slots``, holding the objects they hold now."""
+        return Slots(self._cache_slots(), self)
+
+    def _cache_slots(self, owner=None) -> list[tuple]:
+        """The slots (``skbandit._core._kernel.Slots``) of the objects a kernel
+        and what is cached with it (``OneRow``, ``_RollbackPlan``) are built
+        from: the class's factory ``_make_kernel`` (a test may replace it) and
+        the declarations the slots and the rollback plan are derived from
+        (``_parameter_constraints``, ``_state_attrs``, the rollback point's
+        methods), the parameters (``_param_slots``: a rule's own parameters
+        too) and the state attributes; a meta-learner adds its candidates'.
+        Everything the list itself is derived from is in it, so while every
+        slot holds the same object the list, the kernel and the plan are what
+        they would be if built anew. ``owner``: as in ``_param_slots``."""
+        return [
+            *[(SLOT_CLASS_ATTR, owner, name) for name in _CLASS_SLOTS],
+            *self._param_slots(owner),
+            *[(SLOT_ATTR, owner, name) for name in self._state_attrs],
+        ]
 
     def __getstate__(self):
         # the cached kernel (a compiled object wrapping the state arrays) is
@@ -338,6 +385,7 @@ class TransactionMixin:
         # (scikit-learn's __getstate__ may return the instance's own __dict__)
         state = dict(super().__getstate__())
         state.pop("_kernel_cache", None)
+        state.pop("_validated_params", None)  # (compiled slots: validated anew)
         return state
 
     def _raise_kernel_status(self, kernel, X, status=None, row=None, proba=None):

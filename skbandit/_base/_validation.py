@@ -34,7 +34,6 @@ dictionary look-up, ``_scalar_code``).
 from __future__ import annotations
 
 import functools
-import operator
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -47,6 +46,7 @@ from skbandit._base._rows import (
     _check_sparse_structure,
     _lean_rows_ok,
 )
+from skbandit._core._kernel import SLOT_ATTR, Slots
 from skbandit.feedback import BanditFeedback, LoggedFeedback
 
 
@@ -130,18 +130,24 @@ class InputValidationMixin:
         return X, feedback, record
 
     def _validate_params_cached(self) -> None:
-        """``_validate_params``, skipped when no parameter object was replaced
-        since the last validation (the lean single-row path)."""
-        values = tuple(map(self.__dict__.get, self._parameter_constraints))
+        """``_validate_params``, skipped when every parameter slot
+        (``_param_slots``) holds the object it held at the last validation
+        (compared by identity in one compiled loop, ``Slots``): the lean
+        single-row path."""
         cached = self.__dict__.get("_validated_params")
-        if (
-            cached is not None
-            and len(cached) == len(values)
-            and all(map(operator.is_, cached, values))
-        ):
+        if cached is not None and cached.unchanged(self):
             return
         self._validate_params()
-        self._validated_params = values
+        self._validated_params = Slots(self._param_slots(), self)
+
+    def _param_slots(self, owner=None) -> list[tuple]:
+        """The slots (``skbandit._core._kernel.Slots``) holding what
+        ``_validate_params`` checks: each parameter in the learner's
+        ``__dict__``; a learner whose parameters hold objects with parameters
+        of their own (an exploration rule, a selector's candidates) adds
+        theirs. ``owner`` is the learner as the slots name it (None: the
+        object each call passes, the learner itself)."""
+        return [(SLOT_ATTR, owner, name) for name in self._parameter_constraints]
 
     def _rows_fast(self, X):
         """Validated rows of a fitted learner: the lean path. A float64

@@ -1495,3 +1495,227 @@ cdef class OneRow:
         self.greedy = g
         self.own = own
         return int(done)
+
+
+# ------------------------------------------------------ watched attribute slots
+from cpython.object cimport PyObject, PyTypeObject
+from cpython.tuple cimport PyTuple_New
+
+
+cdef extern from "Python.h":
+    # (PyObject* results are borrowed references; NULL: nothing there)
+    PyObject* _PyType_Lookup(PyTypeObject* type, PyObject* name)
+    object PyObject_GenericGetDict(object o, void* context)
+    PyObject* _slot_dict "PyObject_GenericGetDict" (PyObject* o, void* context)
+    PyObject* _slot_dict_item "PyDict_GetItemWithError" (PyObject* d, PyObject* k)
+    void _slot_decref "Py_DECREF" (PyObject* o)
+    PyTypeObject* _slot_type "Py_TYPE" (PyObject* o)
+    bint _slot_is_list "PyList_CheckExact" (PyObject* o)
+    Py_ssize_t _slot_list_size "PyList_GET_SIZE" (PyObject* o)
+    PyObject* _slot_list_item "PyList_GET_ITEM" (PyObject* o, Py_ssize_t i)
+    Py_ssize_t _slot_tuple_size "PyTuple_GET_SIZE" (PyObject* o)
+    PyObject* _slot_tuple_item "PyTuple_GET_ITEM" (PyObject* o, Py_ssize_t i)
+    void _slot_tuple_set "PyTuple_SET_ITEM" (object t, Py_ssize_t i, PyObject* v)
+    void _slot_incref "Py_INCREF" (PyObject* o)
+
+# The kinds of slot (``Slots``)
+SLOT_ATTR = 0
+SLOT_CLASS_ATTR = 1
+SLOT_ITEM = 2
+cdef enum:
+    _ATTR = 0
+    _CLASS_ATTR = 1
+    _ITEM = 2
+
+
+@cython.final
+cdef class _Missing:
+    """The value ``Slots.read`` gives a slot that holds nothing."""
+
+    def __repr__(self):
+        return "MISSING"
+
+    def __reduce__(self):
+        return "MISSING"
+
+
+MISSING = _Missing()
+cdef object _MISSING = MISSING
+
+
+@cython.final
+@cython.auto_pickle(False)
+cdef class Slots:
+    """A fixed list of places that hold objects, read and compared by identity
+    in compiled loops: the key of a learner's cached kernel and the rollback
+    point of a one-row call (``skbandit._base._transaction``).
+
+    ``Slots(slots, obj)``: ``slots`` is a sequence of ``(kind, owner, name)``:
+
+    * ``SLOT_ATTR``: the entry ``name`` of ``owner``'s instance dictionary
+      (``owner.__dict__.get(name)``, as the object is read there, without
+      descriptors);
+    * ``SLOT_CLASS_ATTR``: the attribute ``name`` of ``type(owner)`` as the
+      class holds it (found along the method resolution order: what
+      ``type(owner).name`` is for a plain function);
+    * ``SLOT_ITEM``: the item at index ``name`` of the list or tuple ``owner``.
+
+    A slot that holds nothing (no such entry, attribute or index) reads as
+    ``MISSING``, so an entry deleted, or a list grown past its last watched
+    index, is a change. ``owner`` None stands for the object ``obj`` passed to
+    each call (the learner itself, which the slots then do not reference: a
+    key kept in the learner's ``__dict__`` makes no reference cycle).
+
+    The values of the slots when made are kept (``recorded``). ``unchanged(obj)``
+    is True when every slot still holds the very object recorded (O(number of
+    slots), no Python call); ``read(obj)`` gives the current values as a tuple,
+    ``holds(obj, values)`` compares with it and ``write(obj, values)`` puts it
+    back (``SLOT_ATTR`` slots only: entries set, or deleted for ``MISSING``).
+    """
+
+    cdef readonly tuple slots
+    cdef readonly tuple recorded
+    cdef Py_ssize_t n
+    cdef int* kinds
+    cdef PyObject** owners  # borrowed from ``slots`` (NULL: the call's ``obj``)
+    cdef PyObject** names  # borrowed from ``slots``
+    cdef Py_ssize_t* index
+
+    def __cinit__(self, slots, obj):
+        cdef Py_ssize_t i
+        cdef int kind
+        triples = tuple([tuple(s) for s in slots])
+        self.n = len(triples)
+        self.kinds = <int*>PyMem_RawRealloc(NULL, max(self.n, 1) * sizeof(int))
+        self.owners = <PyObject**>PyMem_RawRealloc(
+            NULL, max(self.n, 1) * sizeof(PyObject*))
+        self.names = <PyObject**>PyMem_RawRealloc(
+            NULL, max(self.n, 1) * sizeof(PyObject*))
+        self.index = <Py_ssize_t*>PyMem_RawRealloc(
+            NULL, max(self.n, 1) * sizeof(Py_ssize_t))
+        if (self.kinds == NULL or self.owners == NULL or self.names == NULL
+                or self.index == NULL):
+            raise MemoryError()
+        for i in range(self.n):
+            kind, owner, name = triples[i]
+            if kind == _ATTR or kind == _CLASS_ATTR:
+                if type(name) is not str:
+                    raise TypeError(f"slot {i}: the name must be a str, got "
+                                    f"{type(name).__name__}")
+                self.index[i] = 0
+            elif kind == _ITEM:
+                if type(owner) is not list and type(owner) is not tuple:
+                    raise TypeError(f"slot {i}: an item slot's owner must be a "
+                                    f"list or a tuple, got {type(owner).__name__}")
+                if type(name) is not int or name < 0:
+                    raise TypeError(f"slot {i}: an item slot's index must be an "
+                                    f"int >= 0, got {name!r}")
+                self.index[i] = name
+            else:
+                raise ValueError(f"slot {i}: unknown kind {kind!r}")
+            self.kinds[i] = kind
+            self.owners[i] = NULL if owner is None else <PyObject*>owner
+            self.names[i] = <PyObject*>name
+        self.slots = triples  # owns the owners and names pointed at
+        self.recorded = self.read(obj)
+
+    def __dealloc__(self):
+        PyMem_RawFree(self.kinds)
+        PyMem_RawFree(self.owners)
+        PyMem_RawFree(self.names)
+        PyMem_RawFree(self.index)
+
+    def __len__(self):
+        return self.n
+
+    cdef PyObject* _value(self, Py_ssize_t i, PyObject* obj, PyObject** dict_of,
+                          PyObject** dict_owner) except? NULL:
+        """The object slot ``i`` holds (borrowed), NULL when none. The last
+        owner's instance dictionary is kept in ``dict_of`` (borrowed: its
+        owner keeps it, and no Python code runs between two calls of one
+        loop; the slots of one owner follow each other)."""
+        cdef int kind = self.kinds[i]
+        cdef PyObject* owner = self.owners[i]
+        cdef PyObject* d
+        cdef PyObject* v
+        if owner == NULL:
+            owner = obj
+        if kind == _ATTR:
+            if owner != dict_owner[0]:
+                d = _slot_dict(owner, NULL)
+                if d == NULL:
+                    return NULL  # (with its error set: the caller raises it)
+                _slot_decref(d)  # (the owner holds it)
+                dict_of[0] = d
+                dict_owner[0] = owner
+            # NULL: no such entry, or an error set (the caller checks)
+            return _slot_dict_item(dict_of[0], self.names[i])
+        if kind == _CLASS_ATTR:
+            return _PyType_Lookup(_slot_type(owner), self.names[i])
+        if _slot_is_list(owner):
+            if self.index[i] < _slot_list_size(owner):
+                return _slot_list_item(owner, self.index[i])
+            return NULL
+        if self.index[i] < _slot_tuple_size(owner):
+            return _slot_tuple_item(owner, self.index[i])
+        return NULL
+
+    def unchanged(self, obj=None):
+        """True when every slot holds the object recorded when made."""
+        return self.holds(obj, self.recorded)
+
+    def holds(self, obj, tuple values):
+        """True when every slot holds the object of ``values`` (a ``read``) at
+        its index (``MISSING``: nothing)."""
+        cdef Py_ssize_t i
+        cdef PyObject* v
+        cdef PyObject* expected
+        cdef PyObject* dict_of = NULL
+        cdef PyObject* dict_owner = NULL
+        if values is None or _slot_tuple_size(<PyObject*>values) != self.n:
+            return False
+        for i in range(self.n):
+            v = self._value(i, <PyObject*>obj, &dict_of, &dict_owner)
+            expected = _slot_tuple_item(<PyObject*>values, i)
+            if v == NULL:
+                if expected != <PyObject*>_MISSING:
+                    return False
+            elif v != expected:
+                return False
+        return True
+
+    def read(self, obj=None):
+        """The objects the slots hold now, a tuple (``MISSING`` for none)."""
+        cdef Py_ssize_t i
+        cdef PyObject* v
+        cdef PyObject* dict_of = NULL
+        cdef PyObject* dict_owner = NULL
+        out = PyTuple_New(self.n)
+        for i in range(self.n):
+            v = self._value(i, <PyObject*>obj, &dict_of, &dict_owner)
+            if v == NULL:
+                v = <PyObject*>_MISSING
+            _slot_incref(v)
+            _slot_tuple_set(out, i, v)  # (steals the reference)
+        return out
+
+    def write(self, obj, tuple values):
+        """Put ``values`` (a ``read`` of these slots) back: each entry set in
+        its owner's ``__dict__``, or deleted where it was ``MISSING``. Only
+        for slots that are all ``SLOT_ATTR`` (TypeError before any write
+        otherwise)."""
+        cdef Py_ssize_t i
+        cdef object owner, d, value
+        if values is None or _slot_tuple_size(<PyObject*>values) != self.n:
+            raise ValueError("Slots.write: values are not a read of these slots")
+        for i in range(self.n):
+            if self.kinds[i] != _ATTR:
+                raise TypeError(f"Slots.write: slot {i} is not an attribute slot")
+        for i in range(self.n):
+            owner = obj if self.owners[i] == NULL else <object>self.owners[i]
+            d = PyObject_GenericGetDict(owner, NULL)
+            value = <object>_slot_tuple_item(<PyObject*>values, i)
+            if value is _MISSING:
+                d.pop(<object>self.names[i], None)
+            else:
+                d[<object>self.names[i]] = value

@@ -12,7 +12,7 @@ from sklearn.utils._param_validation import Interval, InvalidParameterError
 from sklearn.utils.validation import check_is_fitted
 
 from skbandit._core._explore import EpsilonGreedyExplorer
-from skbandit._core._kernel import run_scores
+from skbandit._core._kernel import SLOT_ATTR, SLOT_ITEM, run_scores
 from skbandit.base import BaseBanditClassifier, _kernel_arrays
 from skbandit.exploration import (
     BaseExploration,
@@ -55,6 +55,19 @@ def default_candidates() -> list[BaseBanditClassifier]:
         ConservativeOneVsAll(),
         OffsetTree(),
     ]
+
+
+def _length_error(candidates, kernels) -> RuntimeError:
+    return RuntimeError(
+        f"OnlineSelector: {len(candidates)} candidates for {len(kernels)} "
+        "kernels (the candidates were changed while their kernels played)"
+    )
+
+
+def _item_slots(items) -> list[tuple]:
+    """The slots of a list's (or tuple's) items, and of the index past its
+    end (``MISSING`` while it does not grow)."""
+    return [(SLOT_ITEM, items, i) for i in range(len(items) + 1)]
 
 
 def _check_candidates(candidates) -> list[BaseBanditClassifier]:
@@ -408,14 +421,29 @@ class OnlineSelector(ExplorationMixin, BaseBanditClassifier):
         for c in self.candidates_:
             c._own_state_arrays()
 
-    def _cache_key(self) -> tuple:
-        # the candidates' kernels are part of the selector's
+    def _param_slots(self, owner=None) -> list[tuple]:
+        # the candidates given (validated with the selector's parameters): the
+        # objects of a list or tuple and their parameters (a list's items by
+        # index, one past its end included: a list grown is a change)
+        slots = super()._param_slots(owner)
+        given = self.__dict__.get("candidates")
+        if type(given) is list or type(given) is tuple:
+            slots += _item_slots(given)
+            for c in given:
+                if isinstance(c, BaseBanditClassifier):
+                    slots += c._param_slots(c)
+        return slots
+
+    def _cache_slots(self, owner=None) -> list[tuple]:
+        # the candidates' kernels are part of the selector's: the list, its
+        # items and each candidate's own slots
         candidates = self.candidates_
-        return (
-            *super()._cache_key(),
-            candidates,
-            *chain.from_iterable([c._cache_key() for c in candidates]),
-        )
+        return [
+            *super()._cache_slots(owner),
+            (SLOT_ATTR, owner, "candidates_"),
+            *_item_slots(candidates),
+            *chain.from_iterable([c._cache_slots(c) for c in candidates]),
+        ]
 
     def _make_kernel(self):
         kernels = [c._make_kernel() for c in self.candidates_]
@@ -473,22 +501,37 @@ class OnlineSelector(ExplorationMixin, BaseBanditClassifier):
         )
 
     def _before_block(self, kernel, n_rows):
-        # a candidate may replace its kernel (e.g. after growing a buffer)
-        old = kernel.kernels
-        new = [
-            c._before_block(kc, n_rows)
-            for c, kc in zip(self.candidates_, old, strict=True)
-        ]
-        if any(a is not b for a, b in zip(old, new, strict=True)):
+        # a candidate may replace its kernel (e.g. after growing a buffer).
+        # A one-row call runs this every round: one loop, no list unless a
+        # kernel was replaced, and ``zip`` without ``strict=True`` (which
+        # takes the slow keyword path) after comparing the lengths
+        kernels = kernel.kernels
+        candidates = self.candidates_
+        if len(candidates) != len(kernels):
+            raise _length_error(candidates, kernels)
+        new = None
+        i = 0
+        for c, kc in zip(candidates, kernels):  # noqa: B905 (lengths compared)
+            replaced = c._before_block(kc, n_rows)
+            if replaced is not kc:
+                if new is None:
+                    new = list(kernels)
+                new[i] = replaced
+            i += 1
+        if new is not None:
             kernel = self._selector_kernel(new)
         kernel.block_rows = n_rows
         return kernel
 
     def _after_block(self, kernel) -> None:
         # the candidates' own end-of-block work, and their round counters
-        for c, kc in zip(kernel.owners, kernel.kernels, strict=True):
+        n = kernel.rows_played
+        owners, kernels = kernel.owners, kernel.kernels
+        if len(owners) != len(kernels):
+            raise _length_error(owners, kernels)
+        for c, kc in zip(owners, kernels):  # noqa: B905 (as _before_block)
             c._after_block(kc)
-            c.t_ += kernel.rows_played
+            c.t_ += n
 
     # ----------------------------------------------------------- validation
     # ----------------------------------------------------------- prediction
