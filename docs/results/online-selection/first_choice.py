@@ -6,6 +6,16 @@ mean ratio of its online error to Vowpal Wabbit's best ``--cbify`` configuration
 on the same stream and seed, ties broken by the mean over streams. The
 validation and ``vw-cbify`` rows are printed for the report only.
 
+A last table is the noise floor of a single seed: on each validation and
+``vw-cbify`` stream, Vowpal Wabbit's configuration with the best mean error
+over the seeds (``../robust-defaults/vw_best.json``, written by
+``benchmarks/robust_defaults.py``: each configuration's error per
+``suite/stream/seed``), and the largest ratio of one of its seeds' error to
+that mean. A learner whose errors were distributed exactly as that
+configuration's would show single seeds this far above VW's mean from the
+order of the rows alone. (1.000: the configuration made the same number of
+mistakes on every seed.)
+
 Reads the JSON files written by ``benchmarks/eval_selector.py`` in this folder
 (per ``stream/seed``: each learner's online error and ``"VW best"``)::
 
@@ -21,6 +31,7 @@ from collections import defaultdict
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+VW_RUNS = os.path.join(HERE, os.pardir, "robust-defaults", "vw_best.json")
 LEARNERS = {
     # the tuning grid names the selector by its parameters (the defaults)
     "OnlineSelector()": (
@@ -68,5 +79,32 @@ def main() -> None:
         print()
 
 
+def vw_seed_spread() -> None:
+    """Print, per validation and ``vw-cbify`` stream, VW's best configuration
+    by mean error and its largest seed over that mean (module docstring)."""
+    with open(VW_RUNS) as f:
+        runs = json.load(f)
+    per_stream: dict[tuple[str, str], dict[str, list[float]]] = defaultdict(
+        lambda: defaultdict(list)
+    )
+    for key, errors in sorted(runs.items()):
+        suite, stream, _seed = key.rsplit("/", 2)
+        if suite in ("validation", "vw-cbify"):
+            for config, error in errors.items():
+                per_stream[(suite, stream)][config].append(error)
+    print("== VW's own seed spread: its best configuration per stream (by mean")
+    print("   error over the seeds), max over seeds of (seed's error / mean)")
+    print(f"{'suite':>10}  {'stream':>20}  {'max seed / mean':>15}  configuration")
+    for (suite, stream), configs in per_stream.items():
+        best = min(configs, key=lambda c: np.mean(configs[c]))
+        errors = configs[best]
+        spread = max(errors) / np.mean(errors)
+        print(
+            f"{suite:>10}  {stream:>20}  {spread:>11.3f} n={len(errors)}  "
+            f"{best.format(k='k')}"
+        )
+
+
 if __name__ == "__main__":
     main()
+    vw_seed_spread()
