@@ -4,7 +4,9 @@ iteration, then a scalar tail): one offending entry anywhere must be found.
 
 ``within_bound(v, b)`` is ``max_abs(v) <= b``; ``check_csr_canonical`` names an
 out-of-range column index and counts a non-increasing index inside a row (a
-descent or a duplicate) as not canonical, one at a row start as canonical."""
+descent or a duplicate) as not canonical, one at a row start as canonical.
+``rows_nnz(indptr, rows)`` is NumPy's ``sum(indptr[rows + 1] - indptr[rows])``
+(the bytes of a block of rows, ``skbandit._base._rows._input_bytes``)."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from skbandit._core._kernel import (
     check_csr_canonical,
     csr_is_canonical,
     max_abs,
+    rows_nnz,
     within_bound,
 )
 
@@ -67,3 +70,25 @@ def test_index_scan_finds_a_problem_at_every_position(dtype, n):
             )
             assert got == ("", expected), pos
             assert csr_is_canonical(two_rows, w) == expected
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+def test_rows_nnz_counts_the_stored_entries_of_the_rows(dtype):
+    rng = np.random.default_rng(0)
+    lengths = rng.integers(0, 7, size=50)
+    lengths[[0, 17, 49]] = 0  # empty rows, the first and the last among them
+    indptr = np.concatenate([[0], np.cumsum(lengths)]).astype(dtype)
+    for rows in (
+        np.arange(50),
+        rng.permutation(50),
+        rng.integers(0, 50, size=80),  # repeated rows count each time
+        np.array([49]),
+        np.array([0]),
+        np.array([], dtype=np.int32),
+    ):
+        rows = rows.astype(np.int32)
+        expected = int(np.sum(indptr[rows + 1] - indptr[rows]))
+        assert rows_nnz(indptr, rows) == expected
+    for bad in (-1, 50):
+        with pytest.raises(IndexError, match=f"row {bad} out of range for 50 rows"):
+            rows_nnz(indptr, np.array([3, bad], dtype=np.int32))
