@@ -125,7 +125,7 @@ class InputValidationMixin:
     def _check_rows(self, X) -> None:
         """A learner's own checks of rows already in the common form (float64,
         C-ordered or canonical CSR, finite, within the magnitude bound); raise
-        ``ValueError`` to refuse them. Run on every path, the lean single-row
+        ``ValueError`` to refuse them. Run on every path, the lean
         path (``_rows_fast``) included; the default accepts every row. A
         learner adds checks here rather than by overriding ``_validate_X``
         (an override is not run by the lean path, which then falls back to the
@@ -142,7 +142,7 @@ class InputValidationMixin:
 
     def _validate_params_cached(self) -> None:
         """``_validate_params``, skipped when no parameter object was replaced
-        since the last validation (the lean single-row path)."""
+        since the last validation (the lean path)."""
         values = tuple(map(self.__dict__.get, self._parameter_constraints))
         cached = self.__dict__.get("_validated_params")
         if (
