@@ -19,6 +19,9 @@ class OffPolicyWarning(UserWarning):
 # the labels it encodes (so that building it costs at most that much more than
 # encoding them).
 _TABLE_SLACK = 1024
+# Fewer labels are searched: the table's fixed cost (a few NumPy calls) is
+# then above the search's (about equal at 1,000 labels of 9 classes).
+_TABLE_MIN_LABELS = 1024
 
 
 def _table_codes(y: np.ndarray, classes: np.ndarray) -> np.ndarray | None:
@@ -28,10 +31,15 @@ def _table_codes(y: np.ndarray, classes: np.ndarray) -> np.ndarray | None:
     that is not a class): one gather instead of a binary search per label,
     and the same codes (``np.searchsorted(classes, y)`` for labels in
     ``classes``). None when it does not apply (labels or classes not
-    integers, no label, a span of more than ``len(y) + _TABLE_SLACK`` values
-    or beyond +-2**62) or when a label is not a class: the caller's search then
-    encodes them or names the unknown labels."""
-    if y.dtype.kind not in "iu" or classes.dtype.kind not in "iu" or not y.size:
+    integers, a span of more than ``len(y) + _TABLE_SLACK`` values
+    or beyond +-2**62, fewer than ``_TABLE_MIN_LABELS`` labels) or when a label
+    is not a class: the caller's search then encodes them or names the unknown
+    labels."""
+    if (
+        y.dtype.kind not in "iu"
+        or classes.dtype.kind not in "iu"
+        or y.shape[0] < _TABLE_MIN_LABELS
+    ):
         return None
     lo, hi = int(classes[0]), int(classes[-1])
     if lo < -(2**62) or hi > 2**62 or hi - lo > y.shape[0] + _TABLE_SLACK:

@@ -457,12 +457,18 @@ def test_label_codes_are_the_index_in_the_sorted_classes(classes, labels, unknow
     same error."""
     rng = np.random.default_rng(0)
     labels = classes if labels is None else labels
-    for n in (1, 7, 3000):
+    for n in (1, 7, 1023, 1024, 3000):  # searched below 1,024 labels
         y = labels[rng.integers(0, len(labels), size=n)]
         codes = BanditFeedback(y)._encode(classes)
         assert codes.dtype == np.int32
         np.testing.assert_array_equal(codes, _searched(y, classes))
     for bad in unknown:
-        y = np.append(labels[:2], np.array([bad], dtype=labels.dtype))
-        with pytest.raises(ValueError, match="y contains labels not in classes"):
-            BanditFeedback(y)._encode(classes)
+        for n in (2, 3000):
+            y = labels[rng.integers(0, len(labels), size=n)]
+            y[n // 2] = np.array(bad, dtype=labels.dtype)
+            named = str(y[n // 2 : n // 2 + 1].tolist())
+            with pytest.raises(
+                ValueError,
+                match=re.escape(f"y contains labels not in classes: {named}"),
+            ):
+                BanditFeedback(y)._encode(classes)
