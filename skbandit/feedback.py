@@ -15,6 +15,45 @@ class OffPolicyWarning(UserWarning):
     that its own policy did not draw (see ``docs/logged.md``)."""
 
 
+# A look-up table of integer classes spans at most this many values more than
+# the labels it encodes (so that building it costs at most that much more than
+# encoding them).
+_TABLE_SLACK = 1024
+# Fewer labels are searched: the table's fixed cost (a few NumPy calls) is
+# then above the search's (about equal at 1,000 labels of 9 classes).
+_TABLE_MIN_LABELS = 1024
+
+
+def _table_codes(y: np.ndarray, classes: np.ndarray) -> np.ndarray | None:
+    """The codes of integer labels ``y`` in the sorted, distinct integer
+    ``classes`` by a look-up table over ``classes[0] .. classes[-1]`` (table
+    entry ``c - classes[0]`` holds the index of class ``c``, -1 for a value
+    that is not a class): one gather instead of a binary search per label,
+    and the same codes (``np.searchsorted(classes, y)`` for labels in
+    ``classes``). None when it does not apply (labels or classes not
+    integers, a span of more than ``len(y) + _TABLE_SLACK`` values
+    or beyond +-2**62, fewer than ``_TABLE_MIN_LABELS`` labels) or when a label
+    is not a class: the caller's search then encodes them or names the unknown
+    labels."""
+    if (
+        y.dtype.kind not in "iu"
+        or classes.dtype.kind not in "iu"
+        or y.shape[0] < _TABLE_MIN_LABELS
+    ):
+        return None
+    lo, hi = int(classes[0]), int(classes[-1])
+    if lo < -(2**62) or hi > 2**62 or hi - lo > y.shape[0] + _TABLE_SLACK:
+        return None
+    if int(y.min()) < lo or int(y.max()) > hi:
+        return None
+    table = np.full(hi - lo + 1, -1, dtype=np.int32)
+    table[classes.astype(np.int64) - lo] = np.arange(classes.shape[0], dtype=np.int32)
+    codes = table[y.astype(np.int64, copy=False) - lo]
+    if codes.min() < 0:  # a label between two classes
+        return None
+    return codes
+
+
 class BanditFeedback:
     """Bandit-feedback simulator wrapping the true labels of a stream.
 
@@ -166,7 +205,12 @@ class BanditFeedback:
         """Label codes ``0..k-1`` in ``classes`` order (sorted); int32.
 
         Raises ``ValueError`` naming the labels that are not in ``classes``.
+        Integer labels of integer classes spanning few values are looked up
+        in a table (``_table_codes``); other labels by a binary search.
         """
+        codes = _table_codes(self._y, classes)
+        if codes is not None:
+            return codes
         k = classes.shape[0]
         try:
             codes = np.searchsorted(classes, self._y)

@@ -255,6 +255,54 @@ def test_canonical_input_is_not_copied_and_stale_flags_are_not_trusted():
     assert_array_equal(stale.indices, split.indices)  # the caller's arrays
 
 
+def _strided(a):
+    """A strided (not C-contiguous) view with the values of ``a``."""
+    wide = np.zeros(2 * a.shape[0], dtype=a.dtype)
+    wide[::2] = a
+    return wide[::2]
+
+
+@pytest.mark.filterwarnings("ignore::skbandit.OffPolicyWarning")
+@pytest.mark.parametrize("name", ["data", "indices", "indptr"])
+@pytest.mark.parametrize("entry", ALL)
+def test_csr_with_strided_arrays_plays_as_its_contiguous_twin(entry, name):
+    """A CSR matrix whose ``data``, ``indices`` or ``indptr`` is a strided view
+    (SciPy and scikit-learn's validation keep it) is validated into contiguous
+    arrays (the kernels read nothing else): fit, partial_fit on a new and on a
+    fitted learner, predict, decision_function, exploration_distribution and
+    sample_actions as on the contiguous matrix; the caller's arrays untouched."""
+    X, y = _dyadic_stream(seed=3, n=40)
+    Xc = sp.csr_matrix(X)
+    arrays = {n: getattr(Xc, n) for n in ("data", "indices", "indptr")}
+    arrays[name] = _strided(arrays[name])
+    Xs = sp.csr_matrix(
+        (arrays["data"], arrays["indices"], arrays["indptr"]), shape=Xc.shape
+    )
+    assert not getattr(Xs, name).flags.c_contiguous
+    saved = _arrays(Xs)
+    learners = []
+    for Xf in (Xc, Xs):
+        est = entry.make(random_state=1).fit(Xf, y)
+        est.partial_fit(Xf[:20], y[:20], classes=range(K))  # a fitted learner
+        est.partial_fit(Xf, y)
+        new = entry.make(random_state=1).partial_fit(Xf, y, classes=range(K))
+        out = [
+            est.predict(Xf),
+            est.decision_function(Xf),
+            est.exploration_distribution(Xf),
+        ]
+        if entry.bandit:
+            out.extend(copy.deepcopy(est).sample_actions(Xf))
+        learners.append((est, new, out))
+    (a, new_a, out_a), (b, new_b, out_b) = learners
+    _assert_same(b, a, entry)
+    _assert_same(new_b, new_a, entry)
+    for u, v in zip(out_a, out_b, strict=True):
+        assert_array_equal(u, v)
+    _assert_untouched(Xs, saved)
+    assert not getattr(Xs, name).flags.c_contiguous
+
+
 # ------------------------------------------------------------------ magnitude
 
 BOUND = 2.0**480

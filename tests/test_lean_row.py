@@ -1,19 +1,21 @@
-"""The lean one-row path: every registered learner serves and learns one dense
-float64 row or one canonical CSR row without scikit-learn's ``validate_data``
-and without re-validating unchanged parameters, checks what must be checked
-(its own row rule included), and plays exactly what the full path plays."""
+"""The lean path: every registered learner serves and learns one dense float64
+row or one canonical CSR row, and a fitted learner learns a chunk of rows from
+labels, without scikit-learn's ``validate_data`` and without re-validating
+unchanged parameters, checks what must be checked (its own row rule
+included), raises the full path's errors and plays exactly what the full path
+plays."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from _helpers import assert_same_learner, assert_same_state, snapshot
+from _helpers import assert_same_learner, assert_same_log, assert_same_state, snapshot
 from _registry import ENTRIES
 from sklearn.base import BaseEstimator
 
 import skbandit._base._validation as val
-from skbandit import LoggedFeedback, SeparableOneVsAll
+from skbandit import BanditFeedback, LoggedFeedback, SeparableOneVsAll
 
 ROWS = 12
 CLASSES = np.arange(3)
@@ -207,3 +209,111 @@ def test_overriding_validate_x_leaves_the_lean_path(monkeypatch):
     spy.reset()
     est.partial_fit(X[1:2], [y[1]])
     assert spy.validate_data == 1
+
+
+# ------------------------------------------------------- chunks on a fitted learner
+def _chunks(X, form, sizes=(3, 1, 5, 3)):
+    """Consecutive chunks of X (dense float64 C-ordered or canonical CSR) of
+    the given numbers of rows."""
+    Xf = np.ascontiguousarray(X) if form == "dense" else sp.csr_matrix(X)
+    bounds = np.cumsum((0, *sizes))
+    return [
+        (Xf[a:b], slice(a, b)) for a, b in zip(bounds[:-1], bounds[1:], strict=True)
+    ]
+
+
+@pytest.mark.parametrize("form", ["dense", "csr"])
+@pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e.id)
+def test_fitted_learner_takes_the_lean_path_on_chunks(entry, form, monkeypatch):
+    """partial_fit of a chunk of rows on a fitted learner (labels, a
+    BanditFeedback, ``classes`` again or not): no ``validate_data``, no
+    parameter validation while no parameter was replaced."""
+    spy = _Spy(monkeypatch)
+    X, y = _stream()
+    est = entry.make(random_state=0)
+    est.partial_fit(X[:2], y[:2], classes=CLASSES)  # the first call: full path
+    assert spy.validate_data == 1
+    est.partial_fit(X[:2], y[:2])  # caches the validated parameters
+    spy.reset()
+    for i, (Xc, rows) in enumerate(_chunks(X, form)):
+        yc = y[rows] if i % 2 else BanditFeedback(y[rows])
+        est.partial_fit(Xc, yc, classes=CLASSES if i < 2 else None)
+    assert (spy.validate_data, spy.validate_params) == (0, 0), (
+        f"{entry.id} validated {spy.validate_data} {form} chunks and its "
+        f"parameters {spy.validate_params} times on a fitted learner"
+    )
+    est.set_params(random_state=1)
+    est.partial_fit(X[:3], y[:3])
+    assert spy.validate_data == 0
+    assert spy.validate_params >= 1
+
+
+@pytest.mark.parametrize("form", ["dense", "csr"])
+@pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e.id)
+def test_lean_chunks_play_as_the_full_path(entry, form):
+    """The same chunks through partial_fit (the lean path of a fitted learner)
+    and through the full path (``_partial_fit_labels``: scikit-learn's
+    validation): the same learner and the same feedback logs, bit for bit."""
+    X, y = _stream(2)
+    lean = entry.make(random_state=0).partial_fit(X[:2], y[:2], classes=CLASSES)
+    full = entry.make(random_state=0).partial_fit(X[:2], y[:2], classes=CLASSES)
+    for i, (Xc, rows) in enumerate(_chunks(X, form)):
+        fa, fb = BanditFeedback(y[rows]), BanditFeedback(y[rows])
+        lean.partial_fit(Xc, fa if i % 2 else y[rows].tolist())
+        full._partial_fit_labels(Xc, fb if i % 2 else y[rows].tolist(), None)
+        assert_same_learner(lean, full)
+        if i % 2:
+            assert fa.n_rounds_ == Xc.shape[0]
+            assert_same_log(fa, fb)
+
+
+def _error(call):
+    with pytest.raises(Exception) as info:
+        call()
+    return type(info.value), str(info.value)
+
+
+@pytest.mark.parametrize("form", ["dense", "csr"])
+@pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e.id)
+def test_lean_chunks_raise_the_full_paths_errors_unchanged(entry, form):
+    """Bad rows, labels, classes or parameters on a fitted learner's chunk:
+    the lean path raises the full path's error (type and message), in the same
+    order when two things are wrong, and leaves the learner as it was."""
+    X, y = _stream()
+    est = entry.make(random_state=0).partial_fit(X, y, classes=CLASSES)
+    good = X[:2] if form == "dense" else sp.csr_matrix(X[:2])
+
+    def after_a_good_row(row):  # the bad row second (a wider one alone)
+        if row.shape[1] != X.shape[1]:
+            return row
+        if form == "dense":
+            return np.vstack([X[:1], row])
+        return sp.vstack([sp.csr_matrix(X[:1]), row], format="csr")
+
+    bad_rows = [after_a_good_row(r) for r, message in _bad_rows(form) if message]
+    cases = [(rows, y[:2]) for rows in bad_rows]
+    cases += [
+        (good, np.array([0, 7])),  # a label not in classes_
+        (good, y[:3]),  # inconsistent lengths
+        (good, np.array([0.0, np.nan])),  # a NaN label
+        (bad_rows[0], np.array([0.0, np.nan])),  # both wrong: y's error first
+    ]
+    for Xc, yc in cases:
+        snap = snapshot(est)
+        expected = _error(lambda Xc=Xc, yc=yc: est._partial_fit_labels(Xc, yc, None))
+        assert_same_state(est, snap)
+        assert _error(lambda Xc=Xc, yc=yc: est.partial_fit(Xc, yc)) == expected
+        assert_same_state(est, snap)
+    snap = snapshot(est)
+    expected = _error(lambda: est._partial_fit_labels(good, y[:2], [0, 1, 5]))
+    assert _error(lambda: est.partial_fit(good, y[:2], classes=[0, 1, 5])) == expected
+    assert_same_state(est, snap)
+    for params, message in entry.invalid_params:
+        bad = entry.make(random_state=0).partial_fit(X, y, classes=CLASSES)
+        bad.partial_fit(good, y[:2])  # caches the validated parameters
+        for name, value in params.items():
+            setattr(bad, name, value)  # replaced without set_params
+        snap = snapshot(bad)
+        with pytest.raises(ValueError, match=message):
+            bad.partial_fit(good, y[:2])
+        assert_same_state(bad, snap)

@@ -424,3 +424,51 @@ def test_boundary_parameters_are_accepted(entry, params):
     for name in est._state_attrs:
         assert np.isfinite(getattr(est, name)).all(), name
     est.partial_fit(X, y)
+
+
+# ----------------------------------------------------------- label encoding
+def _searched(y, classes):
+    """The codes of the binary search (``BanditFeedback._encode``'s general
+    path): the index of each label in the sorted classes."""
+    codes = np.searchsorted(classes, y)
+    assert np.all(classes[np.minimum(codes, len(classes) - 1)] == y)
+    return codes
+
+
+@pytest.mark.parametrize(
+    ("classes", "labels", "unknown"),
+    [
+        (np.arange(9), np.arange(9), [-1, 9, 3000]),
+        (np.array([-5, -2, 0, 7, 100]), None, [-6, -3, 8, 101]),
+        # a class below what the labels' dtype holds
+        (np.array([-3, 5, 6]), np.array([5, 6], dtype=np.uint8), [0, 4, 7]),
+        (np.array([3, 4, 250], dtype=np.uint64), np.array([3, 4, 250]), [2, 5]),
+        (np.array([1, 2**62]), None, [2, 2**62 - 1]),  # too wide: searched
+        (np.array([0, 2**63 + 5], dtype=np.uint64), None, [1, 2**63]),  # > 2**62
+        (np.array([0.0, 2.0, 4.0]), None, [1.0, 5.0]),  # not integers: searched
+        (np.array(["a", "b", "c"]), None, ["d"]),
+    ],
+)
+def test_label_codes_are_the_index_in_the_sorted_classes(classes, labels, unknown):
+    """Integer labels are encoded by a look-up table when their classes span
+    few values (``_table_codes``), others by a binary search: both give each
+    label's index in the sorted classes, whatever the dtypes; a label that is
+    not a class (between two classes, below or above them) is named in the
+    same error."""
+    rng = np.random.default_rng(0)
+    labels = classes if labels is None else labels
+    for n in (1, 7, 1023, 1024, 3000):  # searched below 1,024 labels
+        y = labels[rng.integers(0, len(labels), size=n)]
+        codes = BanditFeedback(y)._encode(classes)
+        assert codes.dtype == np.int32
+        np.testing.assert_array_equal(codes, _searched(y, classes))
+    for bad in unknown:
+        for n in (2, 3000):
+            y = labels[rng.integers(0, len(labels), size=n)]
+            y[n // 2] = np.array(bad, dtype=labels.dtype)
+            named = str(y[n // 2 : n // 2 + 1].tolist())
+            with pytest.raises(
+                ValueError,
+                match=re.escape(f"y contains labels not in classes: {named}"),
+            ):
+                BanditFeedback(y)._encode(classes)

@@ -40,8 +40,9 @@ Module map
     of the live loop, ``OneRow``, kept with the cached kernel),
     ``_raise_kernel_status``.
 ``_training``
-    ``TrainingMixin``: ``fit``, ``partial_fit`` (the full and the lean
-    single-row path) and ``_play``, a pass over labelled rows (``run_pass``).
+    ``TrainingMixin``: ``fit``, ``partial_fit`` (the full path, and the lean
+    path of a fitted learner: one row or a chunk) and ``_play``, a pass over
+    labelled rows (``run_pass``).
 ``_acting``
     ``ActingMixin``: live acting (``sample_actions``, the serving cursor
     ``n_pending_``, ``_peek_uniforms``; one row through ``OneRow.act``) and

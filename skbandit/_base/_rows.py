@@ -3,8 +3,9 @@
 Every path hands the kernels rows in one form (``InputValidationMixin`` in
 ``skbandit._base._validation`` produces it): float64, finite, every
 ``|x_ij| <= _MAX_ABS_X``, dense C-ordered or CSR with canonical rows (duplicate
-columns summed, indices sorted; the caller's matrix is copied only when it is
-not canonical, never modified). This module holds the bound, the checks
+columns summed, indices sorted) in C-contiguous arrays (the caller's matrix is
+copied only when it is not canonical or an array is a strided view, never
+modified). This module holds the bound, the checks
 (sparse structure, canonical order, magnitude, finiteness), the lean
 single-row test ``_lean_rows_ok`` and ``_kernel_arrays``, the
 ``(data, indices, indptr, dense)`` view the compiled drivers take.
@@ -20,6 +21,7 @@ from skbandit._core._kernel import (
     check_csr_canonical,
     csr_is_canonical,
     lean_rows,
+    rows_nnz,
     within_bound,
 )
 
@@ -208,11 +210,11 @@ def _kernel_arrays(X):
 
 
 def _input_bytes(X, rows) -> int:
-    """Bytes of the rows ``rows`` of X as the kernels read them (all rows when
-    None): 8 per dense entry, 12 per stored CSR entry."""
+    """Bytes of the rows ``rows`` (int32 row numbers) of X as the kernels read
+    them (all rows when None): 8 per dense entry, 12 per stored CSR entry (the
+    CSR count in one compiled loop, ``rows_nnz``)."""
     if type(X) is np.ndarray or not sp.issparse(X):
         return 8 * X.shape[1] * (X.shape[0] if rows is None else rows.shape[0])
     if rows is None:
         return 12 * X.nnz
-    indptr = X.indptr
-    return 12 * int(np.sum(indptr[rows + 1] - indptr[rows]))
+    return 12 * rows_nnz(X.indptr, rows)

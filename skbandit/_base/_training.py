@@ -3,9 +3,11 @@
 ``fit`` and ``partial_fit`` validate everything first, then (on a first call)
 start a new state and play the rows with ``_play``, the block loop of
 ``skbandit._base._transaction`` with the compiled pass driver ``run_pass``.
-Logged feedback passed to either is handed to ``skbandit._base._acting``; one
-known label on a fitted learner takes the lean single-row path
-(``_partial_fit_lean``).
+Logged feedback passed to either is handed to ``skbandit._base._acting``;
+labels on a fitted learner take the lean path (``_partial_fit_lean``: no
+``_fit_context``, no ``validate_data`` for rows already in the common form, the
+parameters re-validated only when one was replaced), one known label without
+a ``BanditFeedback``.
 """
 
 from __future__ import annotations
@@ -96,12 +98,11 @@ class TrainingMixin:
             True labels, seen by the learner only through the reward bit; or
             logged feedback (actions, rewards, propensities), from which the
             learner learns instead of playing its own actions (see
-            ``sample_actions`` and ``docs/logged.md``). On a fitted learner,
-            with a ``LoggedFeedback`` or one plain label (a list or 1-D array),
-            a float64 C-ordered NumPy ``X`` or a canonical CSR ``X`` takes the
-            lean single-row path (a few checks and one compiled scan instead
-            of scikit-learn's full validation; the same errors for bad input,
-            the same play).
+            ``sample_actions`` and ``docs/logged.md``). On a fitted learner
+            (every call after the first of a stream), a float64 C-ordered
+            NumPy ``X`` or a canonical CSR ``X`` takes the lean path (O(1)
+            checks and compiled scans instead of scikit-learn's full
+            validation; the same errors for bad input, the same play).
         classes : array-like of shape (n_classes,), default=None
             All classes of the stream. Required on the first call, and must be
             the same (or omitted) on later calls.
@@ -115,26 +116,42 @@ class TrainingMixin:
             # Logged feedback validates its own parameters and input (the fast
             # single-row path skips scikit-learn's per-call context).
             return self._transaction(self._partial_fit_logged, X, y, classes)
-        code = self._lean_label_code(y) if "classes_" in self.__dict__ else None
-        if code is not None:
-            # One known plain label on a fitted learner (the simulator's
-            # one-row call): the lean path.
+        if "classes_" in self.__dict__ and not isinstance(y, LoggedFeedback):
+            # A fitted learner: the lean path, for one known plain label (the
+            # simulator's one-row call: a dictionary look-up instead of a
+            # BanditFeedback) as for a chunk of a stream.
+            code = self._lean_label_code(y)
             return self._transaction(self._partial_fit_lean, X, y, code, classes)
         return self._partial_fit_labels(X, y, classes)
 
     def _partial_fit_lean(self, X, y, code, classes):
-        """``partial_fit`` of a fitted learner on one known label, without
-        scikit-learn's per-call machinery: the parameters are re-validated
-        only when one was replaced, the row goes through ``_rows_fast``, the
-        label was looked up by ``_lean_label_code``. Same play as the full
-        path (``_partial_fit``)."""
+        """``partial_fit`` of a fitted learner on labels, without
+        scikit-learn's per-call machinery (``_fit_context``, ``validate_data``):
+        the parameters are re-validated only when one was replaced
+        (``_lean_kernel``), the rows go through ``_rows_fast`` (rows already in
+        the common form after O(1) checks and one compiled scan, anything else
+        through ``_validate_X``). ``code``: the code of ``y``'s one known
+        plain label (``_lean_label_code``), or None: ``y`` (labels or a
+        ``BanditFeedback``) is then validated and encoded as on the full path.
+        The same checks in the same order, the same errors and the same play
+        as the full path (``_partial_fit``)."""
         cached = self._lean_kernel()
         if classes is not None:
             self._check_same_classes(classes, "the first call to partial_fit")
-        X = self._rows_fast(X)
-        check_consistent_length(X, y)
+        if code is not None:
+            X = self._rows_fast(X)
+            check_consistent_length(X, y)
+            feedback, record, codes, rows = None, False, _one_code(code), _ONE_ROW
+        else:
+            # (y first, as _validate_fit_input: the same error when both are bad)
+            record = isinstance(y, BanditFeedback)
+            feedback = y if record else BanditFeedback(y)
+            X = self._rows_fast(X)
+            check_consistent_length(X, feedback)
+            codes = feedback._encode(self.classes_)
+            rows = np.arange(X.shape[0], dtype=np.int32)
         self.n_iter_ = 0
-        self._play(X, _one_code(code), _ONE_ROW, None, False, cached)
+        self._play(X, codes, rows, feedback, record, cached)
         self.n_iter_ = 1
         return self
 

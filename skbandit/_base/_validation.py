@@ -5,22 +5,24 @@ Input
 ``_validate_X`` gives every kernel one row form (``skbandit._base._rows``), on
 every path (``fit``, ``partial_fit``, logged feedback, ``sample_actions``,
 ``predict``, ``decision_function``, ``exploration_distribution``, and the lean
-single-row path ``_rows_fast``): float64, finite, every
-``|x_ij| <= _MAX_ABS_X``, and CSR rows canonical (duplicate columns summed,
-indices sorted; the caller's matrix is copied only when it is not canonical,
-never modified). A learner's own row rule is the hook ``_check_rows``, which
-every path runs. ``_rows_fast`` accepts a fitted learner's dense float64
-C-ordered rows or canonical CSR rows as they are after O(1) checks and compiled
-O(nnz) scans (structure, canonical order, finiteness and magnitude in one pass
-over the values), without scikit-learn's ``validate_data``; with
-``_validate_params_cached`` and a dictionary look-up of the label or logged
-action (``_scalar_code``), one round of ``sample_actions`` and ``partial_fit``
-costs no per-call validation beyond that, and the compiled kernel of the
-previous call is reused while the parameters and state attributes it was built
-from are the same objects (``TransactionMixin._kernel``; a valid cached kernel
-also stands for the parameters' check, ``TransactionMixin._lean_kernel``). The
-live loop's one-row calls go further (``TransactionMixin._one_row``): the same
-compiled check binds the row for a compiled round (``OneRow.bind_row``).
+path ``_rows_fast``): float64, finite, every ``|x_ij| <= _MAX_ABS_X``, and CSR
+rows canonical (duplicate columns summed, indices sorted) in C-contiguous
+arrays (the caller's matrix is copied only when it is not canonical or an array
+is a strided view, never modified). A learner's own row rule is the hook
+``_check_rows``, which every path runs. ``_rows_fast`` accepts a fitted
+learner's dense float64 C-ordered rows or canonical CSR rows as they are after
+O(1) checks and compiled O(nnz) scans (structure, canonical order, finiteness
+and magnitude in one pass over the values), without scikit-learn's
+``validate_data``; with ``_validate_params_cached`` and a dictionary look-up of
+the label or logged action (``_scalar_code``), one round of ``sample_actions``
+and ``partial_fit`` costs no per-call validation beyond that (a fitted
+learner's ``partial_fit`` on a chunk of labelled rows takes ``_rows_fast``
+too), and the compiled kernel of the previous call is reused while the
+parameters and state attributes it was built from are the same objects
+(``TransactionMixin._kernel``; a valid cached kernel also stands for the
+parameters' check, ``TransactionMixin._lean_kernel``). The live loop's one-row
+calls go further (``TransactionMixin._one_row``): the same compiled check binds
+the row for a compiled round (``OneRow.bind_row``).
 
 Labels and actions
 ------------------
@@ -28,7 +30,8 @@ The classes are sorted and distinct (``_check_classes``; at least two), given
 on the first call and the same afterwards (``_check_same_classes``); labels
 and logged actions are encoded as their index in ``classes_``
 (``BanditFeedback._encode``, ``_check_logged``; one label or action by a
-dictionary look-up, ``_scalar_code``).
+dictionary look-up, ``_scalar_code``; integer labels of integer classes that
+span few values by a look-up table, ``skbandit.feedback._table_codes``).
 """
 
 from __future__ import annotations
@@ -107,6 +110,14 @@ class InputValidationMixin:
                 # A conversion from another format produced new CSR arrays.
                 canonical = _check_sparse_structure(X)
             X = _canonical_csr(self, X, original, canonical)
+            if not (
+                X.data.flags.c_contiguous
+                and X.indices.flags.c_contiguous
+                and X.indptr.flags.c_contiguous
+            ):
+                # strided views of the caller's arrays (scikit-learn keeps
+                # them): the kernels read contiguous arrays, so copy them
+                X = X.copy()
         _check_magnitude(self, X)
         self._check_rows(X)
         return X
@@ -114,7 +125,7 @@ class InputValidationMixin:
     def _check_rows(self, X) -> None:
         """A learner's own checks of rows already in the common form (float64,
         C-ordered or canonical CSR, finite, within the magnitude bound); raise
-        ``ValueError`` to refuse them. Run on every path, the lean single-row
+        ``ValueError`` to refuse them. Run on every path, the lean
         path (``_rows_fast``) included; the default accepts every row. A
         learner adds checks here rather than by overriding ``_validate_X``
         (an override is not run by the lean path, which then falls back to the
@@ -133,7 +144,7 @@ class InputValidationMixin:
         """``_validate_params``, skipped when every parameter slot
         (``_param_slots``) holds the object it held at the last validation
         (compared by identity in one compiled loop, ``Slots``): the lean
-        single-row path."""
+        path."""
         cached = self.__dict__.get("_validated_params")
         if cached is not None and cached.unchanged(self):
             return

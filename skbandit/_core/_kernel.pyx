@@ -865,19 +865,45 @@ cdef Py_ssize_t _scan_indices(const index_t* indices, Py_ssize_t nnz,
     return desc
 
 
-cdef inline bint _canonical_from(const index_t* indptr,
-                                 const index_t* indices, Py_ssize_t n_rows,
-                                 Py_ssize_t desc) noexcept nogil:
-    """Canonical rows from ``desc``, the count of positions ``j >= 1`` with
-    ``indices[j] <= indices[j - 1]`` over the whole array: true when every such
-    position starts a non-empty row (O(n_rows)). ``indptr`` must be valid."""
-    cdef Py_ssize_t i, j, at_starts = 0
-    if desc == 0:
-        return True
-    for i in range(n_rows):
-        j = indptr[i]
-        if j > 0 and j < indptr[i + 1]:
-            at_starts += indices[j] <= indices[j - 1]
+# Entries of the CSR index array per step of ``_scan_rows`` (16 KiB of int32
+# indices, 32 KiB of int64: the step's row starts are read again from L1).
+cdef Py_ssize_t _SCAN_STEP = 4096
+SCAN_STEP = _SCAN_STEP  # (for the tests)
+
+
+cdef bint _scan_rows(const index_t* indptr, const index_t* indices,
+                     Py_ssize_t n_rows, Py_ssize_t n_cols,
+                     bint* out_of_range) noexcept nogil:
+    """Whether the rows are canonical (each row's column indices strictly
+    increasing), flagging in ``out_of_range`` an index that may be outside
+    ``[0, n_cols)`` (``_scan_indices``; the caller confirms a flag exactly).
+    ``indptr`` must be valid (``n_rows + 1`` non-decreasing entries from 0).
+
+    The indices are scanned in steps of whole rows of about ``_SCAN_STEP``
+    entries: the branch-free ``_scan_indices`` counts the positions ``j`` of
+    the step, but its first, with ``indices[j] <= indices[j - 1]``, and the
+    rows are canonical when every such position starts a non-empty row
+    (counted from the step's row starts, O(rows), while the step's indices are
+    still in L1: one read of the index array from memory, not one plus one
+    line a row)."""
+    cdef Py_ssize_t r0 = 0, r1, r, j, j0, j1, desc = 0, at_starts = 0
+    cdef bint bad = False, step_bad
+    out_of_range[0] = False
+    while r0 < n_rows:
+        j0 = indptr[r0]
+        r1 = r0 + 1
+        while r1 < n_rows and indptr[r1] - j0 < _SCAN_STEP:
+            r1 += 1
+        j1 = indptr[r1]
+        if j1 > j0:
+            desc += _scan_indices(indices + j0, j1 - j0, n_cols, &step_bad)
+            bad = bad | step_bad
+            for r in range(r0 + 1, r1):
+                j = indptr[r]
+                if j > j0 and j < indptr[r + 1]:
+                    at_starts += indices[j] <= indices[j - 1]
+        r0 = r1
+    out_of_range[0] = bad
     return desc == at_starts
 
 
@@ -888,8 +914,8 @@ cdef str _csr_problem(const index_t* indptr, Py_ssize_t len_indptr,
     """``check_csr``'s message, and (when it is ``""``) ``csr_is_canonical``
     to ``canonical``, from one scan of the indices (the arrays as pointers
     and lengths: ``check_csr`` and the compiled lean-row check share it)."""
-    cdef Py_ssize_t i, j, nnz, desc = 0
-    cdef bint out_of_range = False
+    cdef Py_ssize_t i, j, nnz
+    cdef bint out_of_range = False, rows_canonical = False
     canonical[0] = False
     if len_indptr != n_rows + 1:
         return (f"indptr has length {len_indptr}, expected n_rows + 1 = "
@@ -906,18 +932,19 @@ cdef str _csr_problem(const index_t* indptr, Py_ssize_t len_indptr,
     with nogil:
         for i in range(n_rows):
             decreasing = decreasing | (indptr[i + 1] < indptr[i])
-        desc = _scan_indices(indices, nnz, n_cols, &out_of_range)
     if decreasing:
         for i in range(n_rows):
             if indptr[i + 1] < indptr[i]:
                 return (f"indptr is not non-decreasing: indptr[{i + 1}] = "
                         f"{indptr[i + 1]} < indptr[{i}] = {indptr[i]}")
+    with nogil:
+        rows_canonical = _scan_rows(indptr, indices, n_rows, n_cols, &out_of_range)
     if out_of_range:
         for j in range(nnz):
             if indices[j] < 0 or indices[j] >= n_cols:
                 return (f"column index {indices[j]} at position {j} is out of "
                         f"range for {n_cols} columns")
-    canonical[0] = _canonical_from(indptr, indices, n_rows, desc)
+    canonical[0] = rows_canonical
     return ""
 
 
@@ -951,21 +978,39 @@ def csr_is_canonical(const index_t[::1] indptr, const index_t[::1] indices):
     ``has_canonical_format`` flag, which an in-place edit can leave stale. The
     arrays must have passed ``check_csr``.
 
-    One flat branch-free scan counts the positions ``j`` with
-    ``indices[j] <= indices[j - 1]`` over the whole array (it vectorises); the
-    rows are canonical when every such position starts a row (O(n_rows))."""
+    A branch-free scan counts the positions ``j`` with
+    ``indices[j] <= indices[j - 1]`` (it vectorises); the rows are canonical
+    when every such position starts a row (``_scan_rows``)."""
     cdef Py_ssize_t n_rows = indptr.shape[0] - 1
-    cdef Py_ssize_t desc
     cdef bint out_of_range
     cdef bint ok
-    cdef Py_ssize_t nnz, no_bound = PY_SSIZE_T_MAX
+    cdef Py_ssize_t no_bound = PY_SSIZE_T_MAX
     if n_rows < 0:
         return True
-    nnz = indptr[n_rows]
     with nogil:
-        desc = _scan_indices(&indices[0], nnz, no_bound, &out_of_range)
-        ok = _canonical_from(&indptr[0], &indices[0], n_rows, desc)
+        ok = _scan_rows(&indptr[0], &indices[0], n_rows, no_bound, &out_of_range)
     return ok
+
+
+def rows_nnz(const index_t[::1] indptr, const int[::1] rows):
+    """``sum(indptr[r + 1] - indptr[r] for r in rows)``: the stored entries of
+    the rows ``rows`` of a CSR matrix (``indptr`` valid: ``check_csr``), in one
+    loop without the two index copies and the temporary of NumPy's
+    ``indptr[rows + 1] - indptr[rows]``. IndexError for a row outside
+    ``[0, len(indptr) - 1)``."""
+    cdef Py_ssize_t t, r, n_rows = indptr.shape[0] - 1
+    cdef Py_ssize_t total = 0
+    cdef bint bad = False
+    with nogil:
+        for t in range(rows.shape[0]):
+            r = rows[t]
+            if r < 0 or r >= n_rows:
+                bad = True
+                break
+            total += indptr[r + 1] - indptr[r]
+    if bad:
+        raise IndexError(f"row {rows[t]} out of range for {n_rows} rows")
+    return total
 
 
 def within_bound(const double[::1] values, double bound):
