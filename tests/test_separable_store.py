@@ -28,7 +28,7 @@ from _helpers import assert_same_learner, run_benchmark, snapshot
 from numpy.testing import assert_allclose, assert_array_equal
 
 import skbandit.multiclass._separable_ova_fast as fast
-from skbandit import BanditFeedback, SeparableOneVsAll
+from skbandit import BanditFeedback, LoggedFeedback, SeparableOneVsAll
 
 
 def _one_hot_stream(n, d, k, seed):
@@ -346,6 +346,37 @@ def test_one_row_calls_after_a_batch_neither_copy_nor_export(monkeypatch):
     ref = SeparableOneVsAll(kernel="rational", large_norm="project", random_state=14)
     ref.partial_fit(X, y, classes=[0, 1, 2])
     assert_same_learner(est, ref)
+
+
+def test_live_loop_keeps_its_one_row_calls_and_key_across_calls():
+    """The live loop on the kept store: each learning block updates the
+    cached model bytes (``_after_block``) but keeps the compiled one-row calls
+    (``OneRow``, its rollback plan) and the cache key, which wrap the same
+    store; and it plays as the general path (a learner that caches nothing:
+    its cache dropped before every call)."""
+    X, y = _varied_sparse_rows(260, 30, 3, seed=15)
+    params = dict(kernel="rational", large_norm="project", random_state=15)
+    live = SeparableOneVsAll(**params).partial_fit(X[:200], y[:200], classes=[0, 1, 2])
+    plain = SeparableOneVsAll(**params).partial_fit(X[:200], y[:200], classes=[0, 1, 2])
+    kept = None
+    for i in range(200, 260):
+        row = X[i : i + 1]
+        plain.__dict__.pop("_kernel_cache", None)
+        a, p = live.sample_actions(row)
+        b, q = plain.sample_actions(row)
+        assert_array_equal(a, b)
+        assert_array_equal(p, q)
+        cache = live._kernel_cache
+        if kept is None:
+            kept = cache[0], cache[3], cache[4]
+        r = (a == y[i : i + 1]).astype(np.float64)
+        live.partial_fit(row, LoggedFeedback(a, r, p))
+        plain.__dict__.pop("_kernel_cache", None)
+        plain.partial_fit(row, LoggedFeedback(b, r, q))
+        cache = live._kernel_cache
+        assert (cache[0], cache[3], cache[4]) == kept
+        assert cache[2] == live._model_bytes()
+    assert_same_learner(live, plain)
 
 
 class _SmallNumPy:

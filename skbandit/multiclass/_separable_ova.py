@@ -419,8 +419,13 @@ class SeparableOneVsAll(ExplorationMixin, BaseBanditClassifier):
         cache = self.__dict__.get("_kernel_cache")
         if cache is not None and cache[1] is kernel:
             # the model's bytes too: they choose the next call's rollback mode
-            # and journal limit (O(1) from the store)
-            self._kernel_cache = (self._cache_key(), kernel, self._model_bytes())
+            # and journal limit (O(1) from the store). The key is built again
+            # only when one of its slots changed (the first block that makes
+            # the store the state: the support arrays popped, ``_sv_live``
+            # set); the one-row calls kept with the kernel (``_one_row``) wrap
+            # this same kernel and stay.
+            key = cache[0] if cache[0].unchanged(self) else self._cache_key()
+            self._kernel_cache = (key, kernel, self._model_bytes(), *cache[3:])
 
     def _set_state(self, state: dict) -> None:
         if "_sv_indptr" in state:
