@@ -734,3 +734,18 @@ def test_prefetching_rounds_match_reference(regressor, shared_scale, monkeypatch
     assert live._make_kernel().prefetch
     for name in STATE:
         assert_array_equal(getattr(live, name), tr.state[name], err_msg=name)
+
+
+def test_prefetch_threshold_is_the_size_of_the_weights(monkeypatch):
+    """The prefetching ``act`` is taken exactly when ``W`` (``8 k d`` bytes) is
+    larger than ``PREFETCH_MIN_BYTES``: never on the small models of the
+    other tests at the default threshold (caught: ``>=`` for ``>``, which
+    prefetches a model of exactly the threshold's size)."""
+    from skbandit._core import _kernel
+
+    X, y = make_stream(20, d=10, k=4, seed=0)
+    est = SquareCB(random_state=0).partial_fit(X, y, classes=range(4))
+    assert not est._make_kernel().prefetch
+    for threshold, expected in ((8 * 4 * 10 - 1, True), (8 * 4 * 10, False)):
+        monkeypatch.setattr(_kernel, "PREFETCH_MIN_BYTES", threshold)
+        assert est._make_kernel().prefetch is expected
