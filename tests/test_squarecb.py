@@ -693,3 +693,59 @@ def test_failed_call_after_switching_scales_off_keeps_the_shared_row():
     twin.partial_fit(X[100:], y[100:])
     for name in STATE:
         assert_array_equal(getattr(est, name), getattr(twin, name), err_msg=name)
+
+
+@pytest.mark.parametrize("regressor", list(REGRESSORS))
+@pytest.mark.parametrize("shared_scale", [True, False])
+def test_prefetching_rounds_match_reference(regressor, shared_scale, monkeypatch):
+    """A model beyond ``PREFETCH_MIN_BYTES`` ends each ``act`` on a sparse row
+    by prefetching the lines its played regressor's update will touch (``G``
+    and the scales on the row's columns): a hint, so the simulator's rounds
+    are the reference's and the live loop's (``sample_actions`` then
+    ``partial_fit(row, LoggedFeedback(...))``, the calls that prefetch for the
+    next one) are the same rounds, bit for bit. The threshold is lowered to 0
+    so that this small stream takes that path (caught: the prefetching ``act``
+    returning the greedy label instead of the draw; the prefetch of the
+    played regressor's row writing to it)."""
+    from skbandit._core import _kernel
+
+    monkeypatch.setattr(_kernel, "PREFETCH_MIN_BYTES", 0)
+    X, y = make_stream(300, d=12, k=4, seed=11)
+    X[:, 3] *= 40.0  # the scales grow on some rounds
+    X = sp.csr_matrix(X)
+    params = {"regressor": regressor, "shared_scale": shared_scale}
+    params.update(REGRESSORS[regressor])
+    classes = label_values(4)
+    est = SquareCB(random_state=4, **params)
+    fb = BanditFeedback(classes[y])
+    est.partial_fit(X, fb, classes=classes)
+    assert est._make_kernel().prefetch
+    tr = ref.squarecb(X, y, np.random.default_rng(4).random((300, 2)), 4, **params)
+    assert_array_equal(np.searchsorted(classes, fb.actions_), tr.played)
+    assert_array_equal(fb.propensities_, tr.propensities)
+    for name in STATE:
+        assert_array_equal(getattr(est, name), tr.state[name], err_msg=name)
+    live = SquareCB(random_state=4, **params)
+    for i in range(X.shape[0]):
+        row = X[i : i + 1]
+        action, p = live.sample_actions(row, classes=classes if i == 0 else None)
+        reward = (action == classes[y[i]]).astype(float)
+        live.partial_fit(row, LoggedFeedback(action, reward, p))
+    assert live._make_kernel().prefetch
+    for name in STATE:
+        assert_array_equal(getattr(live, name), tr.state[name], err_msg=name)
+
+
+def test_prefetch_threshold_is_the_size_of_the_weights(monkeypatch):
+    """The prefetching ``act`` is taken exactly when ``W`` (``8 k d`` bytes) is
+    larger than ``PREFETCH_MIN_BYTES``: never on the small models of the
+    other tests at the default threshold (caught: ``>=`` for ``>``, which
+    prefetches a model of exactly the threshold's size)."""
+    from skbandit._core import _kernel
+
+    X, y = make_stream(20, d=10, k=4, seed=0)
+    est = SquareCB(random_state=0).partial_fit(X, y, classes=range(4))
+    assert not est._make_kernel().prefetch
+    for threshold, expected in ((8 * 4 * 10 - 1, True), (8 * 4 * 10, False)):
+        monkeypatch.setattr(_kernel, "PREFETCH_MIN_BYTES", threshold)
+        assert est._make_kernel().prefetch is expected

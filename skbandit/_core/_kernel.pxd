@@ -32,6 +32,10 @@ cdef extern from "_scores.h":
     void skb_linear_scores(const double* W, Py_ssize_t ldw, int k,
                            const double* val, const int* ind, Py_ssize_t nnz,
                            double* out) noexcept nogil
+    void skb_prefetch_row_w(const double* w, const int* ind,
+                            Py_ssize_t nnz) noexcept nogil
+    # a hint: the line of ``p`` will be written soon (no value changes)
+    void prefetch_w "SKB_PREFETCH_W"(const void* p) noexcept nogil
     int skb_nonzeros(const double* x, int d, int* ind, double* val) noexcept nogil
     int skb_within_bound(const double* v, Py_ssize_t n, double bound) noexcept nogil
     Py_ssize_t skb_scan_indices_i32(const int* ind, Py_ssize_t nnz, int n_cols,
@@ -250,6 +254,10 @@ cdef class LinearKernel(BaseKernel):
     # greedy label with probability one.
     # Weight matrix (k, d), the estimator's ``coef_``, updated in place.
     cdef double[:, ::1] W
+    # whether W is larger than PREFETCH_MIN_BYTES (_kernel.pyx): a kernel
+    # whose update writes more than W's lines on the row then prefetches them
+    # at the end of ``act`` (SquareCB's)
+    cdef readonly bint prefetch
 
     cdef void add_row(self, int r, double a, Row x) noexcept nogil
     cdef void add_row_div(self, int r, Row x, double denom) noexcept nogil

@@ -476,6 +476,12 @@ cdef class BaseKernel:
         return np.array(self.proba, copy=True)
 
 
+# The size of a weight matrix W (k d doubles) above which a kernel prefetches
+# the lines its update will write (``LinearKernel.prefetch``): below it the
+# state stays in the caches and the prefetches are instructions for nothing.
+PREFETCH_MIN_BYTES = 4 << 20
+
+
 cdef class LinearKernel(BaseKernel):
     """Scores ``W x``; by default plays the greedy label with probability one
     (the full-information baselines and the one-vs-all learners)."""
@@ -483,6 +489,7 @@ cdef class LinearKernel(BaseKernel):
     def __init__(self, double[:, ::1] W, bint full_information=False):
         BaseKernel.__init__(self, <int>W.shape[0], <int>W.shape[1], full_information)
         self.W = W
+        self.prefetch = 8 * <double>W.shape[0] * W.shape[1] > PREFETCH_MIN_BYTES
 
     cdef void compute_scores(self, Row x, long long t) noexcept nogil:
         skb_linear_scores(&self.W[0, 0], self.n_features, self.n_classes,

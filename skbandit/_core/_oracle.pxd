@@ -44,3 +44,4 @@ cdef class RegressionOracle:
     cdef bint step(self, JournalData* jd, Row x, int a, double h, double e,
                    double rate) noexcept nogil
     cdef Py_ssize_t journal_bound(self, Row x) noexcept nogil
+    cdef void prefetch_update(self, Row x, int a) noexcept nogil

@@ -43,6 +43,8 @@ from skbandit._core._kernel cimport (
     jsave,
     jsave_ll,
     row_col,
+    row_dense,
+    skb_prefetch_row_w,
 )
 
 import numpy as np
@@ -86,6 +88,19 @@ cdef class RegressionOracle:
         # journal_bound_ll.
         cdef Py_ssize_t rescaled = self.W.shape[0] if self.shared_scale else 1
         return (2 * rescaled + 2) * <Py_ssize_t>x.nnz + 3
+
+    cdef void prefetch_update(self, Row x, int a) noexcept nogil:
+        """Ask for the lines ``update`` of regressor ``a`` on the sparse row
+        ``x`` reads and writes beyond ``W[a]`` (which the scores have just
+        read): ``G[a]`` (adaptive rules) and NAG's scales ``S`` on the row's
+        columns. A hint only: no value changes."""
+        if x.nnz == 0 or row_dense(x):
+            return
+        if self.regressor != REG_SGD:
+            skb_prefetch_row_w(&self.G[a, 0], x.ind, x.nnz)
+        if self.regressor == REG_NORMALIZED:
+            skb_prefetch_row_w(&self.S[0 if self.one_scale else a, 0], x.ind,
+                               x.nnz)
 
     cdef bint update(self, JournalData* jd, Row x, int a, double score,
                      double target, double weight) noexcept nogil:

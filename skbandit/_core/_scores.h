@@ -104,6 +104,27 @@ static void skb_linear_scores(const double *W, ptrdiff_t ldw, int k,
 
 #undef SKB_CASE
 
+/* Software prefetch: a hint that the line holding *p will be written soon
+ * (it is fetched, for writing, into the caches). It changes no value and never
+ * faults (an address outside the process is ignored). A compiler without
+ * __builtin_prefetch gets nothing. Used by PNewtron's rounds and by
+ * skb_prefetch_row_w. */
+#if defined(__GNUC__) || defined(__clang__)
+#define SKB_PREFETCH_W(p) __builtin_prefetch((p), 1)
+#else
+#define SKB_PREFETCH_W(p) ((void)(p))
+#endif
+
+/* Prefetch, for writing, w[ind[j]] for the stored entries j of a sparse row:
+ * the lines a per-entry update of w on the row's support (w += c x) reads and
+ * writes. */
+static inline void skb_prefetch_row_w(const double *w, const int *ind,
+                                      ptrdiff_t nnz)
+{
+    ptrdiff_t j;
+    for (j = 0; j < nnz; j++) SKB_PREFETCH_W(w + ind[j]);
+}
+
 /* The non-zero entries of a dense row x[0..d) in column order: their columns
  * to ind[0..n) and their values to val[0..n); returns n (-0.0 counts as
  * zero). Branch-free: every column index is written at the current count,

@@ -46,20 +46,11 @@ from skbandit._core._kernel cimport (
     Row,
     is_finite,
     jsave_range,
+    prefetch_w,
     row_col,
     row_dense,
 )
 from skbandit._core._explore cimport softmax
-
-cdef extern from *:
-    """
-    #if defined(__GNUC__) || defined(__clang__)
-    #define SKB_PREFETCH_W(p) __builtin_prefetch((p), 1)
-    #else
-    #define SKB_PREFETCH_W(p) ((void)0)
-    #endif
-    """
-    void prefetch_w "SKB_PREFETCH_W"(const void* p) noexcept nogil
 
 # The state (U, A, b: 24 k d bytes) above which a round on a sparse row
 # prefetches its lines (``prefetch_row``): below it the state stays in the

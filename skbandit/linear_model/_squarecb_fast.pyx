@@ -18,9 +18,17 @@ greedy label ``g``:
 The oracle's state is the estimator's: ``W``, ``b``, NAG's scales ``S``, the
 squared-gradient sums ``G`` and ``Gb``, ``N`` and the update counts ``n``
 (which the exploration rule reads too).
+
+Prefetch: once ``W`` is beyond ``PREFETCH_MIN_BYTES`` (_kernel.pyx), ``act`` on a
+sparse row ends by asking for the lines the played regressor's update touches
+beyond ``W[a]`` (which the scores have just read): ``G[a]`` and the scales on
+the row's columns (``RegressionOracle.prefetch_update``). In the live loop
+(``sample_actions``, then ``partial_fit(row, LoggedFeedback(...))``) they then
+arrive while the caller computes the reward instead of one after the other in
+``learn``. A hint: no value changes.
 """
 
-from skbandit._core._kernel cimport STATUS_NONFINITE, LinearKernel, Row
+from skbandit._core._kernel cimport STATUS_NONFINITE, STATUS_OK, LinearKernel, Row
 from skbandit._core._oracle cimport RegressionOracle
 
 import numpy as np
@@ -57,6 +65,16 @@ cdef class SquareCBKernel(LinearKernel):
         if self.fit_intercept:
             for r in range(self.n_classes):
                 self.scores[r] = self.scores[r] + self.b[r]
+
+    cdef int act(self, Row x, long long t, double u1, double u2,
+                 int* greedy, double* prob, double* marginal) noexcept nogil:
+        # the generic act; then, for a model beyond PREFETCH_MIN_BYTES, ask
+        # for the lines the played action's update will touch, so that in
+        # the live loop they arrive while the caller computes the reward
+        cdef int a = LinearKernel.act(self, x, t, u1, u2, greedy, prob, marginal)
+        if self.prefetch and self.status == STATUS_OK:
+            self.oracle.prefetch_update(x, a)
+        return a
 
     cdef Py_ssize_t journal_bound(self, Row x) noexcept nogil:
         return self.oracle.journal_bound(x)
