@@ -413,6 +413,17 @@ def test_pnewtron_distribution_is_the_mixed_softmax():
 # PNewtron: bit-identical to its reference
 
 
+def _assert_pnewtron_is_trace(est, fb, trace):
+    """Plays, logged propensities (the marginal of p'(action) over the tied
+    greedy labels) and state of a PNewtron, bit for bit the reference's."""
+    assert_array_equal(fb.actions_, trace.played)
+    assert_array_equal(fb.propensities_, trace.propensities)
+    assert_array_equal(est.coef_unscaled_, trace.U)
+    assert_array_equal(est.norm_state_, trace.norm_state)
+    assert_array_equal(est.b_, trace.b)
+    assert_array_equal(est.A_diag_, trace.A)
+
+
 @pytest.mark.parametrize("container", ["dense", "csr"])
 @pytest.mark.parametrize("kind", ["gaussian", "binary"])
 @pytest.mark.parametrize(
@@ -443,15 +454,9 @@ def test_pnewtron_matches_reference(params, rule, kind, container):
     trace = ref.pnewtron(
         _as(X, container), y, _uniforms(seed, len(y)), k, exploration=rule, **extra
     )
-    assert_array_equal(fb.actions_, trace.played)
+    _assert_pnewtron_is_trace(est, fb, trace)
     assert_array_equal(fb.rewards_, trace.rewards)
     assert_array_equal(est.coef_, trace.W)
-    assert_array_equal(est.coef_unscaled_, trace.U)
-    assert_array_equal(est.norm_state_, trace.norm_state)
-    assert_array_equal(est.b_, trace.b)
-    assert_array_equal(est.A_diag_, trace.A)
-    # logged propensity: the marginal of p'(action) over the tied greedy labels
-    assert_array_equal(fb.propensities_, trace.propensities)
     D = params.get("D", 1.0)
     assert np.linalg.norm(est.coef_) <= D * (1 + 1e-12)
 
@@ -474,12 +479,7 @@ def test_pnewtron_prefetching_rounds_match_reference(container, monkeypatch):
     trace = ref.pnewtron(
         _as(X, container), y, _uniforms(seed, len(y)), k, exploration=rule
     )
-    assert_array_equal(fb.actions_, trace.played)
-    assert_array_equal(fb.propensities_, trace.propensities)
-    assert_array_equal(est.coef_unscaled_, trace.U)
-    assert_array_equal(est.b_, trace.b)
-    assert_array_equal(est.A_diag_, trace.A)
-    assert_array_equal(est.norm_state_, trace.norm_state)
+    _assert_pnewtron_is_trace(est, fb, trace)
 
 
 def test_pnewtron_pickle_of_the_class_major_layout_loads():
