@@ -135,7 +135,10 @@ class BaseBanditClassifier(
 
 class LinearBanditClassifier(BaseBanditClassifier):
     """A learner whose state includes ``coef_`` (k x d, zero at the start) and
-    whose scores are ``X @ coef_.T``; its kernel derives from ``LinearKernel``."""
+    whose scores are ``X @ coef_.T``; its kernel derives from ``LinearKernel``.
+    A subclass may store its weights otherwise and override all three:
+    ``PNewtron`` keeps ``U`` feature-major (``Ut_``), its ``coef_`` is the
+    property ``sigma U`` and its kernel a ``BaseKernel`` with its own scores."""
 
     _state_attrs: tuple[str, ...] = ("coef_",)
 
