@@ -240,9 +240,15 @@ def selector(
 # ``_registry.py``; see docs/adding_a_learner.md): the registry entries and the
 # logged-feedback adapters of ``_reference_logged.delayed_schedule``.
 
+
 # Online selection among learners: the default candidates, and two Banditrons
 # with a fixed mixing weight 1 and no elimination (every round plays the
 # candidates' average)
+def _banditrons(*epsilons):
+    """Candidates of the registry's variants: one Banditron per rate."""
+    return tuple(Banditron(exploration=EpsilonGreedy(e)) for e in epsilons)
+
+
 ENTRIES: list[Entry] = [
     Entry(
         OnlineSelector,
@@ -289,10 +295,7 @@ ENTRIES: list[Entry] = [
     Entry(
         OnlineSelector,
         params={
-            "candidates": (
-                Banditron(exploration=EpsilonGreedy(0.2)),
-                Banditron(exploration=EpsilonGreedy(0.6)),
-            ),
+            "candidates": _banditrons(0.2, 0.6),
             "exploration": EpsilonGreedy(1.0),
             "eliminated_share": 1.0,
         },
@@ -307,11 +310,7 @@ ENTRIES: list[Entry] = [
     Entry(
         OnlineSelector,
         params={
-            "candidates": (
-                Banditron(exploration=EpsilonGreedy(0.2)),
-                Banditron(exploration=EpsilonGreedy(0.6)),
-                Banditron(exploration=EpsilonGreedy(0.05)),
-            ),
+            "candidates": _banditrons(0.2, 0.6, 0.05),
             "exploration": EpsilonGreedy(0.5),
             "candidate_learning": ("own", "capped", "all"),
         },
