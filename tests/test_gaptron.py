@@ -235,10 +235,11 @@ def _tie_kernel(loss: str, scores: np.ndarray) -> tuple[GaptronKernel, np.ndarra
 @pytest.mark.parametrize("loss", LOSSES)
 def test_tie_marginal_with_the_gap_map_is_the_reference_sum(loss):
     """With the gap map's rule the kernel reads the m tied labels' probabilities
-    off one distribution (``tie_rates``); the propensity of the action it plays
-    (``act``) and the policy's distribution (``marginal_distribution``) must
-    still be the reference's mean over the tied labels g of p_g, each from its
-    own gap map, bit for bit: every loss, rate and number of ties."""
+    off one distribution (``ties_share_rate``, ``BaseKernel.marginal_over``);
+    the propensity of the action it plays (``act``) and the policy's
+    distribution (``marginal_distribution``) must still be the reference's mean
+    over the tied labels g of p_g, each from its own gap map, bit for bit:
+    every loss, rate and number of ties."""
     rng = np.random.default_rng(LOSS_CODES[loss])
     for k in (2, 3, 5, 9, 20):
         for m in sorted({2, 3, k // 2, k - 1, k} & set(range(2, k + 1))):
@@ -246,7 +247,7 @@ def test_tie_marginal_with_the_gap_map_is_the_reference_sum(loss):
                 kernel, x = _tie_kernel(loss, s)
                 for eps in (0.0, 0.125, 1.0):
                     kernel.set_explorer(GapMapExplorer(LOSS_CODES[loss], eps))
-                    assert kernel.gap_ties
+                    assert kernel.explorer.ties_share_rate
 
                     def dist(g, s=s, eps=eps):
                         return ref.distribution(loss, s, g, eps)
@@ -286,7 +287,7 @@ def test_tie_marginal_with_other_rules_is_the_reference_sum(rule):
             for s in _tied_scores(k, m, rng):
                 kernel, x = _tie_kernel("logistic", s)
                 kernel.set_explorer(rule._compile(k))
-                assert not kernel.gap_ties
+                assert not kernel.explorer.ties_share_rate
 
                 def dist(g, s=s):
                     return rule.distribution(s, 3, g)

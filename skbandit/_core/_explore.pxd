@@ -21,6 +21,12 @@ cdef class Explorer:
     # distribution itself, computed once (``BaseKernel.marginal_over``). False
     # by default (a rule that forgets to declare it is treated as reading it).
     cdef readonly bint ignores_greedy
+    # True when, at exact ties of the greedy label, every tied label g plays
+    # at one rate: p_g(g) is the same value for each tied g, and p_g(a), a != g,
+    # one other value (the gap map: u depends on the scores only through the
+    # gap, 0 at every tied g). The tie marginal then reads both values off one
+    # distribution (``BaseKernel.marginal_over``). False by default.
+    cdef readonly bint ties_share_rate
 
     cdef void distribution(self, const double* s, int k, long long t, int greedy,
                            double* p) noexcept nogil

@@ -200,6 +200,11 @@ cdef class GapMapExplorer(Explorer):
         if loss not in (GAP_LOGISTIC, GAP_HINGE, GAP_SMOOTH_HINGE):
             raise ValueError(f"unknown loss code {loss}")
         self.reads_scores = True
+        # u = epsilon + (1 - epsilon) a(s, g) is the same at every tied g: the
+        # logistic map does not read g, the hinge and smooth hinge maps read it
+        # through m* = s_g - max_{r != g} s_r, which is s_g - s_g' = 0 (another
+        # tied label g'; non-finite tied scores give the same NaN at every g)
+        self.ties_share_rate = True
         self.loss = loss
         self.epsilon = epsilon
 

@@ -326,7 +326,7 @@ cdef class BaseKernel:
         cdef int k = self.n_classes
         cdef int r, a, m
         cdef const double* s = &self.scores[0]
-        cdef double best
+        cdef double best, hi, lo
         cdef int g = argmax_ties(s, k, 0.0, &m)
         if m == 1:
             self.distribution(s, t, g, out)
@@ -341,6 +341,16 @@ cdef class BaseKernel:
             for r in range(m):
                 for a in range(k):
                     out[a] = out[a] + self.proba_tmp[a]
+        elif self.explorer.ties_share_rate:
+            # p_r(a) is hi for a = r and lo otherwise (``ties_share_rate``),
+            # both from one distribution: the same terms in the same order
+            self.distribution(s, t, g, &self.proba_tmp[0])
+            hi = self.proba_tmp[g]
+            lo = self.proba_tmp[g + 1 if g + 1 < k else 0]
+            for r in range(k):
+                if s[r] == best:
+                    for a in range(k):
+                        out[a] = out[a] + (hi if a == r else lo)
         else:
             for r in range(k):
                 if s[r] == best:
@@ -377,13 +387,23 @@ cdef class BaseKernel:
         # computed once and its term added m times, the same sum (with k = 20
         # classes all tied, as in a fresh model's rounds on unseen columns, this
         # is 20 distributions of 20 exponentials less per round).
+        # An explorer whose tied labels share one rate (``ties_share_rate``:
+        # the gap map) gives p_g(action) = hi when g = action and lo otherwise,
+        # both read off one distribution: the same terms, in the same order.
         cdef int i
-        cdef double total = 0.0, v
+        cdef double total = 0.0, v, hi, lo
         if self.explorer.ignores_greedy:
             self.distribution(&self.scores[0], t, labels[0], &self.proba_tmp[0])
             v = self.proba_tmp[action]
             for i in range(m):
                 total = total + v
+            return total / m
+        if self.explorer.ties_share_rate and m >= 2:
+            self.distribution(&self.scores[0], t, labels[0], &self.proba_tmp[0])
+            hi = self.proba_tmp[labels[0]]
+            lo = self.proba_tmp[labels[1]]
+            for i in range(m):
+                total = total + (hi if labels[i] == action else lo)
             return total / m
         for i in range(m):
             self.distribution(&self.scores[0], t, labels[i], &self.proba_tmp[0])

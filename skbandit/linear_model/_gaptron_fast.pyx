@@ -8,7 +8,8 @@ Each round, with scores ``s = W x`` and the tie-broken greedy label ``g``:
   exploration; ``a(s)`` is the loss's *gap map* (``gap_map`` of
   skbandit._core._explore);
 * tie marginal: with the gap map's policy, exact ties of the greedy label cost
-  one distribution instead of one per tied label (``GaptronKernel.tie_rates``);
+  one distribution instead of one per tied label (``ties_share_rate`` of
+  skbandit._core._explore, used by ``BaseKernel.marginal_over``);
 * update: ``W -= eta_t * w * grad(s, g, y) (x)`` where ``grad`` is the gradient
   of the surrogate loss with respect to the scores (``surrogate_gradient``) and
   ``w`` the importance weight: ``1 / p(y)`` when the played action was right
@@ -26,8 +27,6 @@ from skbandit._core._explore cimport (
     GAP_HINGE,
     GAP_LOGISTIC,
     GAP_SMOOTH_HINGE,
-    Explorer,
-    GapMapExplorer,
     argmax_other,
     gap_map,
     log_partition,
@@ -148,17 +147,6 @@ cdef class GaptronKernel(LinearKernel):
     ``max_sq_norm``) for the estimator's warning. Each update of round ``t``
     is also added to ``A`` with the weight ``t - 1`` (the averaged iterate,
     ``W - A / T``; ``skbandit.linear_model._averaging``).
-
-    Exact ties of the greedy label (``marginal_over``,
-    ``marginal_distribution``): the policy's probability of an action is the
-    mean over the m tied labels ``g`` of ``p_g(action)``. The generic kernel
-    computes one distribution per tied label; with the gap map's rule
-    (``GapMapExplorer``, ``gap_ties``) every tied label has the same rate ``u``
-    (see ``tie_rates``), so ``p_g(action)`` is one of two values and one
-    distribution gives both: the same sums, bit for bit, at the cost of one
-    gap map instead of m. This is a fresh model's common round on a large
-    hashed feature space (rows on columns never seen yet score 0 for every
-    class: k ties, k gap maps of k exponentials each, twice per live round).
     """
 
     cdef readonly int loss
@@ -170,8 +158,6 @@ cdef class GaptronKernel(LinearKernel):
     cdef double[::1] grad_sq_sum
     cdef double[:, ::1] A
     cdef double[::1] grad
-    # the explorer is the gap map's: tied greedy labels share one rate
-    cdef readonly bint gap_ties
 
     def __init__(self, double[:, ::1] W, int loss, double eta,
                  bint adagrad, double x_bound_sq, bint full_information,
@@ -194,78 +180,6 @@ cdef class GaptronKernel(LinearKernel):
         self.grad_sq_sum = grad_sq_sum
         self.A = A
         self.grad = np.zeros(W.shape[0], dtype=np.float64)
-        self.gap_ties = False
-
-    def set_explorer(self, Explorer explorer not None):
-        """Play the rule ``explorer``; the tie shortcut (``tie_rates``) is used
-        with the gap map's rule only."""
-        LinearKernel.set_explorer(self, explorer)
-        self.gap_ties = type(explorer) is GapMapExplorer
-
-    cdef bint tie_rates(self, long long t, const int* labels, int m,
-                        double* hi, double* lo) noexcept nogil:
-        """With the gap map's rule and ``m >= 2`` exact maximisers
-        ``labels[0] < ... < labels[m-1]`` of ``self.scores``: write to ``hi``
-        and ``lo`` the probabilities ``p_g(g)`` and ``p_g(a)`` (``a != g``),
-        the same for every tied ``g``, and return True; False otherwise.
-
-        The rule plays ``p_g = epsilon_greedy(g, k, u)``: ``p_g(a) = u / k``
-        for ``a != g`` and ``u / k + (1 - u)`` for ``a = g``, with ``u =
-        epsilon + (1 - epsilon) a(s, g)``. The gap map ``a(s, g)`` is the same
-        at every tied ``g``: the logistic map does not read ``g``; the hinge
-        and smooth hinge maps read it through ``m* = s_g - max_{r != g} s_r``,
-        which is ``s_g - s_g' = 0`` (another tied label ``g'``; finite scores)
-        at every tied ``g`` (non-finite tied scores give the same NaN at
-        every ``g``). One distribution, at ``labels[0]``, gives both values:
-        ``hi`` at ``labels[0]``, ``lo`` at ``labels[1]``. (With the three maps
-        of this module ``a`` is in fact 1 at every tie, the top softmax
-        probability being at most ``1 / m`` and ``m*`` zero, so ``u = 1`` and
-        ``hi = lo = 1 / k``; the shortcut does not rely on it.)"""
-        cdef double* p = &self.proba_tmp[0]
-        if not self.gap_ties or m < 2:
-            return False
-        self.distribution(&self.scores[0], t, labels[0], p)
-        hi[0] = p[labels[0]]
-        lo[0] = p[labels[1]]
-        return True
-
-    cdef double marginal_over(self, long long t, int action, const int* labels,
-                              int m) noexcept nogil:
-        # the generic sum (BaseKernel.marginal_over), its terms p_g(action)
-        # read off ``tie_rates``: the same additions in the same order
-        cdef int i
-        cdef double hi, lo, total = 0.0
-        if not self.tie_rates(t, labels, m, &hi, &lo):
-            return LinearKernel.marginal_over(self, t, action, labels, m)
-        for i in range(m):
-            total = total + (hi if labels[i] == action else lo)
-        return total / m
-
-    cdef void marginal_distribution(self, long long t, double* out) noexcept nogil:
-        # out[a] = marginal_over(t, a, ties, m), from one ``tie_rates``: the
-        # generic out[a] = (p_g1(a) + ... + p_gm(a)) / m summed in class order
-        cdef int k = self.n_classes
-        cdef int a, i, m = 0
-        cdef int* labels = &self.tie_labels[0]
-        cdef const double* s = &self.scores[0]
-        cdef double best, hi, lo, total
-        if self.gap_ties:
-            best = s[0]
-            for a in range(1, k):
-                if s[a] > best:
-                    best = s[a]
-            for a in range(k):
-                if s[a] == best:
-                    labels[m] = a
-                    m += 1
-        if not self.tie_rates(t, labels, m, &hi, &lo):
-            LinearKernel.marginal_distribution(self, t, out)
-            return
-        for a in range(k):
-            total = 0.0
-            for i in range(m):
-                total = total + (hi if labels[i] == a else lo)
-            out[a] = total / m
 
     cdef inline double check_norm(self, Row x) noexcept nogil:
         # rows are canonical (the shared validation sums duplicate columns)
