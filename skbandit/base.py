@@ -29,6 +29,7 @@ from numbers import Integral
 from typing import TYPE_CHECKING
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.extmath import safe_sparse_dot
@@ -141,9 +142,31 @@ class LinearBanditClassifier(BaseBanditClassifier):
     property ``sigma U`` and its kernel a ``BaseKernel`` with its own scores."""
 
     _state_attrs: tuple[str, ...] = ("coef_",)
+    _feature_major: tuple[str, ...] = ("coef_",)
 
     def _init_state(self, n_features, n_classes):
-        self.coef_ = np.zeros((n_classes, n_features), dtype=np.float64)
+        self.coef_ = feature_major_zeros(n_classes, n_features)
 
     def _score_rows(self, X):
-        return np.asarray(safe_sparse_dot(X, self.coef_.T, dense_output=True))
+        return linear_scores(X, self.coef_)
+
+
+def feature_major_zeros(n_rows: int, n_features: int) -> np.ndarray:
+    """A zero (n_rows, n_features) weight matrix stored feature-major
+    (Fortran order: ``W.T`` is the C-contiguous (d, k) array the kernels
+    update; see ``LinearKernel`` in skbandit/_core/_kernel.pxd)."""
+    return np.zeros((n_rows, n_features), dtype=np.float64, order="F")
+
+
+def linear_scores(X, W: np.ndarray) -> np.ndarray:
+    """``X @ W.T`` for a weight matrix ``W`` (k, d) of either layout.
+
+    A dense ``X`` is multiplied by a class-major copy of ``W`` (the (d, k)
+    operand ``W.T`` of a C-ordered ``W``): BLAS then takes the path, and sums
+    in the order, it takes for a class-major state, whatever the state's
+    layout; the copy is one pass over ``W`` against the n k d of the product.
+    A sparse ``X`` is multiplied by ``W.T`` as it is (each score a sequential
+    sum over the row's stored entries in either layout)."""
+    if not sp.issparse(X):
+        W = np.ascontiguousarray(W)
+    return np.asarray(safe_sparse_dot(X, W.T, dense_output=True))

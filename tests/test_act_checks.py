@@ -66,7 +66,7 @@ def test_the_draw_is_the_inverse_cdf_and_the_verdict_the_check():
 def test_an_invalid_distribution_stops_the_pass(explorer):
     k, d, n = 4, 3, 5
     W = np.arange(k * d, dtype=float).reshape(k, d) / 10
-    state = W.copy()
+    state = np.ascontiguousarray(W.T)  # the kernel's feature-major (d, k)
     kernel = PerceptronKernel(state)
     kernel.set_explorer(explorer)
     X = np.ones((n, d))
@@ -79,7 +79,7 @@ def test_an_invalid_distribution_stops_the_pass(explorer):
     assert done == 0
     assert kernel.status == int(KernelStatus.STATUS_INVALID_DISTRIBUTION)
     assert not _valid(kernel.py_proba())
-    np.testing.assert_array_equal(state, W)  # nothing was learned
+    np.testing.assert_array_equal(state.T, W)  # nothing was learned
     with pytest.raises(FloatingPointError, match="not a probability vector"):
         kernel.status = 0
         kernel.py_act(X[0], 1, 0.5, 0.5)

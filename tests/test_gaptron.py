@@ -225,7 +225,7 @@ def _tied_scores(k: int, m: int, rng: np.random.Generator) -> list[np.ndarray]:
 def _tie_kernel(loss: str, scores: np.ndarray) -> tuple[GaptronKernel, np.ndarray]:
     """A kernel whose scores on the row ``x = [1]`` are ``scores`` (+0.0 for
     -0.0: the sum starts at +0.0)."""
-    W = np.ascontiguousarray(scores.reshape(-1, 1))
+    W = np.ascontiguousarray(scores.reshape(1, -1))  # feature-major (d = 1, k)
     kernel = GaptronKernel(
         W, LOSS_CODES[loss], 1.0, False, 1.0, False, np.zeros(1), np.zeros_like(W)
     )

@@ -606,7 +606,7 @@ class Recorder(LinearBanditClassifier):
     def _make_kernel(self):
         r = self.rec_
         return RecordingKernel(
-            self.coef_,
+            self.coef_.T,
             0.3,
             r["rounds"],
             r["played"],

@@ -20,7 +20,7 @@ CODES = {
 def _compiled(state, regressor, **params):
     st = state
     return RegressionOracle(
-        st["coef_"], st["intercept_"], st["scale_"], st["grad_sq_"],
+        st["coef_"].T, st["intercept_"], st["scale_"].T, st["grad_sq_"].T,
         st["intercept_grad_sq_"], st["norm_sum_"], st["n_updates_"],
         int(CODES[regressor]), params["learning_rate"], params["fit_intercept"],
         params["step_cap"], params["shared_scale"],

@@ -43,7 +43,7 @@ def test_scores_match_sequential_sum(k):
     X = sp.random(6, d, density=0.3, random_state=k, format="csr")
     X.data = rng.standard_normal(X.nnz) * 1e3
     X.sort_indices()
-    kernel = PerceptronKernel(W)
+    kernel = PerceptronKernel(np.ascontiguousarray(W.T))  # feature-major (d, k)
     out_csr = np.empty((X.shape[0], k))
     run_scores(kernel, X.data, X.indices, X.indptr, False, 1, out_csr)
     out_dense = _dense_scores(kernel, X.toarray(), k)

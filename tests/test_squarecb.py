@@ -357,7 +357,7 @@ def test_one_stored_row_of_shared_scales_is_k_equal_rows_bit_for_bit():
         st = ref.fresh_state(k, d, scale_rows=rows)
         st["intercept_"][:] = 1.0
         oracle = RegressionOracle(
-            st["coef_"], st["intercept_"], st["scale_"], st["grad_sq_"],
+            st["coef_"].T, st["intercept_"], st["scale_"].T, st["grad_sq_"].T,
             st["intercept_grad_sq_"], st["norm_sum_"], st["n_updates_"],
             0, 0.5, True, 1.0, True,
         )  # fmt: skip

@@ -36,7 +36,7 @@ def test_tie_marginal_is_the_sequential_mean(rule, k):
         # classes 0..m-1 tie at the top score, the others below
         W = np.zeros((k, d))
         W[m:] = -rng.random((k - m, d))
-        kernel = PerceptronKernel(W)
+        kernel = PerceptronKernel(np.ascontiguousarray(W.T))  # feature-major
         kernel.set_explorer(explorer)
         for u1 in np.linspace(0.0, 0.999, 7):
             a, g, p, marginal = kernel.py_act(x, 3, float(u1), 0.5)

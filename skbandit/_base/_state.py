@@ -131,6 +131,13 @@ def _make_rng(random_state) -> np.random.Generator:
 class StateMixin:
     """The learner's mutable state: copy, restore, rollback point, new state."""
 
+    # State arrays of shape (n_classes, n_features) (or (n_nodes, n_features))
+    # stored feature-major: Fortran-ordered, so that their transpose, which
+    # the kernel receives (``LinearKernel``: W is (d, k)), is C-contiguous and
+    # a feature's k weights are adjacent in memory. ``_own_state_arrays``
+    # restores the layout of an array assigned or unpickled otherwise.
+    _feature_major: tuple[str, ...] = ()
+
     if TYPE_CHECKING:  # what it uses of the skeleton (skbandit.base)
         _state_attrs: tuple[str, ...]
         random_state: RandomStateLike
@@ -142,7 +149,10 @@ class StateMixin:
         state = {}
         for name in (*self._state_attrs, *_COUNTERS):
             value = getattr(self, name)
-            state[name] = value.copy() if isinstance(value, np.ndarray) else value
+            # order="K": a feature-major array's copy stays feature-major
+            state[name] = (
+                value.copy(order="K") if isinstance(value, np.ndarray) else value
+            )
         state["_rng"] = self._rng.bit_generator.state
         return state
 
@@ -167,14 +177,25 @@ class StateMixin:
                 setattr(self, name, value.copy() if hasattr(value, "copy") else value)
 
     def _own_state_arrays(self) -> None:
-        """Make every state array writeable and C-contiguous (a learner loaded
-        read-only, e.g. memory-mapped by joblib, gets private copies)."""
+        """Make every state array writeable and contiguous in its layout: those
+        named in ``_feature_major`` Fortran-ordered, the others C-ordered (a
+        learner loaded read-only, e.g. memory-mapped by joblib, gets private
+        copies; so does a weight matrix assigned or unpickled class-major)."""
+        feature_major = self._feature_major
         for name in self._state_attrs:
             value = getattr(self, name)
-            if isinstance(value, np.ndarray) and not (
-                value.flags.writeable and value.flags.c_contiguous
+            if not isinstance(value, np.ndarray):
+                continue
+            order = "F" if name in feature_major else "C"
+            if not (
+                value.flags.writeable
+                and (
+                    value.flags.f_contiguous
+                    if order == "F"
+                    else value.flags.c_contiguous
+                )
             ):
-                setattr(self, name, np.array(value, order="C", copy=True))
+                setattr(self, name, np.array(value, order=order, copy=True))
 
     def _reset(self, classes: np.ndarray, n_features: int) -> None:
         # a new state: the old kernel (and the arrays it holds) is let go now

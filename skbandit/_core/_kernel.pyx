@@ -507,21 +507,22 @@ cdef class LinearKernel(BaseKernel):
     (the full-information baselines and the one-vs-all learners)."""
 
     def __init__(self, double[:, ::1] W, bint full_information=False):
-        BaseKernel.__init__(self, <int>W.shape[0], <int>W.shape[1], full_information)
+        # W is (d, k): feature-major (see _kernel.pxd)
+        BaseKernel.__init__(self, <int>W.shape[1], <int>W.shape[0], full_information)
         self.W = W
         self.prefetch = 8 * <double>W.shape[0] * W.shape[1] > PREFETCH_MIN_BYTES
 
     cdef void compute_scores(self, Row x, long long t) noexcept nogil:
-        skb_linear_scores(&self.W[0, 0], self.n_features, self.n_classes,
-                          x.val, x.ind, x.nnz, &self.scores[0])
+        skb_linear_scores(&self.W[0, 0], self.n_classes, x.val, x.ind, x.nnz,
+                          &self.scores[0])
 
     cdef void add_row(self, int r, double a, Row x) noexcept nogil:
-        jsave_row(self.jd, &self.W[r, 0], x)
-        row_axpy(a, x, &self.W[r, 0])
+        jsave_row(self.jd, &self.W[0, r], self.n_classes, x)
+        row_axpy(a, x, &self.W[0, r], self.n_classes)
 
     cdef void add_row_div(self, int r, Row x, double denom) noexcept nogil:
-        jsave_row(self.jd, &self.W[r, 0], x)
-        row_add_div(x, denom, &self.W[r, 0])
+        jsave_row(self.jd, &self.W[0, r], self.n_classes, x)
+        row_add_div(x, denom, &self.W[0, r], self.n_classes)
 
 
 # Target of ``Row.ind`` for an empty row of an all-zero CSR matrix (``NULL``

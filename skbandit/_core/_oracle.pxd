@@ -15,10 +15,11 @@ cpdef enum RegressorKind:
 
 cdef class RegressionOracle:
     # Regressor a predicts w_a . x + b_a. The arrays are the estimator's fitted
-    # state, updated in place: W (k, d) and b (k,) the weights and intercepts,
-    # S (k, d) NAG's scales (or (1, d): the shared scales stored once), G (k, d)
+    # state, updated in place: W (d, k) and b (k,) the weights and intercepts,
+    # S (d, k) NAG's scales (or (d, 1): the shared scales stored once), G (d, k)
     # and Gb (k,) the squared-gradient sums, N (k,) NAG's normalised squared
-    # norms, n_upd (k,) the update counts.
+    # norms, n_upd (k,) the update counts. W, S, G are feature-major (entry
+    # [i, a]: feature i of regressor a), as every linear kernel's weights.
     cdef double[:, ::1] W
     cdef double[::1] b
     cdef double[:, ::1] S

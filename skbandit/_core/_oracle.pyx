@@ -31,6 +31,11 @@ never overshoots. Stored zeros (dense zeros included) are skipped: they neither
 set a scale nor count in ``N`` (their gradient is 0), so dense and CSR rows give
 the same state. Every write is journaled first (``jsave``), for the rollback.
 
+The state arrays are stored feature-major, as every linear kernel's weights
+(``LinearKernel`` in _kernel.pxd): ``W``, ``G`` and ``S`` are (d, k) (``S``
+(d, 1) for the shared scales stored once), regressor ``a``'s entry of feature
+``i`` at ``[i, a]``.
+
 ``tests/_reference_oracle.py`` is the NumPy twin, operation for operation.
 """
 
@@ -58,9 +63,9 @@ cdef class RegressionOracle:
                  double[:, ::1] G, double[::1] Gb, double[::1] N,
                  long long[::1] n_upd, int regressor, double learning_rate,
                  bint fit_intercept, double step_cap, bint shared_scale):
-        k, d = W.shape[0], W.shape[1]
-        if (b.shape[0] != k or S.shape[0] not in (1, k) or S.shape[1] != d
-                or G.shape[0] != k or G.shape[1] != d or Gb.shape[0] != k
+        d, k = W.shape[0], W.shape[1]
+        if (b.shape[0] != k or S.shape[1] not in (1, k) or S.shape[0] != d
+                or G.shape[1] != k or G.shape[0] != d or Gb.shape[0] != k
                 or N.shape[0] != k or n_upd.shape[0] != k):
             raise ValueError("regression oracle state arrays have inconsistent "
                              "shapes")
@@ -78,7 +83,7 @@ cdef class RegressionOracle:
         self.fit_intercept = fit_intercept
         self.step_cap = step_cap
         self.shared_scale = shared_scale
-        self.one_scale = S.shape[0] == 1
+        self.one_scale = S.shape[1] == 1
         self.qbuf = np.zeros(64, dtype=np.float64)
 
     cdef Py_ssize_t journal_bound(self, Row x) noexcept nogil:
@@ -86,21 +91,21 @@ cdef class RegressionOracle:
         # with shared scales) per entry, and N; the step: G and W per entry,
         # Gb and b. Plus one integer entry (n_upd), see the kernel's
         # journal_bound_ll.
-        cdef Py_ssize_t rescaled = self.W.shape[0] if self.shared_scale else 1
+        cdef Py_ssize_t rescaled = self.W.shape[1] if self.shared_scale else 1
         return (2 * rescaled + 2) * <Py_ssize_t>x.nnz + 3
 
     cdef void prefetch_update(self, Row x, int a) noexcept nogil:
         """Ask for the lines ``update`` of regressor ``a`` on the sparse row
         ``x`` reads and writes beyond ``W[a]`` (which the scores have just
-        read): ``G[a]`` (adaptive rules) and NAG's scales ``S`` on the row's
-        columns. A hint only: no value changes."""
+        read): ``G[:, a]`` (adaptive rules) and NAG's scales ``S`` on the
+        row's columns. A hint only: no value changes."""
         if x.nnz == 0 or row_dense(x):
             return
         if self.regressor != REG_SGD:
-            skb_prefetch_row_w(&self.G[a, 0], x.ind, x.nnz)
+            skb_prefetch_row_w(&self.G[0, a], self.G.shape[1], x.ind, x.nnz)
         if self.regressor == REG_NORMALIZED:
-            skb_prefetch_row_w(&self.S[0 if self.one_scale else a, 0], x.ind,
-                               x.nnz)
+            skb_prefetch_row_w(&self.S[0, 0 if self.one_scale else a],
+                               self.S.shape[1], x.ind, x.nnz)
 
     cdef bint update(self, JournalData* jd, Row x, int a, double score,
                      double target, double weight) noexcept nogil:
@@ -128,46 +133,47 @@ cdef class RegressionOracle:
         # (w_i *= s_i / |x_i|; the squared factor belongs to the non-adaptive
         # NG, whose steps go as 1 / s_i^2), predict, and add the row's
         # normalized squared norm to N.
-        cdef double* w = &self.W[a, 0]
-        cdef double* s = &self.S[0 if self.one_scale else a, 0]
+        cdef Py_ssize_t k = self.W.shape[1], ss = self.S.shape[1], i
+        cdef double* w = &self.W[0, a]
+        cdef double* s = &self.S[0, 0 if self.one_scale else a]
         cdef double pred = 0.0, nrm = 0.0, v, av, q
-        cdef int j, i, r
+        cdef int j, r
         for j in range(x.nnz):
             v = x.val[j]
             if v == 0.0:
                 continue
             i = row_col(x, j)
             av = fabs(v)
-            if av > s[i]:
+            if av > s[i * ss]:
                 if self.one_scale:
-                    # one stored row of shared scales: every regressor's w_i
+                    # one stored column of shared scales: every regressor's w_i
                     # by it (the same operations as k equal rows; a weight is
                     # only read and written when the scale was positive, a
                     # zero scale meaning the feature was never seen, w_i = 0)
                     if s[i] > 0.0:
-                        for r in range(self.W.shape[0]):
-                            jsave(jd, &self.W[r, i])
-                            self.W[r, i] = self.W[r, i] * (s[i] / av)
+                        for r in range(k):
+                            jsave(jd, &self.W[i, r])
+                            self.W[i, r] = self.W[i, r] * (s[i] / av)
                     jsave(jd, &s[i])
                     s[i] = av
                 elif self.shared_scale:
                     # each regressor by its own scale (all equal unless
                     # shared_scale was switched on mid-stream)
-                    for r in range(self.W.shape[0]):
-                        if av > self.S[r, i]:
-                            jsave(jd, &self.W[r, i])
-                            jsave(jd, &self.S[r, i])
-                            if self.S[r, i] > 0.0:
-                                self.W[r, i] = self.W[r, i] * (self.S[r, i] / av)
-                            self.S[r, i] = av
+                    for r in range(k):
+                        if av > self.S[i, r]:
+                            jsave(jd, &self.W[i, r])
+                            jsave(jd, &self.S[i, r])
+                            if self.S[i, r] > 0.0:
+                                self.W[i, r] = self.W[i, r] * (self.S[i, r] / av)
+                            self.S[i, r] = av
                 else:
-                    jsave(jd, &w[i])
-                    jsave(jd, &s[i])
-                    if s[i] > 0.0:
-                        w[i] = w[i] * (s[i] / av)
-                    s[i] = av
-            pred = pred + w[i] * v
-            q = v / s[i]
+                    jsave(jd, &w[i * k])
+                    jsave(jd, &s[i * ss])
+                    if s[i * ss] > 0.0:
+                        w[i * k] = w[i * k] * (s[i * ss] / av)
+                    s[i * ss] = av
+            pred = pred + w[i * k] * v
+            q = v / s[i * ss]
             nrm = nrm + q * q
         if self.fit_intercept:
             pred = pred + self.b[a]
@@ -185,12 +191,13 @@ cdef class RegressionOracle:
         # c / (h Q), Q = sum_i x_i^2 / q_i (+ 1 / q_b): the step then moves the
         # prediction towards the target by at most c |pred - r| (the move is
         # rate h Q |pred - r|).
-        cdef double* w = &self.W[a, 0]
-        cdef double* s = &self.S[0 if self.one_scale else a, 0]
-        cdef double* G = &self.G[a, 0]
+        cdef Py_ssize_t k = self.W.shape[1], ss = self.S.shape[1], i
+        cdef double* w = &self.W[0, a]
+        cdef double* s = &self.S[0, 0 if self.one_scale else a]
+        cdef double* G = &self.G[0, a]
         cdef double* qbuf
         cdef double Q = 0.0, v, g, q, qb = 1.0, lim
-        cdef int j, i
+        cdef int j
         cdef bint adaptive = self.regressor != REG_SGD
         if e == 0.0:
             return True  # no error: nothing to learn (every g_i is 0)
@@ -206,14 +213,14 @@ cdef class RegressionOracle:
             q = 1.0
             if adaptive:
                 g = e * v
-                jsave(jd, &G[i])
-                G[i] = G[i] + g * g
-                if not G[i] > 0.0:
+                jsave(jd, &G[i * k])
+                G[i * k] = G[i * k] + g * g
+                if not G[i * k] > 0.0:
                     qbuf[j] = 0.0  # a zero gradient so far: not moved
                     continue
-                q = sqrt(G[i])
+                q = sqrt(G[i * k])
                 if self.regressor == REG_NORMALIZED:
-                    q = s[i] * q
+                    q = s[i * ss] * q
             qbuf[j] = q
             Q = Q + (v * v) / q
         if self.fit_intercept:
@@ -237,8 +244,8 @@ cdef class RegressionOracle:
                 continue
             i = row_col(x, j)
             if qbuf[j] > 0.0:
-                jsave(jd, &w[i])
-                w[i] = w[i] - rate * (e * v) / qbuf[j]
+                jsave(jd, &w[i * k])
+                w[i * k] = w[i * k] - rate * (e * v) / qbuf[j]
         if self.fit_intercept and qb > 0.0:
             jsave(jd, &self.b[a])
             self.b[a] = self.b[a] - rate * e / qb
@@ -251,9 +258,9 @@ cdef class RegressionOracle:
         is ``val`` at the columns ``ind`` (increasing), or the dense row
         ``val`` of ``d`` values when ``ind`` is None."""
         cdef Row x
-        cdef int e, d = <int>self.W.shape[1]
+        cdef int e, d = <int>self.W.shape[0]
         cdef int zero = 0
-        if not 0 <= a < self.W.shape[0]:
+        if not 0 <= a < self.W.shape[1]:
             raise ValueError(f"action {a} out of range")
         if ind is None:
             if val.shape[0] != d:

@@ -1,17 +1,26 @@
-/* Class scores of one row: out[r] = sum_j W[r, col_j] * val_j for r in [0, k).
+/* Class scores of one row: out[r] = sum_j W[col_j, r] * val_j for r in [0, k),
+ * with the weights stored feature-major: W is (d, k) row-major, class r's
+ * weight on feature c at W[c * k + r] (LinearKernel in _kernel.pxd).
  *
  * Each score is summed sequentially over the row's stored entries in stored
  * order (acc = acc + w * v, no fused multiply-add: the build passes
  * -ffp-contract=off), so it is bit-identical to a plain sequential dot
  * product and to the NumPy references of the tests.
  *
+ * Memory: a stored entry's k weights are contiguous, 8 k bytes, so a sparse
+ * row of nnz entries reads about nnz * 8 k / 64 cache lines (k = 20: 3 per
+ * entry) where a class-major W (one row per class) needed nnz * k, one per
+ * class and entry. For a model far beyond the caches (hashed rows at
+ * d = 2^20) these lines are the round's cost: each is a trip to memory.
+ *
  * Speed: a sequential sum is bound by the latency of the floating-point add.
- * Sweeping the row once per class leaves the core waiting; here up to
- * SKB_BLOCK classes are swept together, their accumulators held in registers,
- * so that many independent sums are in flight and the row's values and
- * indices are loaded once per block. The block width is a compile-time
- * constant in each specialisation (the inner loop is fully unrolled and the
- * accumulator array is kept in registers), chosen at run time by a switch.
+ * Up to SKB_BLOCK classes are swept together, their accumulators held in
+ * registers, so that many independent sums are in flight and the row's
+ * values and indices are loaded once per block; the block's weights of one
+ * entry are adjacent, so the compiler may add them pairwise in vector
+ * registers (the same IEEE operation on each lane as the scalar code). The
+ * block width is a compile-time constant in each specialisation (the inner
+ * loop is fully unrolled), chosen at run time by a switch.
  *
  * ind == NULL means a dense row: col_j = j.
  */
@@ -44,52 +53,41 @@
 #define SKB_OPAQUE(p) ((void)0)
 #endif
 
-SKB_INLINE void skb_scores_block(const double *W, ptrdiff_t ldw,
+SKB_INLINE void skb_scores_block(const double *W, ptrdiff_t k,
                                  const double *val, const int *ind,
                                  ptrdiff_t nnz, double *out, const int w)
 {
     double acc[SKB_BLOCK];
-    /* One pointer per class row, each held in a register: W[r, c] is then one
-     * load at row[r] + 8 c. Left to itself the compiler derives them from
-     * each other (row[r] = row[r - 1] + ldw), one more add per class and
-     * entry (counted with benchmarks/count_instructions.py: 37 instructions
-     * per stored entry at k = 9, 26 with the opaque pointers). */
-    const double *row[SKB_BLOCK];
     int r;
     ptrdiff_t j;
-    for (r = 0; r < w; r++) {
-        acc[r] = 0.0;
-        row[r] = W + r * ldw;
-        SKB_OPAQUE(row[r]);
-    }
+    for (r = 0; r < w; r++) acc[r] = 0.0;
     if (ind == NULL) {
         for (j = 0; j < nnz; j++) {
             const double v = val[j];
-            for (r = 0; r < w; r++) acc[r] = acc[r] + row[r][j] * v;
+            const double *wj = W + j * k;
+            for (r = 0; r < w; r++) acc[r] = acc[r] + wj[r] * v;
         }
     } else {
         for (j = 0; j < nnz; j++) {
             const double v = val[j];
-            const ptrdiff_t c = ind[j];
-            for (r = 0; r < w; r++) acc[r] = acc[r] + row[r][c] * v;
+            const double *wj = W + (ptrdiff_t)ind[j] * k;
+            for (r = 0; r < w; r++) acc[r] = acc[r] + wj[r] * v;
         }
     }
     for (r = 0; r < w; r++) out[r] = acc[r];
 }
 
 #define SKB_CASE(n) \
-    case n: skb_scores_block(Wb, ldw, val, ind, nnz, out + r0, n); break;
+    case n: skb_scores_block(W + r0, k, val, ind, nnz, out + r0, n); break;
 
 /* Scores of all k classes. Classes are split into ceil(k / SKB_BLOCK)
  * blocks of (nearly) equal width, each swept once over the row. */
-static void skb_linear_scores(const double *W, ptrdiff_t ldw, int k,
-                              const double *val, const int *ind,
-                              ptrdiff_t nnz, double *out)
+static void skb_linear_scores(const double *W, int k, const double *val,
+                              const int *ind, ptrdiff_t nnz, double *out)
 {
     int n_blocks = (k + SKB_BLOCK - 1) / SKB_BLOCK;
     int r0 = 0, b, w;
     for (b = 0; b < n_blocks; b++) {
-        const double *Wb = W + (ptrdiff_t)r0 * ldw;
         /* Widths of the remaining blocks differ by at most one. */
         w = (k - r0 + (n_blocks - b) - 1) / (n_blocks - b);
         switch (w) {
@@ -115,14 +113,14 @@ static void skb_linear_scores(const double *W, ptrdiff_t ldw, int k,
 #define SKB_PREFETCH_W(p) ((void)(p))
 #endif
 
-/* Prefetch, for writing, w[ind[j]] for the stored entries j of a sparse row:
- * the lines a per-entry update of w on the row's support (w += c x) reads and
- * writes. */
-static inline void skb_prefetch_row_w(const double *w, const int *ind,
-                                      ptrdiff_t nnz)
+/* Prefetch, for writing, w[ind[j] * s] for the stored entries j of a sparse
+ * row: the lines a per-entry update of the strided vector w (entry c at
+ * w[c * s]) on the row's support (w += c x) reads and writes. */
+static inline void skb_prefetch_row_w(const double *w, ptrdiff_t s,
+                                      const int *ind, ptrdiff_t nnz)
 {
     ptrdiff_t j;
-    for (j = 0; j < nnz; j++) SKB_PREFETCH_W(w + ind[j]);
+    for (j = 0; j < nnz; j++) SKB_PREFETCH_W(w + (ptrdiff_t)ind[j] * s);
 }
 
 /* The non-zero entries of a dense row x[0..d) in column order: their columns

@@ -13,8 +13,9 @@ Cesa-Bianchi, Conconi and Gentile, 2004; ``SGDClassifier(average=True)``).
 from __future__ import annotations
 
 import numpy as np
-from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import check_is_fitted
+
+from skbandit.base import feature_major_zeros, linear_scores
 
 __all__ = ["AveragedIterateMixin"]
 
@@ -33,7 +34,7 @@ class AveragedIterateMixin:
 
     def _init_state(self, n_features, n_classes):
         super()._init_state(n_features, n_classes)
-        self._average_acc = np.zeros((n_classes, n_features), dtype=np.float64)
+        self._average_acc = feature_major_zeros(n_classes, n_features)
 
     @property
     def average_coef_(self) -> np.ndarray:
@@ -45,4 +46,4 @@ class AveragedIterateMixin:
 
     def _score_rows(self, X):
         W = self.average_coef_ if self.average else self.coef_
-        return np.asarray(safe_sparse_dot(X, W.T, dense_output=True))
+        return linear_scores(X, W)

@@ -168,6 +168,6 @@ class BanditPassiveAggressive(ExplorationMixin, LinearBanditClassifier):
         self.C = C
 
     def _make_kernel(self):
-        kernel = BanditPAKernel(self.coef_, UPDATES[self.update], float(self.C))
+        kernel = BanditPAKernel(self.coef_.T, UPDATES[self.update], float(self.C))
         kernel.set_explorer(self._explorer(self.classes_.shape[0]))
         return kernel

@@ -187,6 +187,7 @@ class Banditron(ExplorationMixin, AveragedIterateMixin, LinearBanditClassifier):
 
     # coef_ and the accumulator of the averaged iterate, A = sum (t - 1) Delta_t
     _state_attrs = ("coef_", "_average_acc")
+    _feature_major = ("coef_", "_average_acc")
 
     _default_exploration = "epsilon_greedy"
     _exploration_values = rule_values(epsilon=0.125)
@@ -205,6 +206,6 @@ class Banditron(ExplorationMixin, AveragedIterateMixin, LinearBanditClassifier):
         self.average = average
 
     def _make_kernel(self):
-        kernel = BanditronKernel(self.coef_, self._average_acc)
+        kernel = BanditronKernel(self.coef_.T, self._average_acc.T)
         kernel.set_explorer(self._explorer(self.classes_.shape[0]))
         return kernel

@@ -38,12 +38,12 @@ cdef class BanditronKernel(LinearKernel):
         # both updates of that row in one sweep (add_row_pair_twice: the same
         # operations per entry, in the same order).
         if reward != 0.0 and played == greedy:
-            add_row_pair_twice(self.jd, &self.W[greedy, 0], -1.0,
-                               &self.A[greedy, 0], -before, prob,
-                               before / prob, x)
+            add_row_pair_twice(self.jd, &self.W[0, greedy], -1.0,
+                               &self.A[0, greedy], -before, prob,
+                               before / prob, x, self.n_classes)
             return
-        add_row_pair(self.jd, &self.W[greedy, 0], -1.0, &self.A[greedy, 0],
-                     -before, x, False)
+        add_row_pair(self.jd, &self.W[0, greedy], -1.0, &self.A[0, greedy],
+                     -before, x, False, self.n_classes)
         if reward != 0.0:
-            add_row_pair(self.jd, &self.W[played, 0], prob, &self.A[played, 0],
-                         before / prob, x, True)
+            add_row_pair(self.jd, &self.W[0, played], prob, &self.A[0, played],
+                         before / prob, x, True, self.n_classes)

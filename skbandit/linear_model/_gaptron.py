@@ -342,6 +342,7 @@ class Gaptron(ExplorationMixin, AveragedIterateMixin, LinearBanditClassifier):
 
     # coef_, the AdaGrad-norm sum and the accumulator of the averaged iterate
     _state_attrs = ("coef_", "grad_sq_sum_", "_average_acc")
+    _feature_major = ("coef_", "_average_acc")
 
     def __init__(
         self,
@@ -457,14 +458,14 @@ class Gaptron(ExplorationMixin, AveragedIterateMixin, LinearBanditClassifier):
         # rows are counted for the warning beyond rounding (relative 1e-9)
         bound_sq = float(self.x_norm_bound) ** 2 * (1.0 + 1e-9)
         kernel = GaptronKernel(
-            self.coef_,
+            self.coef_.T,
             LOSS_CODES[self.loss],
             eta,
             adagrad,
             bound_sq,
             self.feedback == "full",
             self.grad_sq_sum_,
-            self._average_acc,
+            self._average_acc.T,
         )
         kernel.set_explorer(explorer)
         return kernel

@@ -165,7 +165,7 @@ cdef class GaptronKernel(LinearKernel):
         LinearKernel.__init__(self, W, full_information)
         if loss not in (LOSS_LOGISTIC, LOSS_HINGE, LOSS_SMOOTH_HINGE):
             raise ValueError(f"unknown loss code {loss}")
-        if W.shape[0] < 2:
+        if W.shape[1] < 2:
             raise ValueError("Gaptron needs at least 2 classes")
         if grad_sq_sum.shape[0] != 1:
             raise ValueError("grad_sq_sum must have one entry")
@@ -179,7 +179,7 @@ cdef class GaptronKernel(LinearKernel):
         self.max_sq_norm = 0.0
         self.grad_sq_sum = grad_sq_sum
         self.A = A
-        self.grad = np.zeros(W.shape[0], dtype=np.float64)
+        self.grad = np.zeros(W.shape[1], dtype=np.float64)
 
     cdef inline double check_norm(self, Row x) noexcept nogil:
         # rows are canonical (the shared validation sums duplicate columns)
@@ -213,8 +213,8 @@ cdef class GaptronKernel(LinearKernel):
             if g[r] != 0.0:
                 a = -(scale * g[r])
                 self.add_row(r, a, x)
-                jsave_row(self.jd, &self.A[r, 0], x)
-                row_axpy(before * a, x, &self.A[r, 0])
+                jsave_row(self.jd, &self.A[0, r], self.n_classes, x)
+                row_axpy(before * a, x, &self.A[0, r], self.n_classes)
 
     cdef Py_ssize_t journal_bound(self, Row x) noexcept nogil:
         # one step: grad_sq_sum, then rows r of W and of A for each class

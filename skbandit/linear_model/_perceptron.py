@@ -110,6 +110,6 @@ class MulticlassPerceptron(ExplorationMixin, LinearBanditClassifier):
         self.exploration = exploration
 
     def _make_kernel(self):
-        kernel = PerceptronKernel(self.coef_)
+        kernel = PerceptronKernel(self.coef_.T)
         kernel.set_explorer(self._explorer(self.classes_.shape[0]))
         return kernel

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from skbandit.base import LinearBanditClassifier
+from skbandit.base import LinearBanditClassifier, feature_major_zeros
 from skbandit.exploration import (
     ExplorationMixin,
     exploration_constraint,
@@ -224,6 +224,10 @@ class SOBA(ExplorationMixin, LinearBanditClassifier):
     _exploration_values = rule_values(epsilon=0.125)
     _exploration_statistic = True
 
+    # W, theta and the diagonal A are stored feature-major (Fortran order);
+    # A_inv_ is indexed by the class-major position r d + c of vec(W)
+    _feature_major = ("coef_", "theta_", "A_diag_")
+
     @property
     def _state_attrs(self) -> tuple[str, ...]:  # type: ignore[override]  # a computed _state_attrs over base.py's class attribute (read only, by design)
         # The second-order state of the fitted variant (of the ``covariance``
@@ -297,14 +301,14 @@ class SOBA(ExplorationMixin, LinearBanditClassifier):
                 "(SOBAdiag, O(kd) memory), or raise max_memory."
             )
         super()._init_state(n_features, n_classes)
-        self.theta_ = np.zeros((n_classes, n_features), dtype=np.float64)
+        self.theta_ = feature_major_zeros(n_classes, n_features)
         a = float(self.a)
         # a new fit may switch the variant: drop the other one's state
         self.__dict__.pop("A_diag_" if full else "A_inv_", None)
         if full:
             self.A_inv_ = np.eye(kd) / a
         else:
-            self.A_diag_ = np.full((n_classes, n_features), a)
+            self.A_diag_ = np.full((n_classes, n_features), a, order="F")
         self._sums_ = np.zeros(2, dtype=np.float64)
         self._n_updates_ = np.zeros(1, dtype=np.int64)
 
@@ -317,9 +321,9 @@ class SOBA(ExplorationMixin, LinearBanditClassifier):
                 f"(covariance={'full' if full else 'diag'!r}); call fit to start over."
             )
         kernel = SOBAKernel(
-            self.coef_,
-            self.theta_,
-            empty if full else self.A_diag_,
+            self.coef_.T,
+            self.theta_.T,
+            empty if full else self.A_diag_.T,
             self.A_inv_ if full else empty,
             full,
             self._sums_,

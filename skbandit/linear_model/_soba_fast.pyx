@@ -2,12 +2,18 @@
 
 One kernel serves both variants; ``full`` selects how ``A`` is kept:
 
-* ``full=False`` (SOBAdiag): ``A`` is the diagonal ``A_diag`` (k, d), ``W = θ / A``
-  elementwise; an update touches rows ``y`` and ``ȳ`` on the support of ``x``.
+* ``full=False`` (SOBAdiag): ``A`` is the diagonal ``A_diag``, ``W = θ / A``
+  elementwise; an update touches classes ``y`` and ``ȳ`` on the support of ``x``.
 * ``full=True``: ``A⁻¹`` (kd, kd) is maintained by Sherman-Morrison; with
   ``v = A⁻¹ z``, ``W ← W − (⟨W, z⟩ + 1/sqrt(p_y)) / (1 + zᵀv) · v`` and
   ``A⁻¹ ← A⁻¹ − w wᵀ`` with ``w = v / sqrt(1 + zᵀv)`` (so ``A⁻¹`` stays exactly
   symmetric: ``w_i w_j == w_j w_i``).
+
+``W``, ``θ`` and ``A_diag`` are stored feature-major, (d, k), as every linear
+kernel's weights (``LinearKernel``): class ``r``'s entry on feature ``c`` is
+``[c, r]``. ``A⁻¹`` is indexed by the class-major position ``r d + c`` of that
+entry in ``vec(W)`` (the estimator's ``A_inv_`` in the paper's order); the full
+update of ``W`` maps each position to its feature-major place.
 
 The round (``learn``) is one skeleton for both: the played action ``y`` was right
 (reward 1), ``ȳ = argmax_{i≠y} s_i``, ``g = (1/p_y)(e_ȳ − e_y) ⊗ x``,
@@ -76,7 +82,7 @@ cdef class SOBAKernel(LinearKernel):
                  double[::1] sums,
                  long long[::1] counts):
         LinearKernel.__init__(self, W, False)
-        cdef Py_ssize_t kd = <Py_ssize_t>W.shape[0] * W.shape[1]
+        cdef Py_ssize_t kd = <Py_ssize_t>W.shape[0] * W.shape[1]  # W is (d, k)
         if theta.shape[0] != W.shape[0] or theta.shape[1] != W.shape[1]:
             raise ValueError("theta must have the shape of W")
         if full:
@@ -130,13 +136,13 @@ cdef class SOBAKernel(LinearKernel):
                     continue
                 c = row_col(x, j)
                 zj = zscale * x.val[j]
-                q = q + zj * zj / self.A_diag[ybar, c]
+                q = q + zj * zj / self.A_diag[c, ybar]
             for j in range(x.nnz):
                 if x.val[j] == 0.0:
                     continue
                 c = row_col(x, j)
                 zj = zscale * x.val[j]
-                q = q + zj * zj / self.A_diag[y, c]
+                q = q + zj * zj / self.A_diag[c, y]
             return q
         # v = A⁻¹z = Σ_c z_c A⁻¹[:, c], read as rows (A⁻¹ is symmetric)
         v = &self.v[0]
@@ -220,7 +226,7 @@ cdef class SOBAKernel(LinearKernel):
     cdef void update(self, Row x, int ybar, int y, double p, double zscale,
                      double wz, double q) noexcept nogil:
         # A += z zᵀ, θ −= g, W = mat(A⁻¹θ).
-        cdef int j, c, d = self.n_features
+        cdef int j, c, r, k = self.n_classes, d = self.n_features
         cdef Py_ssize_t i, l, kd = <Py_ssize_t>self.n_classes * d
         cdef double zj, gj, step, root, vi
         cdef double* v
@@ -231,28 +237,31 @@ cdef class SOBAKernel(LinearKernel):
                 continue
             c = row_col(x, j)
             gj = x.val[j] / p
-            jsave(self.jd, &self.theta[ybar, c])
-            jsave(self.jd, &self.theta[y, c])
-            self.theta[ybar, c] = self.theta[ybar, c] - gj
-            self.theta[y, c] = self.theta[y, c] + gj
+            jsave(self.jd, &self.theta[c, ybar])
+            jsave(self.jd, &self.theta[c, y])
+            self.theta[c, ybar] = self.theta[c, ybar] - gj
+            self.theta[c, y] = self.theta[c, y] + gj
             if not self.full:
                 zj = zscale * x.val[j]
-                jsave(self.jd, &self.A_diag[ybar, c])
-                jsave(self.jd, &self.A_diag[y, c])
-                jsave(self.jd, &self.W[ybar, c])
-                jsave(self.jd, &self.W[y, c])
-                self.A_diag[ybar, c] = self.A_diag[ybar, c] + zj * zj
-                self.A_diag[y, c] = self.A_diag[y, c] + zj * zj
-                self.W[ybar, c] = self.theta[ybar, c] / self.A_diag[ybar, c]
-                self.W[y, c] = self.theta[y, c] / self.A_diag[y, c]
+                jsave(self.jd, &self.A_diag[c, ybar])
+                jsave(self.jd, &self.A_diag[c, y])
+                jsave(self.jd, &self.W[c, ybar])
+                jsave(self.jd, &self.W[c, y])
+                self.A_diag[c, ybar] = self.A_diag[c, ybar] + zj * zj
+                self.A_diag[c, y] = self.A_diag[c, y] + zj * zj
+                self.W[c, ybar] = self.theta[c, ybar] / self.A_diag[c, ybar]
+                self.W[c, y] = self.theta[c, y] / self.A_diag[c, y]
         if not self.full:
             return
-        # W ← W − (⟨W,z⟩ + α) / (1 + q) · v, α = 1/sqrt(p)
+        # W ← W − (⟨W,z⟩ + α) / (1 + q) · v, α = 1/sqrt(p); v is indexed
+        # class-major (i = r d + c), W feature-major (W[c, r] at c k + r)
         v = &self.v[0]
         step = (wz + 1.0 / sqrt(p)) / (1.0 + q)
         jsave_range(self.jd, W, kd)
-        for i in range(kd):
-            W[i] = W[i] - step * v[i]
+        for r in range(k):
+            for c in range(d):
+                W[<Py_ssize_t>c * k + r] = (W[<Py_ssize_t>c * k + r]
+                                            - step * v[<Py_ssize_t>r * d + c])
         # A⁻¹ ← A⁻¹ − w wᵀ, w = v / sqrt(1 + q)
         root = sqrt(1.0 + q)
         for i in range(kd):

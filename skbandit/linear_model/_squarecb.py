@@ -6,11 +6,10 @@ from numbers import Real
 
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.extmath import safe_sparse_dot
 
 from skbandit._core._explore import py_inverse_gap
 from skbandit._core._oracle import RegressorKind
-from skbandit.base import LinearBanditClassifier
+from skbandit.base import LinearBanditClassifier, feature_major_zeros, linear_scores
 from skbandit.exploration import (
     ExplorationMixin,
     exploration_constraint,
@@ -343,6 +342,9 @@ class SquareCB(ExplorationMixin, LinearBanditClassifier):
         "norm_sum_",
         "n_updates_",
     )
+    # the regressors' weights, scales and squared-gradient sums are stored
+    # feature-major (Fortran order; the oracle's W, S, G are their transposes)
+    _feature_major = ("coef_", "scale_", "grad_sq_")
 
     def __init__(
         self,
@@ -381,18 +383,18 @@ class SquareCB(ExplorationMixin, LinearBanditClassifier):
         # shared scales are stored once (one row); per-class scales, one row
         # per regressor
         rows = 1 if self.shared_scale else n_classes
-        self.scale_ = np.zeros((rows, n_features), dtype=np.float64)
-        self.grad_sq_ = np.zeros((n_classes, n_features), dtype=np.float64)
+        self.scale_ = feature_major_zeros(rows, n_features)
+        self.grad_sq_ = feature_major_zeros(n_classes, n_features)
         self.intercept_grad_sq_ = np.zeros(n_classes, dtype=np.float64)
         self.norm_sum_ = np.zeros(n_classes, dtype=np.float64)
         self.n_updates_ = np.zeros(n_classes, dtype=np.int64)
 
     def _make_kernel(self):
         kernel = SquareCBKernel(
-            self.coef_,
+            self.coef_.T,
             self.intercept_,
-            self.scale_,
-            self.grad_sq_,
+            self.scale_.T,
+            self.grad_sq_.T,
             self.intercept_grad_sq_,
             self.norm_sum_,
             self.n_updates_,
@@ -415,12 +417,12 @@ class SquareCB(ExplorationMixin, LinearBanditClassifier):
         # learning (a new array: a failed call restores the old one)
         k = self.coef_.shape[0]
         if not self.shared_scale and self.scale_.shape[0] != k:
-            self.scale_ = np.repeat(self.scale_, k, axis=0)
+            self.scale_ = np.asfortranarray(np.repeat(self.scale_, k, axis=0))
             kernel = self._make_kernel()
         return kernel
 
     def _score_rows(self, X):
-        scores = np.asarray(safe_sparse_dot(X, self.coef_.T, dense_output=True))
+        scores = linear_scores(X, self.coef_)
         if self.fit_intercept:
             scores = scores + self.intercept_
         return scores

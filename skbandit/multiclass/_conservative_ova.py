@@ -161,7 +161,7 @@ class ConservativeOneVsAll(ExplorationMixin, LinearBanditClassifier):
 
     def _make_kernel(self):
         kernel = ConservativeOVAKernel(
-            self.coef_, int(PA_UPDATES[self.update]), float(self.C)
+            self.coef_.T, int(PA_UPDATES[self.update]), float(self.C)
         )
         kernel.set_explorer(self._explorer(self.classes_.shape[0]))
         return kernel

@@ -45,7 +45,7 @@ cdef class ConservativeOVAKernel(LinearKernel):
     cdef inline bint step(self, int r, double z, double* sq, Row x) noexcept nogil:
         """PA step of learner ``r`` on ``(x, z)``; False to stop the round
         (``x = 0``, or a non-finite ``||x||^2``: then the pass stops too)."""
-        cdef int done = pa_step(self.jd, &self.W[r, 0], x, z,
+        cdef int done = pa_step(self.jd, &self.W[0, r], self.n_classes, x, z,
                                 1.0 - z * self.scores[r], self.update, self.C, sq)
         if done == PA_NONFINITE:
             self.status = STATUS_NONFINITE

@@ -8,7 +8,7 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from skbandit._core._kernel import run_scores
-from skbandit.base import BaseBanditClassifier, _kernel_arrays
+from skbandit.base import BaseBanditClassifier, _kernel_arrays, feature_major_zeros
 from skbandit.exploration import ExplorationMixin, exploration_constraint
 from skbandit.multiclass._conservative_ova_fast import PA_UPDATES
 from skbandit.multiclass._offset_tree_fast import OffsetTreeKernel
@@ -257,6 +257,8 @@ class OffsetTree(ExplorationMixin, BaseBanditClassifier):
     }
 
     _state_attrs = ("node_coef_",)
+    # the node weights stored feature-major (the kernel's W is their transpose)
+    _feature_major = ("node_coef_",)
 
     _default_exploration = "epsilon_greedy"
     _exploration_values = {"epsilon_greedy": {"epsilon": 2**-12}, "greedy": {}}
@@ -282,12 +284,12 @@ class OffsetTree(ExplorationMixin, BaseBanditClassifier):
 
     def _init_state(self, n_features, n_classes):
         self.tree_ = offset_tree_structure(n_classes)
-        self.node_coef_ = np.zeros((n_classes - 1, n_features), dtype=np.float64)
+        self.node_coef_ = feature_major_zeros(n_classes - 1, n_features)
 
     def _make_kernel(self):
         k = self.classes_.shape[0]
         kernel = OffsetTreeKernel(
-            self.node_coef_,
+            self.node_coef_.T,
             *_kernel_tree(self.tree_, k),
             int(PA_UPDATES[self.update]),
             float(self.C),

@@ -39,7 +39,9 @@ cdef int _tree_depth(const int[::1] parent, const int[::1] leaf_parent,
 
 cdef class OffsetTreeKernel(BaseKernel):
     """A binary tree over the ``k`` classes with one linear PA classifier per
-    internal node (``W[n]``, margin ``f_n = W[n] . x``). Node ``n`` covers the
+    internal node (``W[:, n]``, margin ``f_n = W[:, n] . x``; ``W`` is (d, k - 1),
+    stored feature-major as every linear kernel's weights: a feature's node
+    weights are adjacent, so the nodes of a walk read the same few lines). Node ``n`` covers the
     classes ``lo[n] .. hi[n] - 1``; classes ``>= mid[n]`` are on its right
     (positive) side. Children are coded ``c >= 0`` (node ``c``) or ``c < 0``
     (leaf ``-1 - c``).
@@ -78,8 +80,8 @@ cdef class OffsetTreeKernel(BaseKernel):
     def __init__(self, double[:, ::1] W, const int[::1] mid, const int[::1] left,
                  const int[::1] right, const int[::1] parent,
                  const int[::1] leaf_parent, int update, double C):
-        cdef int k = <int>W.shape[0] + 1
-        BaseKernel.__init__(self, k, <int>W.shape[1], False)
+        cdef int k = <int>W.shape[1] + 1
+        BaseKernel.__init__(self, k, <int>W.shape[0], False)
         if not (mid.shape[0] == left.shape[0] == right.shape[0] == parent.shape[0]
                 == k - 1 and leaf_parent.shape[0] == k):
             raise ValueError("tree arrays do not match k - 1 nodes and k leaves")
@@ -100,9 +102,9 @@ cdef class OffsetTreeKernel(BaseKernel):
         self.stack = np.zeros(k + 1, dtype=np.int32)
 
     cdef inline double node_margin(self, int n, Row x) noexcept nogil:
-        """``W[n] . x`` (sequential sum), computed once per round."""
+        """``W[:, n] . x`` (sequential sum), computed once per round."""
         if self.stamp[n] != self.epoch:
-            self.margin[n] = row_dot(&self.W[n, 0], x)
+            self.margin[n] = row_dot(&self.W[0, n], self.n_classes - 1, x)
             self.stamp[n] = self.epoch
         return self.margin[n]
 
@@ -210,7 +212,8 @@ cdef class OffsetTreeKernel(BaseKernel):
             side = 1.0 if played >= self.mid[n] else -1.0
             z = side if reward > 0.5 else -side
             # the shared PA step (ends the round on x = 0 or ||x||^2 = inf)
-            done = pa_step(self.jd, &self.W[n, 0], x, z, 1.0 - z * f,
+            done = pa_step(self.jd, &self.W[0, n], self.n_classes - 1, x, z,
+                           1.0 - z * f,
                            self.update, c_eff, &sq)
             if done != PA_DONE:
                 if done == PA_NONFINITE:

@@ -41,9 +41,11 @@ cdef inline double pa_tau(int update, double C, double loss,
     return loss / (sq + 1.0 / (2.0 * C))
 
 
-cdef inline int pa_step(JournalData* jd, double* w, Row x, double z, double loss,
-                        int update, double C, double* sq) noexcept nogil:
-    """The PA step of the linear learner ``w`` on ``(x, z)`` (``z = +-1``) with
+cdef inline int pa_step(JournalData* jd, double* w, Py_ssize_t s, Row x, double z,
+                        double loss, int update, double C,
+                        double* sq) noexcept nogil:
+    """The PA step of the linear learner ``w`` (stride ``s``: entry ``c`` at
+    ``w[c * s]``) on ``(x, z)`` (``z = +-1``) with
     hinge loss ``loss = 1 - z w.x``: ``w += (tau z) x`` with ``tau`` of
     ``pa_tau``, journaled first; nothing when ``loss <= 0``. ``sq[0]`` is
     ``||x||^2``, computed on first need (``-1`` before) and shared by the steps
@@ -59,6 +61,6 @@ cdef inline int pa_step(JournalData* jd, double* w, Row x, double z, double loss
     if sq[0] == 0.0:
         return PA_ZERO_ROW
     tau = pa_tau(update, C, loss, sq[0])
-    jsave_row(jd, w, x)
-    row_axpy(tau * z, x, w)
+    jsave_row(jd, w, s, x)
+    row_axpy(tau * z, x, w, s)
     return PA_DONE

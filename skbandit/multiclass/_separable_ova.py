@@ -8,10 +8,15 @@ from typing import TYPE_CHECKING
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.extmath import safe_sparse_dot
 
 from skbandit._core._kernel import run_scores
-from skbandit.base import _COUNTERS, BaseBanditClassifier, _kernel_arrays
+from skbandit.base import (
+    _COUNTERS,
+    BaseBanditClassifier,
+    _kernel_arrays,
+    feature_major_zeros,
+    linear_scores,
+)
 from skbandit.exploration import (
     ExplorationMixin,
     exploration_constraint,
@@ -244,6 +249,8 @@ class SeparableOneVsAll(ExplorationMixin, BaseBanditClassifier):
     # form (values, column indices, row pointers; oldest vector first) and its
     # coefficients.
     _SUPPORT_STATE = ("_sv_data", "_sv_indices", "_sv_indptr", "dual_coef_")
+    # the linear learner's weights, stored feature-major (Fortran order)
+    _feature_major = ("coef_",)
 
     @property
     def _state_attrs(self) -> tuple[str, ...]:  # type: ignore[override]  # a computed _state_attrs over base.py's class attribute (read only, by design)
@@ -287,7 +294,7 @@ class SeparableOneVsAll(ExplorationMixin, BaseBanditClassifier):
         for name in ("coef_", "_sv_live", *self._SUPPORT_STATE):
             self.__dict__.pop(name, None)
         if self.kernel is None:
-            self.coef_ = np.zeros((n_classes, n_features), dtype=np.float64)
+            self.coef_ = feature_major_zeros(n_classes, n_features)
         else:
             self._sv_data = np.zeros(0, dtype=np.float64)
             self._sv_indices = np.zeros(0, dtype=np.int32)
@@ -327,7 +334,7 @@ class SeparableOneVsAll(ExplorationMixin, BaseBanditClassifier):
         self._check_state_matches_kernel()
         full = self.update == "full"
         if self.kernel is None:
-            return SeparableLinearKernel(self.coef_, full)
+            return SeparableLinearKernel(self.coef_.T, full)
         project = self.large_norm == "project"
         budget = 0 if self.budget is None else self.budget
         live = self.__dict__.get("_sv_live")
@@ -494,7 +501,7 @@ class SeparableOneVsAll(ExplorationMixin, BaseBanditClassifier):
 
     def _score_rows(self, X):
         if self.kernel is None:
-            return np.asarray(safe_sparse_dot(X, self.coef_.T, dense_output=True))
+            return linear_scores(X, self.coef_)
         self._own_state_arrays()
         kernel = self._make_kernel()  # the live store, read only, if any
         out = np.empty((X.shape[0], self.classes_.shape[0]), dtype=np.float64)
