@@ -53,9 +53,9 @@ from skbandit._core._kernel cimport (
 from skbandit._core._explore cimport softmax
 
 # The state (U, A, b: 24 k d bytes) above which a round on a sparse row
-# prefetches its lines (``prefetch_row``): below it the state stays in the
-# caches and the prefetches are instructions for nothing.
-PREFETCH_MIN_BYTES = 4 << 20
+# prefetches its lines (``prefetch_row``): the core's threshold (below it the
+# state stays in the caches and the prefetches are instructions for nothing).
+from skbandit._core._kernel import PREFETCH_MIN_BYTES
 
 
 cdef class PNewtronKernel(BaseKernel):
