@@ -137,9 +137,12 @@ class BaseBanditClassifier(
 class LinearBanditClassifier(BaseBanditClassifier):
     """A learner whose state includes ``coef_`` (k x d, zero at the start) and
     whose scores are ``X @ coef_.T``; its kernel derives from ``LinearKernel``.
-    A subclass may store its weights otherwise and override all three:
-    ``PNewtron`` keeps ``U`` feature-major (``Ut_``), its ``coef_`` is the
-    property ``sigma U`` and its kernel a ``BaseKernel`` with its own scores."""
+    ``coef_`` is stored feature-major (Fortran-ordered, ``_feature_major``):
+    the kernel updates ``coef_.T``, a C-contiguous (d, k) array in which a
+    feature's k weights are adjacent. A subclass may store its weights
+    otherwise and override all three: ``PNewtron`` keeps ``U`` as ``Ut_``
+    (d, k), its ``coef_`` is the property ``sigma U`` and its kernel a
+    ``BaseKernel`` with its own scores."""
 
     _state_attrs: tuple[str, ...] = ("coef_",)
     _feature_major: tuple[str, ...] = ("coef_",)
