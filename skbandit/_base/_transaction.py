@@ -296,6 +296,16 @@ class TransactionMixin:
             if counted is not None:
                 self._blocks_done = counted + 1
         kernel.set_journal(None)
+        if one is None:
+            # a fitted learner is ready for one-row calls: their ``OneRow`` and
+            # rollback plan are made at the end of the call that made the
+            # kernel, once per kernel (O(number of slots)), not by the first
+            # one-row call of a stream, which then allocates what any other
+            # does; its journal takes the buffers this call's releases
+            del journal
+            cache = self.__dict__.get("_kernel_cache")
+            if cache is not None and len(cache) == 3 and cache[0].unchanged(self):
+                self._one_row_calls(cache[1:3])
 
     def _journal_limit(self, model_bytes: int) -> int:
         """Entries the undo journal holds before a block ends early: 1/32 of
@@ -334,11 +344,6 @@ class TransactionMixin:
         key = self._cache_key()  # the arrays _own_state_arrays may have replaced
         model_bytes = self._model_bytes()
         self._kernel_cache = (key, kernel, model_bytes)
-        # the one-row calls of this kernel (``OneRow``, rollback plan), made
-        # with it, once per kernel (O(number of slots)), rather than by the
-        # first one-row call of a stream, which then allocates what any other
-        # one-row call does
-        self._one_row_calls((kernel, model_bytes))
         return kernel, model_bytes
 
     def _cached_kernel(self):
