@@ -20,7 +20,6 @@ from sklearn.utils.validation import check_consistent_length
 
 from skbandit._base import _rows
 from skbandit._base._rows import _ONE_ROW, _kernel_arrays
-from skbandit._base._transaction import _NOTHING
 from skbandit._base._validation import _check_classes, _one_code
 from skbandit._core._kernel import run_pass
 from skbandit.feedback import BanditFeedback, LoggedFeedback
@@ -134,7 +133,7 @@ class TrainingMixin:
         # One round of a fitted learner (one logged round, or one label): the
         # one-row transaction, written out here (``_one_row_failed``,
         # without the bound method and argument tuple it would take per call)
-        t0, n_iter = d.get("t_"), d.get("n_iter_", _NOTHING)
+        t0, n_iter = d.get("t_"), d.get("n_iter_")  # (None: not set)
         try:
             if code is None:
                 return self._partial_fit_logged(X, y, classes)

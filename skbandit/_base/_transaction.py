@@ -51,21 +51,39 @@ The failure guarantee
   probability vector (the pass drivers check each round's, in O(k)); an
   invalid one raises a ``FloatingPointError`` naming it, with the same rollback.
 
-The live loop's one-row calls
------------------------------
-``sample_actions(row)`` and ``partial_fit(row, LoggedFeedback(...))`` on a
-fitted learner play their round through the compiled ``OneRow``
-(``skbandit._core._kernel``; ``_one_row``), kept in the kernel cache next to
-the kernel it plays (so whatever makes a new kernel makes a new one): the row
-checked and bound by one compiled check, the uniform pair drawn from the
-generator's ``bitgen_t`` (its state saved and restored as raw bytes), an undo
-journal reused from call to call, and the drivers' own round bodies. The call
-is the same transaction: ``_play_blocks`` with ``one``, whose rollback point
-(the attributes as objects, what ``_rollback_point(rng=False)`` records) is
-read by one compiled loop (``skbandit._base._state._RollbackPlan``, kept in the
-cache with the ``OneRow``). The cache's validity is one compiled comparison
-(``Slots``, ``_cache_slots``), made on every call: nothing is assumed about
-what a caller did between two calls (``set_params``, a replaced array, ...).
+The one-row calls
+-----------------
+``sample_actions(row)``, ``partial_fit(row, LoggedFeedback(...))`` and the
+simulator's ``partial_fit(row, [label])`` on a fitted learner play their round
+through the compiled ``OneRow`` (``skbandit._core._kernel``; ``_one_row``),
+kept in the kernel cache next to the kernel it plays (so whatever makes a new
+kernel makes a new one; it is made at the end of the call that made the
+kernel, ``_one_row_calls``, so that the first one-row call of a stream
+allocates no more than the others): the row checked and bound by one compiled
+check, the uniform pair drawn from the generator's ``bitgen_t`` (its state
+saved and restored as raw bytes), an undo journal reused from call to call,
+and the drivers' own round bodies (a labelled round of a bandit learner is
+its own draw, ``OneRow.act``, learned back on-policy, ``OneRow.learn_logged``:
+``skbandit._base._training._LabelPass``; a full-information learner's goes
+through ``run_pass``). The call is the same transaction: ``_play_blocks`` with
+``one``, whose rollback point (the attributes as objects, what
+``_rollback_point(rng=False)`` records) is read by one compiled loop
+(``skbandit._base._state._RollbackPlan``, kept in the cache with the
+``OneRow``). The cache's validity is one compiled comparison (``Slots``,
+``_cache_slots``), made on every call: nothing is assumed about what a caller
+did between two calls (``set_params``, a replaced array, ...).
+
+A one-row call of a fitted learner does not copy the instance dictionary as
+``_transaction`` does: it plays at most one block, and outside that block's
+rollback point it writes only ``n_iter_`` and caches, so ``partial_fit``
+records ``t_`` and ``n_iter_`` and ``_one_row_failed`` puts ``n_iter_`` back
+when the block did not finish (``t_`` unmoved). The pass is one object
+(``_LabelPass``, ``_LoggedPass``) rather than four closures. Such a call
+allocates about 1 KiB of Python objects in all (``benchmarks/bench_memory.py``;
+docs/performance.md). One difference with ``_transaction``: a flag a hook sets
+inside the block and outside the rollback point (``Gaptron``'s warn-once
+``_x_norm_warned``) stays set if the block then fails in its commit (an
+interrupt), as it does after a finished block.
 """
 
 from __future__ import annotations
@@ -106,9 +124,6 @@ _CLASS_SLOTS = (
     "_rollback_point",
     "_restore_point",
 )
-
-# ``_one_row_failed``'s mark of an attribute that was not set
-_NOTHING = object()
 
 STATUS_NONFINITE = int(KernelStatus.STATUS_NONFINITE)
 STATUS_INVALID_DISTRIBUTION = int(KernelStatus.STATUS_INVALID_DISTRIBUTION)
@@ -155,13 +170,6 @@ class TransactionMixin:
         finally:
             self.__dict__.pop("_blocks_done", None)
 
-    def _reset(self, classes, n_features) -> None:
-        super()._reset(classes, n_features)  # type: ignore[misc]  # StateMixin's
-        # the table of class codes of the one-row calls (``_scalar_code``),
-        # made with the classes (O(k), once per fit) rather than by the first
-        # one-row call of the stream
-        self._scalar_code(classes[0], self.classes_)
-
     def _one_row_failed(self, t0, n_iter) -> None:
         """The failure path of a one-row call of a fitted learner (the lean
         one-row paths ``partial_fit(row, [label])`` and ``partial_fit(row,
@@ -176,12 +184,13 @@ class TransactionMixin:
         cache is dropped here as ``_transaction`` drops it). So the block had
         finished exactly when ``t_`` moved from ``t0`` (its commit adds 1, its
         rollback restores it); if it had not, ``n_iter_`` is set back to
-        ``n_iter`` (``_NOTHING``: it was not set) and the learner is as before
-        the call. O(1), nothing copied.
+        ``n_iter`` (None: it was not set, as after a first ``sample_actions``;
+        a set ``n_iter_`` is an int) and the learner is as before the call.
+        O(1), nothing copied.
         """
         d = self.__dict__
         if d.get("t_") == t0:  # no block finished
-            if n_iter is _NOTHING:
+            if n_iter is None:
                 d.pop("n_iter_", None)
             else:
                 d["n_iter_"] = n_iter
@@ -382,11 +391,15 @@ class TransactionMixin:
 
     def _one_row_calls(self, cached):
         """The ``OneRow`` kept in the kernel cache with its rollback plan
-        (``_one_row``), made now if the cache has none. ``cached``: the valid
-        cache's ``(kernel, model_bytes)``."""
+        (``_one_row``), made now if the cache has none, with the table of
+        class codes a one-row call reads its label or action in
+        (``_scalar_code``; O(k), kept until the classes change). ``cached``:
+        the valid cache's ``(kernel, model_bytes)``."""
         cache = self.__dict__["_kernel_cache"]  # valid: ``cached`` is from it
         if len(cache) > 3:
             return cache[3]
+        classes = self.classes_
+        self._scalar_code(classes[0], classes)  # (makes the table)
         one = OneRow(cached[0], Journal(self._journal_limit(cached[1])))
         # the rollback point's plan: built from the learners and their
         # classes' declarations, which the key watches (``_cache_slots``)
