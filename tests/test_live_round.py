@@ -792,11 +792,11 @@ def test_one_row_memory_is_per_row_on_sparse_rows():
     y = rng.integers(0, 2, size=8)
     est = Banditron(random_state=0).partial_fit(X[:4], y[:4], classes=[0, 1])
     row = X[4:5]
-    est.partial_fit(row, [y[4]])  # the kernel cache is valid now
-    assert len(est._kernel_cache) == 3
+    del est._kernel_cache  # (the next call makes the kernel and its OneRow)
     tracemalloc.start()
     try:
-        a, p = est.sample_actions(row)  # makes the OneRow
+        est.partial_fit(row, [y[4]])  # the simulator's call
+        a, p = est.sample_actions(row)
         est.partial_fit(row, LoggedFeedback(a, [1.0], p))
         peak = tracemalloc.get_traced_memory()[1]
     finally:

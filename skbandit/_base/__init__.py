@@ -32,23 +32,26 @@ Module map
     bytes of a ``PCG64``, verified once against its ``state`` property).
 ``_transaction``
     ``TransactionMixin``: the pass transaction and the failure guarantee —
-    ``_transaction`` (a call), ``_play_blocks`` (the block loop: undo journal,
-    copy mode, early block ends, rollback), the kernel cache (``_kernel``,
-    ``_cached_kernel``, ``_lean_kernel`` (a one-row call's parameter check),
-    ``_cache_key``/``_cache_slots``: the compiled ``Slots`` of what a kernel
-    is built from, ``__getstate__``), ``_one_row`` (the compiled one-row calls
-    of the live loop, ``OneRow``, kept with the cached kernel),
-    ``_raise_kernel_status``.
+    ``_transaction`` (a call; ``_one_row_failed``, a one-row call's, without
+    copying the instance dictionary), ``_play_blocks`` (the block loop over a
+    pass object: undo journal, copy mode, early block ends, rollback), the
+    kernel cache (``_kernel``, ``_cached_kernel``, ``_lean_kernel`` (a one-row
+    call's parameter check), ``_cache_key``/``_cache_slots``: the compiled
+    ``Slots`` of what a kernel is built from, ``__getstate__``), ``_one_row``
+    and ``_one_row_calls`` (the compiled one-row calls, ``OneRow``, kept with
+    the cached kernel), ``_raise_kernel_status``.
 ``_training``
     ``TrainingMixin``: ``fit``, ``partial_fit`` (the full path, and the lean
     path of a fitted learner: one row or a chunk) and ``_play``, a pass over
-    labelled rows (``run_pass``).
+    labelled rows (``_LabelPass``: ``run_pass``, or one row through
+    ``OneRow.act`` and ``OneRow.learn_logged``).
 ``_acting``
     ``ActingMixin``: live acting (``sample_actions``, the serving cursor
     ``n_pending_``, ``_peek_uniforms``; one row through ``OneRow.act``) and
     logged learning
     (``_partial_fit_logged``, ``_fit_logged``, ``_play_logged`` with
-    ``run_logged``, the ``OffPolicyWarning``).
+    ``_LoggedPass``: ``run_logged`` or ``OneRow.learn_logged``, the
+    ``OffPolicyWarning``).
 ``_scoring``
     ``ScoringMixin``: ``decision_function``, ``predict``,
     ``exploration_distribution`` (``run_distribution``).

@@ -32,10 +32,7 @@ class ActingMixin:
         _off_policy_ok: bool
         _rng: np.random.Generator
 
-        def _play_blocks(
-            self, X, rows, run, commit, begin, rollback, logged=False, cached=None,
-            one=None,
-        ): ...  # fmt: skip
+        def _play_blocks(self, X, rows, play, logged=False, cached=None, one=None): ...
         def _lean_kernel(self): ...
         def _one_row(self, X, cached): ...
 
@@ -236,63 +233,86 @@ class ActingMixin:
         the failure guarantee; returns the number of off-policy rounds.
         ``cached``: the kernel of ``_lean_kernel``, if any; ``one``: the
         ``OneRow`` of a one-row call (``_one_row``), which plays its round."""
-        rewards, propensities = logged.rewards, logged.propensities
-        binary = self._logged_rewards == "binary"
-        n_off = 0
-        pending = [0]
-        if one is None:
-            data, indices, indptr, dense = _kernel_arrays(X)
+        play = _LoggedPass(self, X, codes, logged, one)
+        self._play_blocks(X, rows, play, logged=True, cached=cached, one=one)
+        return play.n_off
 
-        def run(kernel, block, uniforms):
-            if one is not None:  # one round, compiled: the same as run_logged's
-                done = one.learn_logged(
-                    kernel, self.t_, codes.item(0), rewards.item(0),
-                    propensities.item(0),
-                )  # fmt: skip
-                return done, (one.greedy, one.own)
-            n = block.shape[0]
-            out = (np.empty(n, dtype=np.int32), np.empty(n, dtype=np.int8))
-            done = run_logged(
-                kernel, data, indices, indptr, dense, block, codes, rewards,
-                propensities, uniforms, self.t_, *out,
+
+class _LoggedPass:
+    """The pass of ``_play_logged`` (``TransactionMixin._play_blocks``):
+    logged rounds (``run_logged``, or ``OneRow.learn_logged`` for the one row
+    of ``one``), their counters, the off-policy count ``n_off`` and the
+    serving cursor ``_n_pending``, which a failed block sets back."""
+
+    __slots__ = (
+        "est", "arrays", "codes", "rewards", "propensities", "binary", "one",
+        "pending", "n_off",
+    )  # fmt: skip
+
+    def __init__(self, est, X, codes, logged, one) -> None:
+        self.est = est
+        # (a ``OneRow`` plays its bound row: X's arrays are not needed)
+        self.arrays = _kernel_arrays(X) if one is None else None
+        self.codes = codes
+        self.rewards = logged.rewards
+        self.propensities = logged.propensities
+        self.binary = est._logged_rewards == "binary"
+        self.one = one
+        self.pending = 0
+        self.n_off = 0
+
+    def begin(self) -> None:
+        self.pending = self.est.__dict__.get("_n_pending", 0)
+
+    def run(self, kernel, block, uniforms):
+        one = self.one
+        if one is not None:  # one round, compiled: the same as run_logged's
+            done = one.learn_logged(
+                kernel, self.est.t_, self.codes.item(0), self.rewards.item(0),
+                self.propensities.item(0),
             )  # fmt: skip
-            return done, out
+            return done, None  # (commit reads ``one.greedy`` and ``one.own``)
+        n = block.shape[0]
+        out = (np.empty(n, dtype=np.int32), np.empty(n, dtype=np.int8))
+        data, indices, indptr, dense = self.arrays
+        done = run_logged(
+            kernel, data, indices, indptr, dense, block, self.codes, self.rewards,
+            self.propensities, uniforms, self.est.t_, *out,
+        )  # fmt: skip
+        return done, out
 
-        def commit(block, out):
-            nonlocal n_off
-            n = block.shape[0]
-            # Greedy mistakes the feedback reveals: the greedy action was
-            # played and not rewarded, or (0/1 rewards) another action was
-            # rewarded. Without labels the others are unknown.
-            if n == 1:  # the single-row path: Python scalars
-                greedy, own = out if one is not None else (a.item(0) for a in out)
-                i = block.item(0)
-                right = rewards.item(i) == 1.0
-                same = codes.item(i) == greedy
-                n_wrong = 0 if right else 1
-                n_revealed = int(same != right if binary else same and not right)
-                n_own = int(own)
+    def commit(self, block, out) -> None:
+        codes, rewards = self.codes, self.rewards
+        n = block.shape[0]
+        # Greedy mistakes the feedback reveals: the greedy action was
+        # played and not rewarded, or (0/1 rewards) another action was
+        # rewarded. Without labels the others are unknown.
+        if n == 1:  # the single-row path: Python scalars
+            one = self.one
+            if one is not None:
+                greedy, own = one.greedy, one.own
             else:
-                greedy, own = out[0][:n], out[1][:n]
-                right = rewards[block] == 1.0
-                same = codes[block] == greedy
-                n_wrong = int(n - np.count_nonzero(right))
-                revealed = same != right if binary else same & ~right
-                n_revealed = int(np.count_nonzero(revealed))
-                n_own = int(np.count_nonzero(own))
-            self.t_ += n
-            self.n_mistakes_ += n_wrong
-            self.n_greedy_mistakes_ += n_revealed
-            self._n_pending = max(0, pending[0] - n)
-            n_off += n - n_own
+                greedy, own = out[0].item(0), out[1].item(0)
+            i = block.item(0)
+            right = rewards.item(i) == 1.0
+            same = codes.item(i) == greedy
+            n_wrong = 0 if right else 1
+            n_revealed = int(same != right if self.binary else same and not right)
+            n_own = int(own)
+        else:
+            greedy, own = out[0][:n], out[1][:n]
+            right = rewards[block] == 1.0
+            same = codes[block] == greedy
+            n_wrong = int(n - np.count_nonzero(right))
+            revealed = same != right if self.binary else same & ~right
+            n_revealed = int(np.count_nonzero(revealed))
+            n_own = int(np.count_nonzero(own))
+        est = self.est
+        est.t_ += n
+        est.n_mistakes_ += n_wrong
+        est.n_greedy_mistakes_ += n_revealed
+        est._n_pending = max(0, self.pending - n)
+        self.n_off += n - n_own
 
-        def begin():
-            pending[0] = self.__dict__.get("_n_pending", 0)
-
-        def rollback():
-            self._n_pending = pending[0]
-
-        self._play_blocks(
-            X, rows, run, commit, begin, rollback, logged=True, cached=cached, one=one
-        )
-        return n_off
+    def rollback(self) -> None:
+        self.est._n_pending = self.pending

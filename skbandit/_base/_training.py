@@ -18,6 +18,7 @@ import numpy as np
 from sklearn.base import _fit_context
 from sklearn.utils.validation import check_consistent_length
 
+from skbandit._base import _rows
 from skbandit._base._rows import _ONE_ROW, _kernel_arrays
 from skbandit._base._validation import _check_classes, _one_code
 from skbandit._core._kernel import run_pass
@@ -33,11 +34,12 @@ class TrainingMixin:
     if TYPE_CHECKING:  # what it uses of the skeleton (skbandit.base)
 
         def _transaction(self, method, *args): ...
+        def _one_row_failed(self, t0, n_iter) -> None: ...
         def _lean_label_code(self, y): ...
-        def _play_blocks(
-            self, X, rows, run, commit, begin, rollback, logged=False, cached=None
-        ): ...
+        def _play_blocks(self, X, rows, play, logged=False, cached=None, one=None): ...
         def _lean_kernel(self): ...
+        def _one_row(self, X, cached): ...
+        def _partial_fit_logged(self, X, logged, classes): ...
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: MatrixLike, y: ArrayLike | BanditFeedback) -> Self:
@@ -112,17 +114,33 @@ class TrainingMixin:
         self : object
             The updated estimator.
         """
+        d = self.__dict__
+        code = None
         if type(y) is LoggedFeedback:
             # Logged feedback validates its own parameters and input (the fast
             # single-row path skips scikit-learn's per-call context).
-            return self._transaction(self._partial_fit_logged, X, y, classes)
-        if "classes_" in self.__dict__ and not isinstance(y, LoggedFeedback):
+            if len(y) != 1 or "classes_" not in d:
+                return self._transaction(self._partial_fit_logged, X, y, classes)
+        elif "classes_" in d and not isinstance(y, LoggedFeedback):
             # A fitted learner: the lean path, for one known plain label (the
             # simulator's one-row call: a dictionary look-up instead of a
             # BanditFeedback) as for a chunk of a stream.
             code = self._lean_label_code(y)
-            return self._transaction(self._partial_fit_lean, X, y, code, classes)
-        return self._partial_fit_labels(X, y, classes)
+            if code is None:
+                return self._transaction(self._partial_fit_lean, X, y, code, classes)
+        else:
+            return self._partial_fit_labels(X, y, classes)
+        # One round of a fitted learner (one logged round, or one label): the
+        # one-row transaction, written out here (``_one_row_failed``,
+        # without the bound method and argument tuple it would take per call)
+        t0, n_iter = d.get("t_"), d.get("n_iter_")  # (None: not set)
+        try:
+            if code is None:
+                return self._partial_fit_logged(X, y, classes)
+            return self._partial_fit_lean(X, y, code, classes)
+        except BaseException:
+            self._one_row_failed(t0, n_iter)
+            raise
 
     def _partial_fit_lean(self, X, y, code, classes):
         """``partial_fit`` of a fitted learner on labels, without
@@ -139,8 +157,20 @@ class TrainingMixin:
         if classes is not None:
             self._check_same_classes(classes, "the first call to partial_fit")
         if code is not None:
+            # one row in the common form: the compiled one-row calls (a
+            # bandit learner's round: ``_LabelPass.run``), else the general
+            # path below (which validates X and raises its errors)
+            one = None
+            if cached is not None and not cached[0].full_information:
+                one = self._one_row(X, cached)
+            if one is not None:
+                self.n_iter_ = 0
+                self._play(X, _one_code(code), _ONE_ROW, None, False, cached, one)
+                self.n_iter_ = 1
+                return self
             X = self._rows_fast(X)
-            check_consistent_length(X, y)
+            if X.shape[0] != 1:  # (one row: consistent with the one label)
+                check_consistent_length(X, y)
             feedback, record, codes, rows = None, False, _one_code(code), _ONE_ROW
         else:
             # (y first, as _validate_fit_input: the same error when both are bad)
@@ -191,43 +221,120 @@ class TrainingMixin:
         self.n_iter_ = 1
         return self
 
-    def _play(self, X, codes, rows, feedback, record, cached=None) -> None:
+    def _play(self, X, codes, rows, feedback, record, cached=None, one=None) -> None:
         """Play ``rows`` of X in order, block by block; update state, counters
-        and (when ``record``) the feedback log. A failed block is rolled back."""
-        data, indices, indptr, dense = _kernel_arrays(X)
+        and (when ``record``) the feedback log. A failed block is rolled back.
+        ``one``: the ``OneRow`` of a one-row call (``_one_row``: X's row bound)
+        of a bandit learner, which plays the round (``_LabelPass.run``)."""
+        play = _LabelPass(self, X, codes, feedback, record, one)
+        self._play_blocks(X, rows, play, cached=cached, one=one)
 
-        def run(kernel, block, uniforms):
-            n = block.shape[0]
-            out = (
-                np.empty(n, dtype=np.int32),  # played
-                np.empty(n, dtype=np.int32),  # greedy
-                np.empty(n, dtype=np.float64),  # rewards
-                np.empty(n, dtype=np.float64),  # propensities
-            )
-            done = run_pass(
-                kernel, data, indices, indptr, dense, block, codes, uniforms,
-                self.t_, *out,
-            )  # fmt: skip
-            return done, out
 
-        def commit(block, out):
-            n = block.shape[0]
-            played, greedy, rewards, propensities = (a[:n] for a in out)
-            self.t_ += n
-            self.n_mistakes_ += int(n - np.count_nonzero(rewards))
-            # Bookkeeping for evaluation only (the greedy action's mistakes);
-            # the learner's state never depends on it.
-            self.n_greedy_mistakes_ += int(np.count_nonzero(greedy != codes[block]))
-            if record:
-                feedback._record(block, played, rewards, propensities, self.classes_)
+class _LabelPass:
+    """The pass of ``_play`` (``TransactionMixin._play_blocks``): rounds on
+    labelled rows (``run_pass``, or the compiled one-row calls of ``one``:
+    ``_run_one``), their counters and, when ``record``, the feedback log,
+    which a failed block truncates back."""
 
-        mark = [0]
+    __slots__ = (
+        "est", "X", "arrays", "codes", "feedback", "record", "mark", "one",
+        "reward",
+    )  # fmt: skip
 
-        def begin():
-            mark[0] = feedback._log_mark() if record else 0
+    def __init__(self, est, X, codes, feedback, record, one=None) -> None:
+        self.est = est
+        self.X = X
+        # (data, indices, indptr, dense); a ``OneRow`` plays its bound row
+        self.arrays = _kernel_arrays(X) if one is None else None
+        self.codes = codes
+        self.feedback = feedback
+        self.record = record
+        self.mark = 0
+        self.one = one
+        self.reward = 0.0
 
-        def rollback():
-            if record:
-                feedback._truncate_log(mark[0])
+    def begin(self) -> None:
+        if self.record:
+            self.mark = self.feedback._log_mark()
 
-        self._play_blocks(X, rows, run, commit, begin, rollback, cached=cached)
+    def run(self, kernel, block, uniforms):
+        one = self.one
+        if one is None:
+            return self._run_arrays(kernel, block, uniforms)
+        if kernel is not one.kernel:
+            # a ``_before_block`` replaced the kernel (``act`` plays the one the
+            # ``OneRow`` was made with): ``run_pass`` on the block's kernel,
+            # with the pair ``one.draw()`` drew, drawn again
+            one.restore_generator()
+            return self._run_arrays(kernel, block, self.est._rng.random((1, 2)))
+        return self._run_one(kernel, one)
+
+    def _run_arrays(self, kernel, block, uniforms):
+        n = block.shape[0]
+        out = (
+            np.empty(n, dtype=np.int32),  # played
+            np.empty(n, dtype=np.int32),  # greedy
+            np.empty(n, dtype=np.float64),  # rewards
+            np.empty(n, dtype=np.float64),  # propensities
+        )
+        arrays = self.arrays
+        data, indices, indptr, dense = (
+            _kernel_arrays(self.X) if arrays is None else arrays
+        )
+        done = run_pass(
+            kernel, data, indices, indptr, dense, block, self.codes, uniforms,
+            self.est.t_, *out,
+        )  # fmt: skip
+        return done, out
+
+    def _run_one(self, kernel, one):
+        """The round of the one row bound to ``one``, as ``run_pass`` plays it,
+        through the compiled one-row calls: the learner's own draw
+        (``OneRow.act`` on the round's uniform pair), then that round learned
+        back as logged on-policy feedback (``OneRow.learn_logged``: the same
+        distribution, the same update, bit for bit: the on-policy equivalence
+        of ``docs/logged.md``) with the reward ``1[action == label]``. Neither
+        takes arrays as typed memory views, as ``run_pass`` does (about 5 KiB
+        of Python objects made per call for its ten arrays). ``_play_blocks``
+        has drawn the round's pair (``one.draw()``): the generator is set back
+        to the block's start for ``act``, which reads that pair without
+        advancing it, and the pair is drawn again for ``learn_logged``.
+        Returns ``(done, None)``; ``commit`` reads the round's greedy label
+        from ``one.greedy`` and its reward from ``reward``."""
+        est = self.est
+        one.restore_generator()
+        done, played, propensities = one.act(est.t_, 0)
+        one.draw()
+        if done != 1:  # the kernel's status is set (``_play_blocks`` raises)
+            return 0, None
+        action, propensity = played.item(0), propensities.item(0)
+        del played, propensities
+        # ``act`` played the bound row once: bind it again (the same check)
+        if not one.bind_row(self.X, est.n_features_in_, _rows._MAX_ABS_X):
+            raise RuntimeError("OneRow refused the row it had accepted")
+        reward = self.reward = 1.0 if action == self.codes.item(0) else 0.0
+        done = one.learn_logged(kernel, est.t_, action, reward, propensity)
+        if done == 1 and not one.own:  # (the draw re-derived is act's own)
+            raise RuntimeError("the learned round is not the learner's own draw")
+        return done, None
+
+    def commit(self, block, out) -> None:
+        est, codes = self.est, self.codes
+        if out is None:  # the one round of ``_run_one``: Python scalars
+            est.t_ += 1
+            est.n_mistakes_ += 0 if self.reward == 1.0 else 1
+            est.n_greedy_mistakes_ += int(self.one.greedy != codes.item(0))
+            return
+        n = block.shape[0]
+        played, greedy, rewards, propensities = (a[:n] for a in out)
+        est.t_ += n
+        est.n_mistakes_ += int(n - np.count_nonzero(rewards))
+        # Bookkeeping for evaluation only (the greedy action's mistakes);
+        # the learner's state never depends on it.
+        est.n_greedy_mistakes_ += int(np.count_nonzero(greedy != codes[block]))
+        if self.record:
+            self.feedback._record(block, played, rewards, propensities, est.classes_)
+
+    def rollback(self) -> None:
+        if self.record:
+            self.feedback._truncate_log(self.mark)

@@ -51,21 +51,39 @@ The failure guarantee
   probability vector (the pass drivers check each round's, in O(k)); an
   invalid one raises a ``FloatingPointError`` naming it, with the same rollback.
 
-The live loop's one-row calls
------------------------------
-``sample_actions(row)`` and ``partial_fit(row, LoggedFeedback(...))`` on a
-fitted learner play their round through the compiled ``OneRow``
-(``skbandit._core._kernel``; ``_one_row``), kept in the kernel cache next to
-the kernel it plays (so whatever makes a new kernel makes a new one): the row
-checked and bound by one compiled check, the uniform pair drawn from the
-generator's ``bitgen_t`` (its state saved and restored as raw bytes), an undo
-journal reused from call to call, and the drivers' own round bodies. The call
-is the same transaction: ``_play_blocks`` with ``one``, whose rollback point
-(the attributes as objects, what ``_rollback_point(rng=False)`` records) is
-read by one compiled loop (``skbandit._base._state._RollbackPlan``, kept in the
-cache with the ``OneRow``). The cache's validity is one compiled comparison
-(``Slots``, ``_cache_slots``), made on every call: nothing is assumed about
-what a caller did between two calls (``set_params``, a replaced array, ...).
+The one-row calls
+-----------------
+``sample_actions(row)``, ``partial_fit(row, LoggedFeedback(...))`` and the
+simulator's ``partial_fit(row, [label])`` on a fitted learner play their round
+through the compiled ``OneRow`` (``skbandit._core._kernel``; ``_one_row``),
+kept in the kernel cache next to the kernel it plays (so whatever makes a new
+kernel makes a new one; it is made at the end of the call that made the
+kernel, ``_one_row_calls``, so that the first one-row call of a stream
+allocates no more than the others): the row checked and bound by one compiled
+check, the uniform pair drawn from the generator's ``bitgen_t`` (its state
+saved and restored as raw bytes), an undo journal reused from call to call,
+and the drivers' own round bodies (a labelled round of a bandit learner is
+its own draw, ``OneRow.act``, learned back on-policy, ``OneRow.learn_logged``:
+``skbandit._base._training._LabelPass``; a full-information learner's goes
+through ``run_pass``). The call is the same transaction: ``_play_blocks`` with
+``one``, whose rollback point (the attributes as objects, what
+``_rollback_point(rng=False)`` records) is read by one compiled loop
+(``skbandit._base._state._RollbackPlan``, kept in the cache with the
+``OneRow``). The cache's validity is one compiled comparison (``Slots``,
+``_cache_slots``), made on every call: nothing is assumed about what a caller
+did between two calls (``set_params``, a replaced array, ...).
+
+A one-row call of a fitted learner does not copy the instance dictionary as
+``_transaction`` does: it plays at most one block, and outside that block's
+rollback point it writes only ``n_iter_`` and caches, so ``partial_fit``
+records ``t_`` and ``n_iter_`` and ``_one_row_failed`` puts ``n_iter_`` back
+when the block did not finish (``t_`` unmoved). The pass is one object
+(``_LabelPass``, ``_LoggedPass``) rather than four closures. Such a call
+allocates about 1 KiB of Python objects in all (``benchmarks/bench_memory.py``;
+docs/performance.md). One difference with ``_transaction``: a flag a hook sets
+inside the block and outside the rollback point (``Gaptron``'s warn-once
+``_x_norm_warned``) stays set if the block then fails in its commit (an
+interrupt), as it does after a finished block.
 """
 
 from __future__ import annotations
@@ -121,11 +139,13 @@ class TransactionMixin:
         _state_attrs: tuple[str, ...]
         _rng: np.random.Generator
         n_features_in_: int
+        classes_: np.ndarray
 
         def _make_kernel(self): ...
         def _param_slots(self, owner=None) -> list[tuple]: ...
         def _lean_rows_allowed(self) -> bool: ...
         def _check_rows(self, X) -> None: ...
+        def _scalar_code(self, action, classes: np.ndarray): ...
 
     def _transaction(self, method, *args):
         """Run ``method`` under the failure guarantee (module docstring).
@@ -150,22 +170,48 @@ class TransactionMixin:
         finally:
             self.__dict__.pop("_blocks_done", None)
 
-    def _play_blocks(
-        self, X, rows, run, commit, begin, rollback, logged=False, cached=None, one=None
-    ):
+    def _one_row_failed(self, t0, n_iter) -> None:
+        """The failure path of a one-row call of a fitted learner (the lean
+        one-row paths ``partial_fit(row, [label])`` and ``partial_fit(row,
+        LoggedFeedback(...))``, whose transaction ``partial_fit`` writes out):
+        ``_transaction``'s, without a copy of the instance dictionary.
+
+        Such a call plays at most one block, whose rollback point
+        (``_play_blocks``) restores the state attributes, counters and
+        generator, and whose pass restores the log or the serving cursor;
+        outside it the call writes only ``n_iter_`` (and caches that stay
+        valid whatever happens: code tables, validated parameters; the kernel
+        cache is dropped here as ``_transaction`` drops it). So the block had
+        finished exactly when ``t_`` moved from ``t0`` (its commit adds 1, its
+        rollback restores it); if it had not, ``n_iter_`` is set back to
+        ``n_iter`` (None: it was not set, as after a first ``sample_actions``;
+        a set ``n_iter_`` is an int) and the learner is as before the call.
+        O(1), nothing copied.
+        """
+        d = self.__dict__
+        if d.get("t_") == t0:  # no block finished
+            if n_iter is None:
+                d.pop("n_iter_", None)
+            else:
+                d["n_iter_"] = n_iter
+        d.pop("_kernel_cache", None)
+
+    def _play_blocks(self, X, rows, play, logged=False, cached=None, one=None):
         """The block loop of every training pass, under the failure guarantee
         (module docstring).
 
-        For each block of at most ``_BLOCK_ROWS`` rounds: ``begin()``, draw the
-        uniforms, ``run(kernel, block, uniforms) -> (done, outputs)`` plays it
-        with the call's undo journal attached to the kernel, then
-        ``_after_block`` and ``commit(block, outputs)`` (counters, log) for the
-        ``done`` rounds played, and the journal is committed. A kernel that
+        ``play`` is the pass (``_training._LabelPass``, ``_acting._LoggedPass``;
+        one object per call, its methods bound on use: no closures). For each
+        block of at most ``_BLOCK_ROWS`` rounds: ``play.begin()``, draw the
+        uniforms, ``play.run(kernel, block, uniforms) -> (done, outputs)``
+        plays it with the call's undo journal attached to the kernel, then
+        ``_after_block`` and ``play.commit(block, outputs)`` (counters, log)
+        for the ``done`` rounds played, and the journal is committed. A kernel that
         stops early with status 0 (its journal reached its limit) ends a
         shorter block: the generator is set back to after that block's draws.
         On any failure the journal is replayed backwards (the kernels' writes
         undone), the attributes, counters and generator are set back to the
-        block's start, then ``rollback()`` (e.g. truncate the log). Per block
+        block's start, then ``play.rollback()`` (e.g. truncate the log). Per block
         this costs O(entries written + k); in the copy mode (module docstring)
         O(model), at most 1/_COPY_RATIO of the block's input. ``cached`` is
         ``_kernel()``'s answer when the caller has it (``_lean_kernel``).
@@ -174,7 +220,10 @@ class TransactionMixin:
         row and the generator. The same loop, with its journal (kept from call
         to call) instead of a new one, its raw copy of the generator's state
         instead of the rollback point's, and the uniforms drawn into it
-        (``run`` then plays with ``one``, getting ``uniforms=None``).
+        (``play.run`` then plays with ``one``, getting ``uniforms=None``).
+
+        A finished block is counted in ``_blocks_done`` when the call is a
+        ``_transaction`` (a one-row call counts nothing: ``_one_row_failed``).
         """
         kernel, model_bytes = self._kernel() if cached is None else cached
         if logged and kernel.full_information:
@@ -213,14 +262,14 @@ class TransactionMixin:
             )
             saved = self._get_state() if copy else None
             try:
-                begin()
+                play.begin()
                 kernel = self._before_block(kernel, n)
                 kernel.set_journal(None if copy else journal)
                 if one is None:
                     uniforms = self._rng.random((n, 2))
                 else:
                     uniforms = one.draw()  # None: the pair is one's
-                done, out = run(kernel, block, uniforms)
+                done, out = play.run(kernel, block, uniforms)
                 if kernel.status != 0:
                     self._raise_kernel_status(kernel, X, row=block[min(done, n - 1)])
                 if copy and not self._state_finite():
@@ -236,7 +285,7 @@ class TransactionMixin:
                         _rng_restore(self._rng, point[0]["_rng"])
                     self._rng.random((n, 2))
                 self._after_block(kernel)
-                commit(block, out)
+                play.commit(block, out)
                 journal.commit()
             except BaseException:
                 kernel.status = 0
@@ -248,12 +297,24 @@ class TransactionMixin:
                     one.restore_generator()
                 if saved is not None:
                     self._set_state(saved)  # into the block's own arrays
-                rollback()
+                play.rollback()
                 raise
             start += n
             size = min(_BLOCK_ROWS, 2 * n if n < block_rows else 2 * size)
-            self._blocks_done += 1
+            counted = self.__dict__.get("_blocks_done")
+            if counted is not None:
+                self._blocks_done = counted + 1
         kernel.set_journal(None)
+        if one is None:
+            # a fitted learner is ready for one-row calls: their ``OneRow`` and
+            # rollback plan are made at the end of the call that made the
+            # kernel, once per kernel (O(number of slots)), not by the first
+            # one-row call of a stream, which then allocates what any other
+            # does; its journal takes the buffers this call's releases
+            del journal
+            cache = self.__dict__.get("_kernel_cache")
+            if cache is not None and len(cache) == 3 and cache[0].unchanged(self):
+                self._one_row_calls(cache[1:3])
 
     def _journal_limit(self, model_bytes: int) -> int:
         """Entries the undo journal holds before a block ends early: 1/32 of
@@ -319,19 +380,30 @@ class TransactionMixin:
         (``OneRow.bind_generator``)."""
         if cached is None or not self._lean_rows_allowed():
             return None
-        cache = self.__dict__["_kernel_cache"]  # valid: ``cached`` is from it
-        one = cache[3] if len(cache) > 3 else None
-        if one is None:
-            one = OneRow(cached[0], Journal(self._journal_limit(cached[1])))
-            # the rollback point's plan: built from the learners and their
-            # classes' declarations, which the key watches (``_cache_slots``)
-            self._kernel_cache = (*cache[:3], one, _RollbackPlan(self))
+        one = self._one_row_calls(cached)
         if not (
             one.bind_generator(self._rng, _state._PCG64_RAW_SIZE)
             and one.bind_row(X, self.n_features_in_, _rows._MAX_ABS_X)
         ):
             return None
         self._check_rows(X)
+        return one
+
+    def _one_row_calls(self, cached):
+        """The ``OneRow`` kept in the kernel cache with its rollback plan
+        (``_one_row``), made now if the cache has none, with the table of
+        class codes a one-row call reads its label or action in
+        (``_scalar_code``; O(k), kept until the classes change). ``cached``:
+        the valid cache's ``(kernel, model_bytes)``."""
+        cache = self.__dict__["_kernel_cache"]  # valid: ``cached`` is from it
+        if len(cache) > 3:
+            return cache[3]
+        classes = self.classes_
+        self._scalar_code(classes[0], classes)  # (makes the table)
+        one = OneRow(cached[0], Journal(self._journal_limit(cached[1])))
+        # the rollback point's plan: built from the learners and their
+        # classes' declarations, which the key watches (``_cache_slots``)
+        self._kernel_cache = (*cache[:3], one, _RollbackPlan(self))
         return one
 
     def _lean_kernel(self):

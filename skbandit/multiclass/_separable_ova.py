@@ -11,7 +11,6 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from skbandit._core._kernel import run_scores
 from skbandit.base import (
-    _COUNTERS,
     BaseBanditClassifier,
     _kernel_arrays,
     feature_major_zeros,
@@ -60,7 +59,9 @@ class _WorkLender:
         return vector if vector.shape[0] == d else None
 
     def give(self, vector: np.ndarray) -> None:
-        self.vectors[:] = [vector]
+        vectors = self.vectors
+        if len(vectors) != 1 or vectors[0] is not vector:  # (kept: no new list)
+            vectors[:] = [vector]
 
 
 class SeparableOneVsAll(ExplorationMixin, BaseBanditClassifier):
@@ -376,21 +377,28 @@ class SeparableOneVsAll(ExplorationMixin, BaseBanditClassifier):
 
     def _rollback_point(self, rng: bool = True):
         # a new block: the last one's checkpoint (``_before_block``) is stale
-        self.__dict__.pop("_sv_block", None)
+        self._forget_block()
         if self.kernel is None or "_sv_live" not in self.__dict__:
             point = super()._rollback_point(rng)
         else:
             # the live store is checkpointed in ``_before_block``, not exported
-            state = {name: getattr(self, name) for name in _COUNTERS}
-            state["_sv_live"] = self.__dict__["_sv_live"]
+            # (one dictionary display, no comprehension: a one-row call makes
+            # this record every round)
+            d = self.__dict__
+            state = {
+                "t_": d["t_"],
+                "n_mistakes_": d["n_mistakes_"],
+                "n_greedy_mistakes_": d["n_greedy_mistakes_"],
+                "_sv_live": d["_sv_live"],
+            }
             if rng:
                 state["_rng"] = self._rng.bit_generator.state
-            point = (state, [])
+            point = (state, ())
         return point
 
     def _restore_point(self, point) -> None:
         # after the journal's undo: the block's store back to its checkpoint
-        block = self.__dict__.pop("_sv_block", None)
+        block = self._forget_block()
         if block is not None:
             block.restore()
         state, _ = point
@@ -401,6 +409,17 @@ class SeparableOneVsAll(ExplorationMixin, BaseBanditClassifier):
             else:
                 self.__dict__.pop("_sv_live", None)
         super()._restore_point(point)
+
+    def _forget_block(self):
+        """The store checkpointed for the current block (``_before_block``),
+        or None, and forget it. ``_sv_block`` is set to None, not deleted,
+        so that a call per row does not add and delete an entry of the
+        instance dictionary (whose table Python then grows again every few
+        calls); it is not pickled."""
+        block = self.__dict__.get("_sv_block")
+        if block is not None:
+            self._sv_block = None
+        return block
 
     def _before_block(self, kernel, n_rows):
         if self.kernel is None:
@@ -431,26 +450,30 @@ class SeparableOneVsAll(ExplorationMixin, BaseBanditClassifier):
             # the store the state: the support arrays popped, ``_sv_live``
             # set); the one-row calls kept with the kernel (``_one_row``) wrap
             # this same kernel and stay.
+            # (a new tuple only when one changed: most rows change neither)
             key = cache[0] if cache[0].unchanged(self) else self._cache_key()
-            self._kernel_cache = (key, kernel, self._model_bytes(), *cache[3:])
+            model_bytes = self._model_bytes()
+            if key is not cache[0] or model_bytes != cache[2]:
+                self._kernel_cache = (key, kernel, model_bytes, *cache[3:])
 
     def _set_state(self, state: dict) -> None:
         if "_sv_indptr" in state:
             self.__dict__.pop("_sv_live", None)
         super()._set_state(state)
 
-    def _play_blocks(self, *args, **kwargs):
+    def _play_blocks(self, X, rows, play, logged=False, cached=None, one=None):
+        # (the arguments spelt out: no tuple and dictionary packed per call)
         if self.kernel is None:
-            return super()._play_blocks(*args, **kwargs)
+            return super()._play_blocks(X, rows, play, logged, cached, one)
         lender = self.__dict__.get("_work_lender")
         if lender is None:
             lender = self._work_lender = _WorkLender()
         lender.training += 1
         try:
-            return super()._play_blocks(*args, **kwargs)
+            return super()._play_blocks(X, rows, play, logged, cached, one)
         finally:
             lender.training -= 1
-            self.__dict__.pop("_sv_block", None)
+            self._forget_block()
 
     def __getstate__(self):
         # the store is exported; the work vector is scratch (zeros), not
@@ -473,6 +496,13 @@ class SeparableOneVsAll(ExplorationMixin, BaseBanditClassifier):
 
     def _check_rows(self, X):
         if self.kernel == "rational" and self.large_norm == "raise" and X.shape[0]:
+            if X.shape[0] == 1:
+                # one row (the live loop's): its squared norm without the
+                # temporary matrices below (the values of a canonical CSR row
+                # are its non-zero entries, each column once)
+                x = X.data if sp.issparse(X) else X
+                if not np.vdot(x, x) > 1.0 + _NORM_SLACK:
+                    return
             if sp.issparse(X):
                 sq = np.asarray(X.multiply(X).sum(axis=1)).ravel()
             else:
