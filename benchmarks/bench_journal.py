@@ -70,18 +70,26 @@ DETACHED = False
 _PLAY_BLOCKS = skbandit.base.BaseBanditClassifier._play_blocks
 
 
-def _play_blocks(self, X, rows, run, commit, begin, rollback, **kwargs):
-    """``_play_blocks`` whose kernels get no journal while ``DETACHED``:
-    ``set_journal(None)`` just before each block is run (the block loop itself
-    is the library's)."""
-    if not DETACHED:
-        return _PLAY_BLOCKS(self, X, rows, run, commit, begin, rollback, **kwargs)
+class _Detached:
+    """The pass ``play`` (``_LabelPass``, ``_LoggedPass``) whose kernel gets
+    no journal: ``set_journal(None)`` just before each block is run."""
 
-    def run_detached(kernel, block, uniforms):
+    def __init__(self, play):
+        self.play = play
+
+    def __getattr__(self, name):
+        return getattr(self.play, name)
+
+    def run(self, kernel, block, uniforms):
         kernel.set_journal(None)
-        return run(kernel, block, uniforms)
+        return self.play.run(kernel, block, uniforms)
 
-    return _PLAY_BLOCKS(self, X, rows, run_detached, commit, begin, rollback, **kwargs)
+
+def _play_blocks(self, X, rows, play, *args, **kwargs):
+    """``_play_blocks`` whose kernels get no journal while ``DETACHED`` (the
+    block loop itself is the library's)."""
+    play = _Detached(play) if DETACHED else play
+    return _PLAY_BLOCKS(self, X, rows, play, *args, **kwargs)
 
 
 MODES = ("default", "journal", "none")
