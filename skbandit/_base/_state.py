@@ -186,16 +186,11 @@ class StateMixin:
             value = getattr(self, name)
             if not isinstance(value, np.ndarray):
                 continue
-            order = "F" if name in feature_major else "C"
-            if not (
-                value.flags.writeable
-                and (
-                    value.flags.f_contiguous
-                    if order == "F"
-                    else value.flags.c_contiguous
-                )
-            ):
-                setattr(self, name, np.array(value, order=order, copy=True))
+            if name in feature_major:
+                if not (value.flags.writeable and value.flags.f_contiguous):
+                    setattr(self, name, np.array(value, order="F", copy=True))
+            elif not (value.flags.writeable and value.flags.c_contiguous):
+                setattr(self, name, np.array(value, order="C", copy=True))
 
     def _reset(self, classes: np.ndarray, n_features: int) -> None:
         # a new state: the old kernel (and the arrays it holds) is let go now
