@@ -96,7 +96,7 @@ cdef class RegressionOracle:
 
     cdef void prefetch_update(self, Row x, int a) noexcept nogil:
         """Ask for the lines ``update`` of regressor ``a`` on the sparse row
-        ``x`` reads and writes beyond ``W[a]`` (which the scores have just
+        ``x`` reads and writes beyond ``W[:, a]`` (which the scores have just
         read): ``G[:, a]`` (adaptive rules) and NAG's scales ``S`` on the
         row's columns. A hint only: no value changes."""
         if x.nnz == 0 or row_dense(x):

@@ -41,7 +41,7 @@ cdef class BanditPAKernel(LinearKernel):
         self.C = C
 
     cdef Py_ssize_t journal_bound(self, Row x) noexcept nogil:
-        # rows greedy and played of W
+        # the weight vectors of greedy and played (columns of W)
         return 2 * <Py_ssize_t>x.nnz
 
     cdef void learn(self, Row x, long long t, int played, int greedy,

@@ -26,7 +26,7 @@ cdef class BanditronKernel(LinearKernel):
         self.A = A
 
     cdef Py_ssize_t journal_bound(self, Row x) noexcept nogil:
-        # rows greedy and played of W and of A
+        # the weight vectors of greedy and played, in W and in A
         return 4 * <Py_ssize_t>x.nnz
 
     cdef void learn(self, Row x, long long t, int played, int greedy,

@@ -52,7 +52,7 @@ cdef class ConservativeOVAKernel(LinearKernel):
         return done == PA_DONE
 
     cdef Py_ssize_t journal_bound(self, Row x) noexcept nogil:
-        # at most one PA step per class row of W
+        # at most one PA step per class (a column of W)
         return <Py_ssize_t>self.n_classes * x.nnz
 
     cdef void learn(self, Row x, long long t, int played, int greedy,

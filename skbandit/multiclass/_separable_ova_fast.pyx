@@ -39,7 +39,7 @@ cdef class SeparableLinearKernel(LinearKernel):
         self.full = full
 
     cdef Py_ssize_t journal_bound(self, Row x) noexcept nogil:
-        # a step on the played row of W; with ``full``, on every class row
+        # a step on the played class (a column of W); with ``full``, on every class
         return <Py_ssize_t>(self.n_classes if self.full else 1) * x.nnz
 
     cdef void learn(self, Row x, long long t, int played, int greedy,
