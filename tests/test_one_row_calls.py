@@ -4,8 +4,8 @@ failure guarantee without copying the learner.
 
 They record only ``t_`` and ``n_iter_`` besides their block's rollback point
 (``TransactionMixin._one_row_failed``, instead of ``_transaction``'s copy of
-the instance dictionary); the simulator's round of a bandit learner plays
-through the compiled ``OneRow`` (``_LabelPass._run_one``); the ``OneRow``, its
+the instance dictionary); the simulator's round plays through the compiled
+``OneRow.learn_label`` (``_LabelPass._run_one``), every learner's; the ``OneRow``, its
 rollback plan and the code table are made once and kept, as are the rational
 ``SeparableOneVsAll``'s cache tuple and its ``_sv_block`` entry. These tests
 check that nothing kept from one call changes the next one's play (against a
@@ -93,6 +93,28 @@ def test_kept_one_row_calls_play_as_dropped_ones(entry, logged, form):
         if cache is not None and cache[0].unchanged(kept):
             assert cache[2] == kept._model_bytes(), i
     assert len(kept._kernel_cache) == 5  # the OneRow and its plan were kept
+
+
+@pytest.mark.parametrize("form", ["dense", "csr"])
+@pytest.mark.parametrize("entry", ALL)
+def test_every_learner_plays_a_labelled_row_through_one_row(entry, form, monkeypatch):
+    """A fitted learner's simulator call on one row takes the compiled
+    one-row call (``OneRow.learn_label``), not ``run_pass`` (caught: a learner
+    left on ``run_pass``, e.g. the full-information ones, whose call then
+    makes its ten typed memory views, 5 KiB, every row)."""
+    from skbandit._base import _training
+
+    X, y = _stream()
+    rows = _rows(X, form)
+    est = entry.make(random_state=4).partial_fit(X[:5], y[:5], classes=np.arange(K))
+
+    def refused(*args, **kwargs):
+        raise AssertionError("a one-row call went through run_pass")
+
+    monkeypatch.setattr(_training, "run_pass", refused)
+    for i in range(5, 12):
+        est.partial_fit(rows[i], [y[i]])
+    assert est.t_ == 12
 
 
 class _Fail(Exception):

@@ -44,7 +44,7 @@ Module map
     ``TrainingMixin``: ``fit``, ``partial_fit`` (the full path, and the lean
     path of a fitted learner: one row or a chunk) and ``_play``, a pass over
     labelled rows (``_LabelPass``: ``run_pass``, or one row through
-    ``OneRow.act`` and ``OneRow.learn_logged``).
+    ``OneRow.learn_label``, the same compiled round).
 ``_acting``
     ``ActingMixin``: live acting (``sample_actions``, the serving cursor
     ``n_pending_``, ``_peek_uniforms``; one row through ``OneRow.act``) and

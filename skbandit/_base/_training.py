@@ -18,7 +18,6 @@ import numpy as np
 from sklearn.base import _fit_context
 from sklearn.utils.validation import check_consistent_length
 
-from skbandit._base import _rows
 from skbandit._base._rows import _ONE_ROW, _kernel_arrays
 from skbandit._base._validation import _check_classes, _one_code
 from skbandit._core._kernel import run_pass
@@ -157,11 +156,11 @@ class TrainingMixin:
         if classes is not None:
             self._check_same_classes(classes, "the first call to partial_fit")
         if code is not None:
-            # one row in the common form: the compiled one-row calls (a
-            # bandit learner's round: ``_LabelPass.run``), else the general
-            # path below (which validates X and raises its errors)
+            # one row in the common form: the compiled one-row call
+            # (``_LabelPass._run_one``), else the general path below (which
+            # validates X and raises its errors)
             one = None
-            if cached is not None and not cached[0].full_information:
+            if cached is not None:
                 one = self._one_row(X, cached)
             if one is not None:
                 self.n_iter_ = 0
@@ -224,8 +223,9 @@ class TrainingMixin:
     def _play(self, X, codes, rows, feedback, record, cached=None, one=None) -> None:
         """Play ``rows`` of X in order, block by block; update state, counters
         and (when ``record``) the feedback log. A failed block is rolled back.
-        ``one``: the ``OneRow`` of a one-row call (``_one_row``: X's row bound)
-        of a bandit learner, which plays the round (``_LabelPass.run``)."""
+        ``one``: the ``OneRow`` of a one-row call of a fitted learner
+        (``_one_row``: X's row bound), which plays the round
+        (``_LabelPass._run_one``)."""
         play = _LabelPass(self, X, codes, feedback, record, one)
         self._play_blocks(X, rows, play, cached=cached, one=one)
 
@@ -237,13 +237,11 @@ class _LabelPass:
     which a failed block truncates back."""
 
     __slots__ = (
-        "est", "X", "arrays", "codes", "feedback", "record", "mark", "one",
-        "reward",
+        "est", "arrays", "codes", "feedback", "record", "mark", "one", "reward",
     )  # fmt: skip
 
     def __init__(self, est, X, codes, feedback, record, one=None) -> None:
         self.est = est
-        self.X = X
         # (data, indices, indptr, dense); a ``OneRow`` plays its bound row
         self.arrays = _kernel_arrays(X) if one is None else None
         self.codes = codes
@@ -258,16 +256,9 @@ class _LabelPass:
             self.mark = self.feedback._log_mark()
 
     def run(self, kernel, block, uniforms):
-        one = self.one
-        if one is None:
+        if self.one is None:
             return self._run_arrays(kernel, block, uniforms)
-        if kernel is not one.kernel:
-            # a ``_before_block`` replaced the kernel (``act`` plays the one the
-            # ``OneRow`` was made with): ``run_pass`` on the block's kernel,
-            # with the pair ``one.draw()`` drew, drawn again
-            one.restore_generator()
-            return self._run_arrays(kernel, block, self.est._rng.random((1, 2)))
-        return self._run_one(kernel, one)
+        return self._run_one(kernel, self.one)
 
     def _run_arrays(self, kernel, block, uniforms):
         n = block.shape[0]
@@ -277,10 +268,7 @@ class _LabelPass:
             np.empty(n, dtype=np.float64),  # rewards
             np.empty(n, dtype=np.float64),  # propensities
         )
-        arrays = self.arrays
-        data, indices, indptr, dense = (
-            _kernel_arrays(self.X) if arrays is None else arrays
-        )
+        data, indices, indptr, dense = self.arrays
         done = run_pass(
             kernel, data, indices, indptr, dense, block, self.codes, uniforms,
             self.est.t_, *out,
@@ -288,34 +276,16 @@ class _LabelPass:
         return done, out
 
     def _run_one(self, kernel, one):
-        """The round of the one row bound to ``one``, as ``run_pass`` plays it,
-        through the compiled one-row calls: the learner's own draw
-        (``OneRow.act`` on the round's uniform pair), then that round learned
-        back as logged on-policy feedback (``OneRow.learn_logged``: the same
-        distribution, the same update, bit for bit: the on-policy equivalence
-        of ``docs/logged.md``) with the reward ``1[action == label]``. Neither
-        takes arrays as typed memory views, as ``run_pass`` does (about 5 KiB
-        of Python objects made per call for its ten arrays). ``_play_blocks``
-        has drawn the round's pair (``one.draw()``): the generator is set back
-        to the block's start for ``act``, which reads that pair without
-        advancing it, and the pair is drawn again for ``learn_logged``.
-        Returns ``(done, None)``; ``commit`` reads the round's greedy label
-        from ``one.greedy`` and its reward from ``reward``."""
-        est = self.est
-        one.restore_generator()
-        done, played, propensities = one.act(est.t_, 0)
-        one.draw()
-        if done != 1:  # the kernel's status is set (``_play_blocks`` raises)
-            return 0, None
-        action, propensity = played.item(0), propensities.item(0)
-        del played, propensities
-        # ``act`` played the bound row once: bind it again (the same check)
-        if not one.bind_row(self.X, est.n_features_in_, _rows._MAX_ABS_X):
-            raise RuntimeError("OneRow refused the row it had accepted")
-        reward = self.reward = 1.0 if action == self.codes.item(0) else 0.0
-        done = one.learn_logged(kernel, est.t_, action, reward, propensity)
-        if done == 1 and not one.own:  # (the draw re-derived is act's own)
-            raise RuntimeError("the learned round is not the learner's own draw")
+        """The round of the one row bound to ``one``, as ``run_pass`` plays it
+        (the same compiled round, ``label_round``), through the compiled
+        one-row call ``OneRow.learn_label``: the pair ``_play_blocks`` drew
+        (``one.draw()``), the row's label code, the block's kernel. It takes
+        no arrays as typed memory views, as ``run_pass`` does (about 5 KiB of
+        Python objects made per call for its ten arrays). Returns
+        ``(done, None)``; ``commit`` reads the round's greedy label from
+        ``one.greedy`` and its reward from ``reward``."""
+        done = one.learn_label(kernel, self.est.t_, self.codes.item(0))
+        self.reward = one.reward
         return done, None
 
     def commit(self, block, out) -> None:

@@ -62,12 +62,12 @@ kernel, ``_one_row_calls``, so that the first one-row call of a stream
 allocates no more than the others): the row checked and bound by one compiled
 check, the uniform pair drawn from the generator's ``bitgen_t`` (its state
 saved and restored as raw bytes), an undo journal reused from call to call,
-and the drivers' own round bodies (a labelled round of a bandit learner is
-its own draw, ``OneRow.act``, learned back on-policy, ``OneRow.learn_logged``:
-``skbandit._base._training._LabelPass``; a full-information learner's goes
-through ``run_pass``). The call is the same transaction: ``_play_blocks`` with
-``one``, whose rollback point (the attributes as objects, what
-``_rollback_point(rng=False)`` records) is read by one compiled loop
+and the drivers' own round bodies (``act_round``, ``logged_round``,
+``label_round``: a labelled round, ``OneRow.learn_label``, is ``run_pass``'s,
+for every learner; ``skbandit._base._training._LabelPass``). The call is the
+same transaction: ``_play_blocks`` with ``one``, whose rollback point (the
+attributes as objects, what ``_rollback_point(rng=False)`` records) is read
+by one compiled loop
 (``skbandit._base._state._RollbackPlan``, kept in the cache with the
 ``OneRow``). The cache's validity is one compiled comparison (``Slots``,
 ``_cache_slots``), made on every call: nothing is assumed about what a caller

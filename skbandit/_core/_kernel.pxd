@@ -16,14 +16,12 @@
 #   independently of the draw (``scores``), never the draw itself, so the same
 #   kernel can learn from an action chosen elsewhere (a logged action).
 #
-# The pass driver ``run_pass`` in _kernel.pyx owns the loop over rows and
-# turns the true label into the reward ``1.0 if played == y else 0.0``; the
-# simulator's one-row round of a fitted bandit learner (``_LabelPass._run_one``
-# in skbandit/_base/_training.py: ``OneRow.act``, then ``OneRow.learn_logged``
-# with that reward) is the only other code that reads the label, and does the
-# same. A bandit learner's kernel therefore cannot see more than that bit.
-# Full-information baselines set ``full_information`` and receive the label in
-# ``learn_full`` instead.
+# The round of a labelled row, ``label_round`` in _kernel.pyx (played by the
+# pass driver ``run_pass`` and by the simulator's one-row call
+# ``OneRow.learn_label``), is the only code that reads the true label: it turns
+# it into the reward ``1.0 if played == y else 0.0``. A bandit learner
+# therefore cannot see more than that bit. Full-information baselines set
+# ``full_information`` and receive the label in ``learn_full`` instead.
 #
 # Every round also gets its 1-based global index ``t`` (rounds played before the
 # call + position in the call), for schedules such as gamma_t or eta_t.

@@ -710,6 +710,43 @@ cdef class _RowReader:
             self.skip = _DENSE_SKIP
         return x
 
+
+cdef inline bint label_round(BaseKernel kernel, JournalData* j, Row x,
+                             long long t, double u1, double u2, int y,
+                             Py_ssize_t bound_ll, int* action, int* greedy,
+                             double* reward, double* propensity) noexcept nogil:
+    """One round of ``run_pass`` (and of ``OneRow.learn_label``) on a row
+    with true label ``y``: the journal's reservation (``j`` NULL: none),
+    ``act``, the reward ``1[action == y]``, ``learn`` (``learn_full`` with the
+    label for a full-information kernel) and the written entries' check; the
+    played action, greedy label, reward and logged propensity (the marginal)
+    to the outputs. False, with ``kernel.status`` set, when the round was not
+    played (the journal could not grow, or ``act`` was refused); True when it
+    was (``learn`` or the check may then have set the status: the caller
+    stops after it). The bandit boundary: the one read of the true label."""
+    cdef int a, g
+    cdef double p, marginal, r
+    cdef Py_ssize_t mark[2]
+    cdef Py_ssize_t lmark[2]
+    if j != NULL and not row_reserved(kernel, j, x, bound_ll, mark, lmark):
+        return False
+    a = kernel.act(x, t, u1, u2, &g, &p, &marginal)
+    if kernel.status != STATUS_OK or not played_ok(kernel, marginal):
+        return False
+    r = 1.0 if a == y else 0.0
+    if kernel.full_information:
+        kernel.learn_full(x, t, a, g, y)
+    else:
+        kernel.learn(x, t, a, g, p, r)
+    action[0] = a
+    greedy[0] = g
+    reward[0] = r
+    propensity[0] = marginal
+    if kernel.status == STATUS_OK and j != NULL:
+        row_committable(kernel, j, mark, lmark)
+    return True
+
+
 def run_pass(
     BaseKernel kernel,
     const double[::1] data,
@@ -731,8 +768,9 @@ def run_pass(
     action, greedy action, reward and logged propensity of each round to the
     output arrays; the logged propensity is the policy's marginal probability
     of the played action, exact ties of the greedy label included. ``y`` holds
-    the true label codes: it is read here only, to form the reward (and handed
-    to ``learn_full`` for full-information learners). ``dense`` means ``data``
+    the true label codes: it is read only by each round's ``label_round``, to
+    form the reward (and handed to ``learn_full`` for full-information
+    learners). ``dense`` means ``data``
     is a C-ordered ``(n, d)`` array flattened (``indices``/``indptr`` unused);
     CSR arrays must have passed ``check_csr``.
 
@@ -749,9 +787,7 @@ def run_pass(
     cdef Py_ssize_t i
     cdef int d = kernel.n_features
     cdef int a, g
-    cdef double p, marginal, reward
-    cdef bint full = kernel.full_information
-    cdef Row x
+    cdef double marginal, reward
     cdef _RowReader X = _RowReader(data, indices, indptr, dense, d)
     cdef Py_ssize_t n_rows = X.n_rows
     if uniforms.shape[0] < n or uniforms.shape[1] != 2 or played.shape[0] < n \
@@ -767,38 +803,25 @@ def run_pass(
         raise RuntimeError(f"kernel status {kernel.status} was not reset")
     cdef Py_ssize_t done = n
     cdef JournalData* j = kernel.jd
-    cdef Py_ssize_t mark[2]
-    cdef Py_ssize_t lmark[2]
     cdef Py_ssize_t bound_ll = kernel.journal_bound_ll()
     with nogil:
         for t in range(n):
             i = rows[t]
-            x = X.row(i)
-            if j != NULL and not row_reserved(kernel, j, x, bound_ll, mark, lmark):
+            if not label_round(kernel, j, X.row(i), t0 + t + 1, uniforms[t, 0],
+                               uniforms[t, 1], y[i], bound_ll, &a, &g, &reward,
+                               &marginal):
                 done = t
                 break
-            a = kernel.act(x, t0 + t + 1, uniforms[t, 0], uniforms[t, 1],
-                           &g, &p, &marginal)
-            if kernel.status != STATUS_OK or not played_ok(kernel, marginal):
-                done = t
-                break
-            # The bandit boundary: the only read of the true label.
-            reward = 1.0 if a == y[i] else 0.0
-            if full:
-                kernel.learn_full(x, t0 + t + 1, a, g, y[i])
-            else:
-                kernel.learn(x, t0 + t + 1, a, g, p, reward)
             played[t] = a
             greedy[t] = g
             rewards[t] = reward
             propensities[t] = marginal
-            if kernel.status == STATUS_OK and j != NULL:
-                row_committable(kernel, j, mark, lmark)
             if kernel.status != STATUS_OK or (j != NULL and (j.n >= j.limit or j.stop)):
                 done = t + 1
                 break
     kernel.rows_played = done
     return done
+
 
 
 def run_distribution(
@@ -1364,12 +1387,15 @@ def lean_rows(X, Py_ssize_t n_features, double bound):
 # ------------------------------------------------------ the live one-row calls
 @cython.final
 cdef class OneRow:
-    """The compiled one-row calls of the live loop on one kernel:
+    """The compiled one-row calls on one kernel: the live loop's
     ``sample_actions(row)`` (``act``) and ``partial_fit(row,
-    LoggedFeedback(...))`` (``draw``, then ``learn_logged``).
+    LoggedFeedback(...))`` (``draw``, then ``learn_logged``), and the
+    simulator's ``partial_fit(row, [label])`` (``draw``, then
+    ``learn_label``).
 
-    They play exactly the rounds of ``run_act`` and ``run_logged`` on a
-    one-row X (the same ``act_round`` and ``logged_round``), with what those
+    They play exactly the rounds of ``run_act``, ``run_logged`` and
+    ``run_pass`` on a one-row X (the same ``act_round``, ``logged_round`` and
+    ``label_round``), with what those
     drivers take as arguments held here instead, so a call passes a few
     scalars: the kernel, an undo journal reused from call to call (the
     caller's: ``OneRow(kernel, journal)``), the buffers of a dense row's
@@ -1395,9 +1421,11 @@ cdef class OneRow:
     # bytes of input the bound row has as the kernels read it (8 per dense
     # entry, 12 per stored CSR entry: ``_input_bytes``)
     cdef readonly Py_ssize_t row_bytes
-    # ``learn_logged``'s greedy label and whether the round was the learner's own
+    # ``learn_logged``'s and ``learn_label``'s greedy label, whether the
+    # logged round was the learner's own, ``learn_label``'s reward
     cdef readonly int greedy
     cdef readonly bint own
+    cdef readonly double reward
     cdef object row
     cdef Row x
     cdef double[::1] cval
@@ -1567,6 +1595,30 @@ cdef class OneRow:
         kernel.rows_played = done
         self.greedy = g
         self.own = own
+        return int(done)
+
+    def learn_label(self, BaseKernel kernel not None, long long t0, int label):
+        """``run_pass(kernel, ...)`` on the bound row with true label code
+        ``label`` at round ``t0 + 1``, with the pair of the last ``draw`` and
+        the kernel's journal (``set_journal``): the simulator's round (the
+        reward ``1[action == label]`` formed in ``label_round``, the label
+        handed to ``learn_full`` by a full-information kernel). ``kernel`` is
+        the block's (a learner's ``_before_block`` may replace the cached
+        one). Returns the rounds played (1, or 0 with ``kernel.status`` set);
+        the round's greedy label and reward to ``greedy`` and ``reward``."""
+        cdef int a = 0, g = 0
+        cdef double r = 0.0, m = 0.0
+        row = self._take_row()
+        if label < 0 or label >= kernel.n_classes:
+            raise ValueError(f"label code {label} out of range "
+                             f"for {kernel.n_classes} classes")
+        if kernel.status != STATUS_OK:
+            raise RuntimeError(f"kernel status {kernel.status} was not reset")
+        done = label_round(kernel, kernel.jd, self.x, t0 + 1, self.u1, self.u2,
+                           label, kernel.journal_bound_ll(), &a, &g, &r, &m)
+        kernel.rows_played = done
+        self.greedy = g
+        self.reward = r
         return int(done)
 
 
