@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import scipy.sparse as sp
 from numpy.testing import assert_array_equal
 
 from skbandit import BanditFeedback
@@ -20,6 +21,16 @@ from skbandit import BanditFeedback
 FITTED_ATTRS = ("classes_", "n_features_in_")
 
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+
+
+def single_rows(X, form: str) -> list:
+    """The rows of X one at a time, as the one-row calls get them: each a
+    C-contiguous (1, d) array (``form="dense"``) or a one-row CSR matrix
+    (``"csr"``)."""
+    if form == "dense":
+        return [np.ascontiguousarray(X[i : i + 1]) for i in range(X.shape[0])]
+    Xs = sp.csr_matrix(X)
+    return [Xs[i : i + 1] for i in range(X.shape[0])]
 
 
 def run_benchmark(script: str, *args: str, **kwargs) -> subprocess.CompletedProcess:

@@ -10,7 +10,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from _helpers import assert_same_learner, assert_same_log, assert_same_state, snapshot
+from _helpers import (
+    assert_same_learner,
+    assert_same_log,
+    assert_same_state,
+    single_rows,
+    snapshot,
+)
 from _registry import ENTRIES
 from sklearn.base import BaseEstimator
 
@@ -27,13 +33,6 @@ def _stream(seed=0):
     X[X < -0.15] = 0.0  # sparse rows, some empty columns
     y = rng.integers(0, 3, size=ROWS)
     return X, y
-
-
-def _rows(X, form):
-    if form == "dense":
-        return [np.ascontiguousarray(X[i : i + 1]) for i in range(X.shape[0])]
-    Xs = sp.csr_matrix(X)
-    return [Xs[i : i + 1] for i in range(X.shape[0])]
 
 
 class _Spy:
@@ -65,7 +64,7 @@ class _Spy:
 def test_every_learner_takes_the_lean_path(entry, form, monkeypatch):
     spy = _Spy(monkeypatch)
     X, y = _stream()
-    rows = _rows(X, form)
+    rows = single_rows(X, form)
     est = entry.make(random_state=0)
     est.partial_fit(rows[0], y[:1], classes=CLASSES)  # the first call: full path
     assert spy.validate_data == 1
@@ -98,7 +97,7 @@ def test_lean_rows_play_as_the_batch_path(entry, form):
     simulator's actions (the on-policy equivalence)."""
     X, y = _stream(1)
     batch = entry.make(random_state=0).partial_fit(X, y, classes=CLASSES)
-    rows = _rows(X, form)
+    rows = single_rows(X, form)
     one = entry.make(random_state=0)
     for i in range(ROWS):
         one.partial_fit(rows[i], y[i : i + 1].tolist(), classes=CLASSES)

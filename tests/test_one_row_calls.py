@@ -24,7 +24,7 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from _helpers import assert_same_learner
+from _helpers import assert_same_learner, single_rows
 from _registry import entry_params
 
 from skbandit import LoggedFeedback, OffPolicyWarning, SeparableOneVsAll
@@ -42,13 +42,6 @@ def _stream(n=40, d=6, seed=0):
     X[X < -0.1] = 0.0
     y = rng.integers(0, K, size=n)
     return X, y
-
-
-def _rows(X, form):
-    if form == "dense":
-        return [np.ascontiguousarray(X[i : i + 1]) for i in range(X.shape[0])]
-    Xs = sp.csr_matrix(X)
-    return [Xs[i : i + 1] for i in range(X.shape[0])]
 
 
 def _one_call(est, row, label, logged):
@@ -81,7 +74,7 @@ def test_kept_one_row_calls_play_as_dropped_ones(entry, logged, form):
     if logged and not entry.bandit:
         pytest.skip("full-information learners do not learn from logged feedback")
     X, y = _stream()
-    rows = _rows(X, form)
+    rows = single_rows(X, form)
     kept = entry.make(random_state=4).partial_fit(X[:5], y[:5], classes=np.arange(K))
     dropped = copy.deepcopy(kept)
     for i in range(5, X.shape[0]):
@@ -105,7 +98,7 @@ def test_every_learner_plays_a_labelled_row_through_one_row(entry, form, monkeyp
     from skbandit._base import _training
 
     X, y = _stream()
-    rows = _rows(X, form)
+    rows = single_rows(X, form)
     est = entry.make(random_state=4).partial_fit(X[:5], y[:5], classes=np.arange(K))
 
     def refused(*args, **kwargs):
@@ -152,7 +145,7 @@ def test_a_failed_one_row_call_leaves_the_learner_as_before(
     if logged and not entry.bandit:
         pytest.skip("full-information learners do not learn from logged feedback")
     X, y = _stream(seed=1)
-    rows = _rows(X, "csr")
+    rows = single_rows(X, "csr")
     est = entry.make(random_state=5).partial_fit(X[:8], y[:8], classes=np.arange(K))
     _one_call(est, rows[8], y[8], logged)  # the one-row caches exist
     twin = copy.deepcopy(est)
@@ -191,7 +184,7 @@ def test_a_one_row_call_failing_after_its_block_keeps_it(entry):
     ``_transaction`` does after a finished block. Catches a one-row
     transaction that takes the block for unfinished (``t_`` not compared)."""
     X, y = _stream(seed=2)
-    rows = _rows(X, "dense")
+    rows = single_rows(X, "dense")
     est = entry.make(random_state=6).partial_fit(X[:8], y[:8], classes=np.arange(K))
     a, p = est.sample_actions(rows[8])
     t = est.t_
@@ -222,7 +215,7 @@ def test_one_row_calls_copy_no_attributes(entry):
     ``_transaction`` makes, adds about 10 KiB). Catches a one-row call that
     copies ``__dict__``."""
     X, y = _stream(seed=3)
-    rows = _rows(X, "csr")
+    rows = single_rows(X, "csr")
     est = entry.make(random_state=7).partial_fit(X[:8], y[:8], classes=np.arange(K))
     for i in range(8, 12):  # (the caches of a one-row call exist)
         est.partial_fit(rows[i], [y[i]])
@@ -243,7 +236,7 @@ def test_rational_one_row_calls_keep_one_cache_tuple_and_no_new_entries():
     deleted), so the dictionary's table is not grown again every few calls.
     Catches a tuple made per round, or a stale model size kept."""
     X, y = _stream(n=80, seed=8)
-    rows = _rows(X, "csr")
+    rows = single_rows(X, "csr")
     est = SeparableOneVsAll(kernel="rational", random_state=0)
     est.partial_fit(X[:10], y[:10], classes=np.arange(K))
     est.partial_fit(rows[10], [y[10]])
@@ -271,7 +264,7 @@ def test_a_failed_one_row_call_after_serving_only_sets_no_n_iter(logged):
     fails is left without ``n_iter_``, as before the call. Catches a one-row
     transaction that puts back a missing ``n_iter_`` as a value."""
     X, y = _stream(seed=9)
-    rows = _rows(X, "dense")
+    rows = single_rows(X, "dense")
     est = SeparableOneVsAll(random_state=0)
     a, p = est.sample_actions(rows[0], classes=np.arange(K))
     est.sample_actions(rows[1])  # (a kernel cache and its OneRow exist)

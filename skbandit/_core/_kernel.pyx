@@ -711,6 +711,32 @@ cdef class _RowReader:
         return x
 
 
+cdef inline bint round_act(BaseKernel kernel, JournalData* j, Row x,
+                           long long t, double u1, double u2,
+                           Py_ssize_t bound_ll, Py_ssize_t* mark,
+                           Py_ssize_t* lmark, int* action, int* greedy,
+                           double* prob, double* marginal) noexcept nogil:
+    """The first half of a learning round (``label_round``, ``logged_round``):
+    the journal's reservation for the row (``j`` NULL: none; ``row_reserved``
+    notes where its records start in ``mark``, ``lmark``), then ``act`` at
+    round ``t`` and the check of what it played (``played_ok``). False, with
+    ``kernel.status`` set, when the round cannot be played."""
+    if j != NULL and not row_reserved(kernel, j, x, bound_ll, mark, lmark):
+        return False
+    action[0] = kernel.act(x, t, u1, u2, greedy, prob, marginal)
+    return kernel.status == STATUS_OK and played_ok(kernel, marginal[0])
+
+
+cdef inline void round_check(BaseKernel kernel, JournalData* j,
+                             const Py_ssize_t* mark,
+                             const Py_ssize_t* lmark) noexcept nogil:
+    """The last step of a learning round, after ``learn``: the entries it
+    wrote are checked (``row_committable``) unless the status is already set
+    or there is no journal."""
+    if kernel.status == STATUS_OK and j != NULL:
+        row_committable(kernel, j, mark, lmark)
+
+
 cdef inline bint label_round(BaseKernel kernel, JournalData* j, Row x,
                              long long t, double u1, double u2, int y,
                              Py_ssize_t bound_ll, int* action, int* greedy,
@@ -728,10 +754,8 @@ cdef inline bint label_round(BaseKernel kernel, JournalData* j, Row x,
     cdef double p, marginal, r
     cdef Py_ssize_t mark[2]
     cdef Py_ssize_t lmark[2]
-    if j != NULL and not row_reserved(kernel, j, x, bound_ll, mark, lmark):
-        return False
-    a = kernel.act(x, t, u1, u2, &g, &p, &marginal)
-    if kernel.status != STATUS_OK or not played_ok(kernel, marginal):
+    if not round_act(kernel, j, x, t, u1, u2, bound_ll, mark, lmark, &a, &g,
+                     &p, &marginal):
         return False
     r = 1.0 if a == y else 0.0
     if kernel.full_information:
@@ -742,8 +766,7 @@ cdef inline bint label_round(BaseKernel kernel, JournalData* j, Row x,
     greedy[0] = g
     reward[0] = r
     propensity[0] = marginal
-    if kernel.status == STATUS_OK and j != NULL:
-        row_committable(kernel, j, mark, lmark)
+    round_check(kernel, j, mark, lmark)
     return True
 
 
@@ -1187,10 +1210,8 @@ cdef inline bint logged_round(BaseKernel kernel, JournalData* j, Row x,
     cdef double p, marginal, prob
     cdef Py_ssize_t mark[2]
     cdef Py_ssize_t lmark[2]
-    if j != NULL and not row_reserved(kernel, j, x, bound_ll, mark, lmark):
-        return False
-    b = kernel.act(x, t, u1, u2, &g, &p, &marginal)
-    if kernel.status != STATUS_OK or not played_ok(kernel, marginal):
+    if not round_act(kernel, j, x, t, u1, u2, bound_ll, mark, lmark, &b, &g,
+                     &p, &marginal):
         return False
     if action == b and logged_propensity == marginal:
         prob = p
@@ -1200,8 +1221,7 @@ cdef inline bint logged_round(BaseKernel kernel, JournalData* j, Row x,
         own[0] = 0
     kernel.learn(x, t, action, g, prob, reward)
     greedy[0] = g
-    if kernel.status == STATUS_OK and j != NULL:
-        row_committable(kernel, j, mark, lmark)
+    round_check(kernel, j, mark, lmark)
     return True
 
 
