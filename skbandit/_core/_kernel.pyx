@@ -793,9 +793,9 @@ def run_pass(
     of the played action, exact ties of the greedy label included. ``y`` holds
     the true label codes: it is read only by each round's ``label_round``, to
     form the reward (and handed to ``learn_full`` for full-information
-    learners). ``dense`` means ``data``
-    is a C-ordered ``(n, d)`` array flattened (``indices``/``indptr`` unused);
-    CSR arrays must have passed ``check_csr``.
+    learners). ``dense`` means ``data`` is a C-ordered ``(n, d)`` array
+    flattened (``indices``/``indptr`` unused); CSR arrays must have passed
+    ``check_csr``.
 
     With a journal (``kernel.set_journal``), the state entries each round
     wrote are checked to be finite (else ``STATUS_NONFINITE``), and the pass
@@ -844,7 +844,6 @@ def run_pass(
                 break
     kernel.rows_played = done
     return done
-
 
 
 def run_distribution(

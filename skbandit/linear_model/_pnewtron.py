@@ -6,11 +6,9 @@ from numbers import Real
 from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.utils._param_validation import Interval
-from sklearn.utils.extmath import safe_sparse_dot
 
-from skbandit.base import LinearBanditClassifier
+from skbandit.base import LinearBanditClassifier, linear_scores
 from skbandit.exploration import (
     ExplorationMixin,
     exploration_constraint,
@@ -284,15 +282,10 @@ class PNewtron(ExplorationMixin, LinearBanditClassifier):
         return self.norm_state_[1] * self.coef_unscaled_
 
     def _score_rows(self, X):
-        # sigma (X U^T), the kernel's order of operations. A dense X is
-        # multiplied by U^T stored class-major, the (d, k) operand of the
-        # class-major layout this learner had before, so that BLAS takes the
-        # same path (its sums, hence the scores, are bit for bit as before);
-        # the copy is one pass over U, against the n k d of the product.
-        U_T = self.Ut_ if sp.issparse(X) else np.asfortranarray(self.Ut_)
-        return self.norm_state_[1] * np.asarray(
-            safe_sparse_dot(X, U_T, dense_output=True)
-        )
+        # sigma (X U^T), the kernel's order of operations; ``linear_scores``
+        # multiplies a dense X by U stored class-major, as for every linear
+        # learner (BLAS sums as for the class-major layout)
+        return self.norm_state_[1] * linear_scores(X, self.Ut_.T)
 
     def _make_kernel(self):
         kernel = PNewtronKernel(

@@ -11,6 +11,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from skbandit._core._kernel import run_scores
 from skbandit.base import (
+    _COUNTERS,
     BaseBanditClassifier,
     _kernel_arrays,
     feature_major_zeros,
@@ -382,15 +383,12 @@ class SeparableOneVsAll(ExplorationMixin, BaseBanditClassifier):
             point = super()._rollback_point(rng)
         else:
             # the live store is checkpointed in ``_before_block``, not exported
-            # (one dictionary display, no comprehension: a one-row call makes
-            # this record every round)
+            # (a loop, no comprehension: a one-row call makes this record
+            # every round, and a comprehension is a new function object)
             d = self.__dict__
-            state = {
-                "t_": d["t_"],
-                "n_mistakes_": d["n_mistakes_"],
-                "n_greedy_mistakes_": d["n_greedy_mistakes_"],
-                "_sv_live": d["_sv_live"],
-            }
+            state = {"_sv_live": d["_sv_live"]}
+            for name in _COUNTERS:
+                state[name] = d[name]
             if rng:
                 state["_rng"] = self._rng.bit_generator.state
             point = (state, ())
