@@ -335,6 +335,120 @@ def _glyphs(n, *, k, side, strokes, noise):
     return build
 
 
+# ------------------------------------------------- nonlinear generator families
+def _clusters(n, d, k, *, informative, clusters, sep, flip_y=0.0):
+    """``make_classification`` with ``clusters`` Gaussian clusters per class at
+    vertices of a hypercube in ``informative`` dimensions (the rest noise): a
+    class is a union of clusters, so no linear separator isolates it."""
+
+    def build(seed, data_dir):
+        from sklearn.datasets import make_classification
+
+        return make_classification(
+            n_samples=n,
+            n_features=d,
+            n_informative=informative,
+            n_redundant=0,
+            n_classes=k,
+            n_clusters_per_class=clusters,
+            flip_y=flip_y,
+            class_sep=sep,
+            random_state=seed,
+        )
+
+    return build
+
+
+def _quantiles(n, d, k, *, noise_dims=0, shift=0.0):
+    """``make_gaussian_quantiles``: classes are nested shells of a Gaussian
+    (labels by the quantiles of the squared norm), plus ``noise_dims`` standard
+    normal columns and an offset ``shift`` (radial classes: linear scores only
+    reach the direction of the offset)."""
+
+    def build(seed, data_dir):
+        from sklearn.datasets import make_gaussian_quantiles
+
+        X, y = make_gaussian_quantiles(
+            n_samples=n, n_features=d, n_classes=k, random_state=seed
+        )
+        rng = np.random.default_rng(seed + 3)
+        if noise_dims:
+            X = np.hstack([X, rng.standard_normal((n, noise_dims))])
+        return X + shift, y
+
+    return build
+
+
+def _checkerboard(n, d, k, *, axes, cells, noise=0.0):
+    """A checkerboard in ``axes`` of ``d`` uniform columns on [-1, 1]: the label
+    is ``sum_j floor(cells (x_j + 1) / 2) mod k`` over the first ``axes`` columns
+    (``cells = 2, k = 2``: the XOR/parity of ``axes`` signs), a share ``noise``
+    of labels redrawn; the columns are then rotated by a random orthogonal
+    matrix, so the structure is not aligned with the coordinates."""
+
+    def build(seed, data_dir):
+        rng = np.random.default_rng(seed)
+        Z = rng.uniform(-1.0, 1.0, (n, d))
+        cell = np.minimum(np.floor(cells * (Z[:, :axes] + 1.0) / 2.0), cells - 1)
+        y = cell.sum(axis=1).astype(np.int64) % k
+        flip = rng.random(n) < noise
+        y[flip] = rng.integers(k, size=int(flip.sum()))
+        Q, _ = np.linalg.qr(rng.standard_normal((d, d)))
+        return Z @ Q, y
+
+    return build
+
+
+def _kernel_concept(n, d, k, *, centres, width, noise=0.0, drift_every=0):
+    """A kernel-based concept: class ``c`` scores ``f_c(x) = sum_j a_cj
+    exp(-||x - z_j||^2 / (2 width^2 d))`` over ``centres`` random centres
+    ``z_j ~ N(0, I)`` with weights ``a_cj ~ N(0, 1)``, each standardised over
+    the rows (so that the classes are of like sizes); the label is ``argmax_c
+    f_c(x)`` for ``x ~ N(0, I)``, a share ``noise`` of labels redrawn. With
+    ``drift_every``, the centres and weights are redrawn every ``drift_every``
+    rounds (an abrupt change of concept)."""
+
+    def build(seed, data_dir):
+        rng = np.random.default_rng(seed)
+        X = rng.standard_normal((n, d))
+        y = np.empty(n, dtype=np.int64)
+        step = drift_every or n
+        for lo in range(0, n, step):
+            Z = rng.standard_normal((centres, d))
+            A = rng.standard_normal((centres, k))
+            Xb = X[lo : lo + step]
+            sq = (Xb**2).sum(1)[:, None] - 2.0 * Xb @ Z.T + (Z**2).sum(1)[None, :]
+            F = np.exp(-sq / (2.0 * width**2 * d)) @ A
+            F = (F - F.mean(axis=0)) / F.std(axis=0)  # classes of like sizes
+            y[lo : lo + step] = np.argmax(F, axis=1)
+        flip = rng.random(n) < noise
+        y[flip] = rng.integers(k, size=int(flip.sum()))
+        return X, y
+
+    return build
+
+
+def _moving_clusters(n, d, k, *, clusters, std, drift_every):
+    """``clusters`` Gaussian clusters per class with centres uniform on
+    ``[-1, 1]^d`` (standard deviation ``std``), redrawn every ``drift_every``
+    rounds: a nonlinear concept that changes abruptly."""
+
+    def build(seed, data_dir):
+        rng = np.random.default_rng(seed)
+        X = np.empty((n, d))
+        y = rng.integers(k, size=n)
+        for lo in range(0, n, drift_every):
+            C = rng.uniform(-1.0, 1.0, (k, clusters, d))
+            m = min(drift_every, n - lo)
+            which = rng.integers(clusters, size=m)
+            X[lo : lo + m] = C[y[lo : lo + m], which] + std * rng.standard_normal(
+                (m, d)
+            )
+        return X, y
+
+    return build
+
+
 def _zipf(k, a=1.0):
     w = 1.0 / np.arange(1, k + 1) ** a
     return list(w / w.sum())
@@ -459,6 +573,46 @@ TUNING: tuple[Stream, ...] = (
         _raw_table(300, 8, 2, informative=4, sep=1.0, log_scale=1.0),
         False,
     ),
+    Stream(
+        "clusters-k5",
+        "tuning",
+        "make_classification k=5, d=10, 6 informative, 3 clusters per class, "
+        "2% flips (15,000 rows; nonlinear)",
+        _clusters(15_000, 10, 5, informative=6, clusters=3, sep=1.5, flip_y=0.02),
+        False,
+    ),
+    Stream(
+        "quantiles-k4",
+        "tuning",
+        "make_gaussian_quantiles k=4, d=6, plus 2 noise columns, offset 1 "
+        "(10,000 rows; nested shells)",
+        _quantiles(10_000, 6, 4, noise_dims=2, shift=1.0),
+        False,
+    ),
+    Stream(
+        "xor-k2-d6",
+        "tuning",
+        "parity of the signs of 3 of 6 uniform columns, rotated, 2% flips "
+        "(10,000 rows; XOR)",
+        _checkerboard(10_000, 6, 2, axes=3, cells=2, noise=0.02),
+        False,
+    ),
+    Stream(
+        "kernel-k6-d16",
+        "tuning",
+        "kernel concept: argmax of 6 random sums of 20 Gaussian bumps in d=16 "
+        "(15,000 rows)",
+        _kernel_concept(15_000, 16, 6, centres=20, width=0.5),
+        False,
+    ),
+    Stream(
+        "moving-clusters-k4",
+        "tuning",
+        "4 classes of 3 Gaussian clusters in d=8 (sd 0.25), centres redrawn every "
+        "10,000 rounds (20,000 rows; nonlinear drift)",
+        _moving_clusters(20_000, 8, 4, clusters=3, std=0.25, drift_every=10_000),
+        False,
+    ),
 )
 
 VALIDATION: tuple[Stream, ...] = (
@@ -523,6 +677,45 @@ VALIDATION: tuple[Stream, ...] = (
         "SynNonSep k=6, noise 0.1, prototypes redrawn every 20,000 rounds "
         "(40,000 rows)",
         _drifting(40_000, 20_000, n_classes=6, noise=0.1),
+        False,
+    ),
+    Stream(
+        "clusters-k8",
+        "validation",
+        "make_classification k=8, d=20, 10 informative, 4 clusters per class "
+        "(20,000 rows; nonlinear)",
+        _clusters(20_000, 20, 8, informative=10, clusters=4, sep=2.0),
+        False,
+    ),
+    Stream(
+        "quantiles-k3-d12",
+        "validation",
+        "make_gaussian_quantiles k=3, d=12 (12,000 rows; nested shells)",
+        _quantiles(12_000, 12, 3),
+        False,
+    ),
+    Stream(
+        "checker-k3-d8",
+        "validation",
+        "3-colour checkerboard of 3 cells on 2 of 8 uniform columns, rotated, "
+        "3% flips (15,000 rows)",
+        _checkerboard(15_000, 8, 3, axes=2, cells=3, noise=0.03),
+        False,
+    ),
+    Stream(
+        "kernel-k10-d32",
+        "validation",
+        "kernel concept: argmax of 10 random sums of 40 Gaussian bumps in d=32, "
+        "5% flips (20,000 rows)",
+        _kernel_concept(20_000, 32, 10, centres=40, width=0.6, noise=0.05),
+        False,
+    ),
+    Stream(
+        "drift-kernel-k5",
+        "validation",
+        "kernel concept (5 classes, 15 bumps, d=10) redrawn every 10,000 rounds "
+        "(20,000 rows; nonlinear drift)",
+        _kernel_concept(20_000, 10, 5, centres=15, width=0.5, drift_every=10_000),
         False,
     ),
 )
@@ -761,6 +954,83 @@ def vw_best(name: str, suite: str, seed: int, X, y, cache: str | None = None) ->
             with open(cache, "w") as f:
                 json.dump(store, f, indent=1, sort_keys=True)
     return min(store[key].values())
+
+
+# --------------------------------------------------- VW tuned in hindsight
+_EXPLORE = {
+    "eps05": "--epsilon 0.05",
+    "eps01": "--epsilon 0.01",
+    "squarecb": "--cb_explore_adf --squarecb",
+    "regcbopt": "--cb_explore_adf --regcb --regcbopt",
+    "softmax": "--cb_explore_adf --softmax --lambda 10",
+    "bag5": "--bag 5",
+    "cover4": "--cover 4",
+}
+
+
+def _grid() -> tuple[str, ...]:
+    e = _EXPLORE
+    grid = [e[x] for x in e]  # 7 rules at VW's default step (0.5)
+    for x in ("eps05", "squarecb", "bag5"):  # learning rates 0.1, 2 and 8
+        grid += [f"{e[x]} -l {lr}" for lr in (0.1, 2, 8)]
+    grid += [f"{e[x]} -q ::" for x in ("eps05", "squarecb", "regcbopt", "bag5")]
+    grid += [f"{e[x]} -q :: -l 2" for x in ("eps05", "squarecb")]
+    grid += [f"{e[x]} --cubic :::" for x in ("eps05", "squarecb", "bag5")]
+    grid += [f"{e['squarecb']} --cubic ::: -l 2"]
+    grid += [f"{e[x]} --nn 40" for x in ("eps05", "squarecb", "regcbopt", "bag5")]
+    grid += [f"{e['squarecb']} --nn 40 -l {lr}" for lr in (0.1, 2)]
+    grid += [f"{e['squarecb']} --nn 40 -q ::"]
+    return tuple("--cbify {k} " + g for g in grid)
+
+
+#: The 33 ``--cbify`` configurations of "VW tuned in hindsight": 7 exploration
+#: rules (epsilon-greedy 0.05 and 0.01, SquareCB, RegCB-opt, softmax, bagging,
+#: cover) at the default step, learning rates 0.1/2/8 for three of them,
+#: quadratic (``-q ::``) and cubic (``--cubic :::``) interactions, and the
+#: one-hidden-layer network reduction (``--nn 40``).
+VW_GRID: tuple[str, ...] = _grid()
+
+#: Interactions are tried where a row is small enough for them to run in
+#: reasonable time: quadratic where the mean number of non-zeros per row is at
+#: most 100, cubic where it is at most 24 (a rule fixed before any run).
+MAX_NNZ_QUADRATIC, MAX_NNZ_CUBIC = 100, 24
+
+
+def vw_grid_for(X) -> tuple[str, ...]:
+    """The configurations of ``VW_GRID`` played on ``X`` (interactions only
+    where its rows are small enough, ``MAX_NNZ_QUADRATIC``/``MAX_NNZ_CUBIC``)."""
+    nnz = (X.nnz if sp.issparse(X) else np.count_nonzero(X)) / X.shape[0]
+    return tuple(
+        a
+        for a in VW_GRID
+        if ("-q" not in a or nnz <= MAX_NNZ_QUADRATIC)
+        and ("--cubic" not in a or nnz <= MAX_NNZ_CUBIC)
+    )
+
+
+def vw_tuned(
+    name: str, suite: str, seed: int, X, y, cache: str | None = None
+) -> tuple[float, str]:
+    """VW's smallest online error over ``vw_grid_for(X)`` on this stream and seed
+    and the configuration that reached it, read from / written to the JSON
+    ``cache`` (key ``suite/name/seed``, one error per configuration)."""
+    from skbandit.experiments._learners import VWLearner
+
+    key = f"{suite}/{name}/{seed}"
+    store = {}
+    if cache and os.path.exists(cache):
+        with open(cache) as f:
+            store = json.load(f)
+    row = store.setdefault(key, {})
+    classes, n = np.unique(y), len(y)
+    todo = [a for a in vw_grid_for(X) if a not in row]
+    for args in todo:
+        row[args] = VWLearner(args, seed).run(X, y, classes, [n])["mistakes"][-1] / n
+    if todo and cache:
+        with open(cache, "w") as f:
+            json.dump(store, f, indent=1, sort_keys=True)
+    best = min(row, key=row.get)
+    return row[best], best
 
 
 def main(argv=None):

@@ -1,0 +1,235 @@
+"""Nonlinear representations against Vowpal Wabbit tuned in hindsight.
+
+On each stream of a suite of ``streams.py`` and each seed, one pass (one
+``partial_fit`` call, ``classes`` given, learner ``random_state=seed``) of each
+learner of ``--learners`` (``LEARNERS`` below), with
+
+* ``vw-tuned``: Vowpal Wabbit's smallest online error over the grid
+  ``streams.VW_GRID`` on that stream and seed (chosen in hindsight, per stream
+  and seed; interactions only where the row is small enough, see
+  ``streams.vw_grid_for``), cached in ``--vw-cache``;
+* ``full-info``: the full-information online error of the same
+  representation (the smallest of a multiclass Perceptron, of scikit-learn's
+  ``SGDClassifier(loss="log_loss")`` learning blocks of 20 rows, and of
+  SquareCB's oracle given every class's reward: AdaGrad least squares on the
+  one-hot label; predict, then learn): the limit bandit feedback approaches.
+
+The online error is mistakes / rounds (mean over seeds). Ratios are the mean
+error over the mean of ``vw-tuned`` (the issue's measure). ``--rff`` rows are
+played on a representation computed up front: each row standardised with the
+running mean and variance of the rows before it (row 1 with mean 0 and
+variance 1), then random Fourier features ``sqrt(2/D) cos(omega^T u + b)``,
+``omega ~ N(0, 2 gamma I)``, ``b ~ U(0, 2 pi)`` (Rahimi and Recht 2007;
+scikit-learn's ``RBFSampler`` with ``gamma = scale / d``).
+
+    python benchmarks/eval_nonlinear.py --suite tuning --seeds 0 1 2 --out DIR
+    python benchmarks/eval_nonlinear.py --suite validation --vw-cache F --out DIR
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+
+import numpy as np
+import scipy.sparse as sp
+from streams import SUITES, load_stream, vw_tuned
+
+
+def running_standardise(X: np.ndarray) -> np.ndarray:
+    """Row ``t`` scaled with the mean and (population) variance of rows
+    ``< t``; a column of zero variance so far is only centred."""
+    X = np.asarray(X, dtype=np.float64)
+    n = X.shape[0]
+    csum = np.cumsum(X, axis=0)
+    csq = np.cumsum(X * X, axis=0)
+    cnt = np.arange(n, dtype=np.float64)[:, None]
+    mean = np.zeros_like(X)
+    var = np.ones_like(X)
+    mean[1:] = csum[:-1] / cnt[1:]
+    var[1:] = csq[:-1] / cnt[1:] - mean[1:] ** 2
+    sd = np.sqrt(np.maximum(var, 0.0))
+    sd[sd < 1e-12] = 1.0
+    return (X - mean) / sd
+
+
+def rff(X, n_components: int, scale: float, seed: int) -> np.ndarray:
+    """Random Fourier features of the running-standardised rows."""
+    from sklearn.kernel_approximation import RBFSampler
+
+    U = running_standardise(X.toarray() if sp.issparse(X) else X)
+    sampler = RBFSampler(
+        gamma=scale / U.shape[1], n_components=n_components, random_state=seed
+    )
+    return sampler.fit(U[:1]).transform(U)
+
+
+#: the regression oracles of SquareCB tried on the random features
+RFF_OPTIMISERS = (("normalized", 0.5), ("adagrad", 0.1), ("adagrad", 0.03))
+
+
+def _error(est, X, y) -> float:
+    est.partial_fit(X, y, classes=np.unique(y))
+    return est.n_mistakes_ / est.t_
+
+
+def full_info_error(X, y, seed: int) -> float:
+    """Smallest full-information online error of two online linear learners."""
+    from sklearn.linear_model import SGDClassifier
+
+    from skbandit import MulticlassPerceptron
+
+    classes = np.unique(y)
+    perc = MulticlassPerceptron(random_state=seed).partial_fit(X, y, classes=classes)
+    errs = [perc.n_mistakes_ / perc.t_]
+    sgd = SGDClassifier(loss="log_loss", alpha=1e-5, random_state=seed)
+    mistakes, block = 0, 20  # predict a block of 20 rows, then learn it
+    sgd.partial_fit(X[:block], y[:block], classes=classes)
+    mistakes = int(np.sum(y[:block] != classes[0]))
+    for lo in range(block, len(y), block):
+        Xb, yb = X[lo : lo + block], y[lo : lo + block]
+        mistakes += int(np.sum(sgd.predict(Xb) != yb))
+        sgd.partial_fit(Xb, yb)
+    errs.append(mistakes / len(y))
+    errs.append(_full_info_regression(X, y, classes))
+    return min(errs)
+
+
+def _full_info_regression(X, y, classes, lr: float = 0.1) -> float:
+    """SquareCB's oracle given the full reward vector: one AdaGrad
+    least-squares regressor per class (with intercept) learns the one-hot
+    reward of every class on every row; the argmax is predicted first."""
+    X = X.toarray() if sp.issparse(X) else np.asarray(X)
+    n, d = X.shape
+    k = len(classes)
+    W = np.zeros((d + 1, k))
+    G = np.full((d + 1, k), 1e-12)
+    codes = np.searchsorted(classes, y)
+    mistakes = 0
+    for i in range(n):
+        x = np.append(X[i], 1.0)
+        s = x @ W
+        mistakes += int(np.argmax(s) != codes[i])
+        r = np.zeros(k)
+        r[codes[i]] = 1.0
+        g = np.outer(x, s - r)
+        G += g * g
+        W -= lr * g / np.sqrt(G)
+    return mistakes / n
+
+
+def _learners():
+    from skbandit import OnlineSelector, SquareCB
+
+    return {
+        "OnlineSelector()": lambda s: OnlineSelector(random_state=s),
+        "SquareCB()": lambda s: SquareCB(random_state=s),
+    }
+
+
+def run(args) -> dict:
+    store: dict = {}
+    if args.out and os.path.exists(os.path.join(args.out, f"{args.suite}.json")):
+        with open(os.path.join(args.out, f"{args.suite}.json")) as f:
+            store = json.load(f)
+    learners = _learners()
+    for stream in SUITES[args.suite]:
+        if args.streams and stream.name not in args.streams:
+            continue
+        for seed in args.seeds:
+            X, y = load_stream(stream.name, seed, suite=args.suite)
+            row = store.setdefault(f"{stream.name}/{seed}", {})
+            dense = not sp.issparse(X)
+            for name, make in learners.items():
+                if name not in row:
+                    t0 = time.perf_counter()
+                    row[name] = _error(make(seed), X, y)
+                    row[name + " s"] = time.perf_counter() - t0
+            if dense and args.rff:
+                from skbandit import SquareCB
+
+                for D in args.rff:
+                    for scale in args.rff_scale:
+                        Z = rff(X, D, scale, seed)
+                        for reg, lr in RFF_OPTIMISERS:
+                            key = f"RFF{D}x{scale} SquareCB({reg},{lr})"
+                            if key not in row:
+                                est = SquareCB(
+                                    regressor=reg, learning_rate=lr, random_state=seed
+                                )
+                                row[key] = _error(est, Z, y)
+                        fkey = f"full-info RFF{D}x{scale}"
+                        if args.full_info and fkey not in row:
+                            row[fkey] = full_info_error(Z, y, seed)
+            if args.full_info and "full-info linear" not in row:
+                Xs = X if sp.issparse(X) else running_standardise(X)
+                row["full-info linear"] = full_info_error(Xs, y, seed)
+            if args.vw_cache:
+                row["vw-tuned"], row["vw-tuned args"] = vw_tuned(
+                    stream.name, args.suite, seed, X, y, args.vw_cache
+                )
+            print(
+                stream.name,
+                seed,
+                {k: round(v, 4) for k, v in row.items() if isinstance(v, float)},
+                flush=True,
+            )
+            if args.out:
+                os.makedirs(args.out, exist_ok=True)
+                with open(os.path.join(args.out, f"{args.suite}.json"), "w") as f:
+                    json.dump(store, f, indent=1, sort_keys=True)
+    return store
+
+
+def table(store: dict, seeds) -> str:
+    names = sorted({k.rsplit("/", 1)[0] for k in store})
+    cols = sorted(
+        {
+            c
+            for r in store.values()
+            for c, v in r.items()
+            if isinstance(v, float) and not c.endswith(" s")
+        }
+    )
+    lines = ["stream".ljust(22) + "".join(c[:18].rjust(20) for c in cols)]
+    for n in names:
+        rows = [store[f"{n}/{s}"] for s in seeds if f"{n}/{s}" in store]
+        means = {
+            c: np.mean([r[c] for r in rows if c in r])
+            for c in cols
+            if all(c in r for r in rows)
+        }
+        vw = means.get("vw-tuned")
+        cells = []
+        for c in cols:
+            if c not in means:
+                cells.append("-".rjust(20))
+            elif vw and c != "vw-tuned":
+                cells.append(f"{means[c]:.4f} ({means[c] / vw:.2f})".rjust(20))
+            else:
+                cells.append(f"{means[c]:.4f}".rjust(20))
+        lines.append(n.ljust(22) + "".join(cells))
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--suite", default="tuning", choices=sorted(SUITES))
+    p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    p.add_argument("--streams", nargs="*", default=None)
+    p.add_argument("--rff", type=int, nargs="*", default=[])
+    p.add_argument("--rff-scale", type=float, nargs="+", default=[1.0])
+    p.add_argument("--full-info", action="store_true")
+    p.add_argument("--vw-cache", default=None)
+    p.add_argument("--out", default=None)
+    a = p.parse_args(argv)
+    store = run(a)
+    print(table(store, a.seeds))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,450 @@
+"""Mutation audit: plant one-line bugs, one at a time, and see whether the tests fail.
+
+Each mutant changes one line of one source file of the package (a comparison
+flipped, an operator swapped, an off-by-one, a ``min`` for a ``max``, ...).
+For every mutant the audit applies it, runs the area's targeted test files
+(``AREAS``) and records whether they failed (the mutant is *caught*); with
+``--full`` the survivors are run once more against the whole default suite.
+The file is restored after each mutant, whatever happens.
+
+Mutants come from two sources:
+
+* ``NAMED``: bugs written by hand (each a ``(file, old, new)`` replacement of
+  one occurrence), among them the bugs an earlier audit found the suite let
+  through;
+* generated ones: ``--per-area N`` lines drawn (seeded, ``--seed``) among the
+  code lines of an area's files where an operator of ``OPERATORS`` applies,
+  one operator each. Docstrings, comments, blank lines, imports, raising
+  lines and lines inside ``if TYPE_CHECKING`` are never mutated.
+
+A survivor is not necessarily a gap: the mutant may be *equivalent* (it
+changes no behaviour). List those in ``EQUIVALENT`` (by mutant id) with the
+reason; they are reported apart and left out of the rate.
+
+Run it in a checkout whose package is installed editable (compiled files are
+rebuilt on the next import, which makes a ``.pyx`` mutant take longer)::
+
+    python tools/mutation_audit.py --list                  # the mutants, no run
+    python tools/mutation_audit.py --per-area 6 --json out.json
+    python tools/mutation_audit.py --areas off_policy selector --full
+
+Never run it in a checkout with uncommitted changes to the mutated files: it
+refuses to start if ``git diff`` shows any.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import os
+import random
+import re
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+#: area -> (source files, targeted test files)
+AREAS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "selector": (
+        ("skbandit/multiclass/_selector.py", "skbandit/multiclass/_selector_fast.pyx"),
+        ("tests/test_selector.py",),
+    ),
+    "exploration": (
+        ("skbandit/exploration.py", "skbandit/_core/_explore.pyx"),
+        ("tests/test_exploration.py", "tests/test_tie_marginal.py"),
+    ),
+    "squarecb": (
+        (
+            "skbandit/linear_model/_squarecb.py",
+            "skbandit/linear_model/_squarecb_fast.pyx",
+            "skbandit/_core/_oracle.pyx",
+        ),
+        ("tests/test_squarecb.py", "tests/test_oracle.py"),
+    ),
+    "off_policy": (
+        ("skbandit/evaluation/_off_policy.py",),
+        ("tests/test_off_policy.py",),
+    ),
+    "coba": (("skbandit/integrations/coba.py",), ("tests/test_coba.py",)),
+    "validation": (
+        ("skbandit/_base/_validation.py", "skbandit/_base/_rows.py"),
+        (
+            "tests/test_validation.py",
+            "tests/test_input_canonical.py",
+            "tests/test_hardening.py",
+        ),
+    ),
+    "rollback": (
+        ("skbandit/_base/_transaction.py",),
+        ("tests/test_rollback.py", "tests/test_one_row_calls.py"),
+    ),
+    "feedback": (
+        ("skbandit/feedback.py",),
+        ("tests/test_logged.py", "tests/test_protocol.py", "tests/test_label_leak.py"),
+    ),
+    "progressive": (
+        ("skbandit/evaluation/_progressive.py",),
+        ("tests/test_evaluation.py",),
+    ),
+    "datasets": (
+        ("skbandit/datasets/_samples_generator.py",),
+        ("tests/test_datasets.py",),
+    ),
+}
+
+#: Hand-written mutants: id -> (file, old text, new text); ``old`` must occur
+#: exactly once in the file. The first group are the bugs an audit of the
+#: previous round found the full suite let through (issue 31).
+NAMED: dict[str, tuple[str, str, str]] = {
+    "selector:value-by-squared-weights": (
+        "skbandit/multiclass/_selector.py",
+        "w = self.ips_weights_[0]",
+        "w = self.ips_weights_[1]",
+    ),
+    "off_policy:clip-only-if-several": (
+        "skbandit/evaluation/_off_policy.py",
+        "    if clip is not None:\n        n_clipped",
+        "    if clip is not None and np.count_nonzero(w > clip) > 1:\n"
+        "        n_clipped",
+    ),
+    "off_policy:n-clipped-counts-equal": (
+        "skbandit/evaluation/_off_policy.py",
+        "n_clipped = int(np.count_nonzero(w > clip))",
+        "n_clipped = int(np.count_nonzero(w >= clip))",
+    ),
+    "off_policy:rows-below-one-accepted": (
+        "skbandit/evaluation/_off_policy.py",
+        "off = np.abs(sums - 1.0) > _SUM_TOL",
+        "off = sums - 1.0 > _SUM_TOL",
+    ),
+    "progressive:greedy-from-played": (
+        "skbandit/evaluation/_progressive.py",
+        '"greedy_mistakes": int(estimator.n_greedy_mistakes_ - g0),',
+        '"greedy_mistakes": int(estimator.n_mistakes_ - m0),',
+    ),
+    "feedback:truncate-one-too-many": (
+        "skbandit/feedback.py",
+        "tuple(a[:n_rounds] for a in logged)",
+        "tuple(a[: max(n_rounds - 1, 0)] for a in logged)",
+    ),
+    "feedback:propensity-length-unchecked": (
+        "skbandit/feedback.py",
+        "if rewards.shape[0] != n or propensities.shape[0] != n:",
+        "if rewards.shape[0] != n:",
+    ),
+    "coba:duplicates-not-summed": (
+        "skbandit/integrations/coba.py",
+        "        X.sum_duplicates()\n",
+        "",
+    ),
+    "coba:actions-by-identity": (
+        "skbandit/integrations/coba.py",
+        "a is b or _equal(a, b) for a, b",
+        "a is b for a, b",
+    ),
+    "coba:dict-keys-not-strings": (
+        "skbandit/integrations/coba.py",
+        "{str(k): v for k, v in context.items()}",
+        "dict(context)",
+    ),
+}
+
+#: mutant id -> why it cannot change behaviour (left out of the rate)
+EQUIVALENT: dict[str, str] = {}
+
+#: (pattern, replacement) pairs; a line takes the first that applies at a
+#: position drawn among its matches.
+OPERATORS: tuple[tuple[str, str], ...] = (
+    (r"<=", "<"),
+    (r">=", ">"),
+    (r"(?<![<>=!])<(?![<=])", "<="),
+    (r"(?<![<>=!-])>(?![>=])", ">="),
+    (r"==", "!="),
+    (r"!=", "=="),
+    (r" \+ 1\b(?!\.)", ""),
+    (r" - 1\b(?!\.)", ""),
+    (r" \+ (?!=)", " - "),
+    (r" - (?!=)", " + "),
+    (r" \* (?!\*)", " / "),
+    (r" / ", " * "),
+    (r"\bmin\(", "max("),
+    (r"\bmax\(", "min("),
+    (r" and ", " or "),
+    (r" or ", " and "),
+    (r"\bnot ", ""),
+    (r"\bTrue\b", "False"),
+    (r"\bFalse\b", "True"),
+    (r"\.sum\(", ".mean("),
+    (r"\*\* 2\b", "** 1"),
+    (r"\b0\.5\b", "0.25"),
+    (r"\bsqrt\(", "("),
+)
+
+
+@dataclass
+class Mutant:
+    id: str
+    area: str
+    file: str
+    line: int  # 1-based, for the report
+    old: str  # the whole original line (generated) or the replaced text (named)
+    new: str
+    named: bool
+
+
+def _skip_lines(path: str, text: str) -> set[int]:
+    """Line numbers (1-based) never mutated: docstrings, and for Python files
+    the lines of imports and ``raise`` statements."""
+    skip: set[int] = set()
+    if path.endswith(".py"):
+        tree = ast.parse(text)
+        for node in ast.walk(tree):
+            body = getattr(node, "body", None)
+            if isinstance(body, list) and body:
+                first = body[0]
+                if isinstance(first, ast.Expr) and isinstance(
+                    getattr(first, "value", None), ast.Constant
+                ):
+                    skip.update(range(first.lineno, first.end_lineno + 1))
+            if isinstance(node, ast.Import | ast.ImportFrom | ast.Raise):
+                skip.update(range(node.lineno, node.end_lineno + 1))
+            if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+                skip.update(range(node.lineno, node.end_lineno + 1))
+    else:  # Cython: skip triple-quoted blocks
+        inside = False
+        for i, line in enumerate(text.splitlines(), 1):
+            n = line.count('"""')
+            if inside or n:
+                skip.add(i)
+            if n % 2:
+                inside = not inside
+    return skip
+
+
+def _code_part(line: str) -> str:
+    """The line without a trailing comment (strings are left alone)."""
+    out, quote = [], None
+    for ch in line:
+        if quote:
+            if ch == quote:
+                quote = None
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "#":
+            break
+        out.append(ch)
+    return "".join(out)
+
+
+def _string_spans(code: str) -> list[tuple[int, int]]:
+    return [m.span() for m in re.finditer(r"'[^']*'|\"[^\"]*\"", code)]
+
+
+#: operators not used on Cython lines, where they would mostly make code that
+#: does not compile (integer indices, pointer casts) rather than a bug
+_NOT_IN_CYTHON = {r" \* (?!\*)", r" / ", r"\.sum\(", r"\*\* 2\b"}
+
+
+def _mutations(line: str, cython: bool = False) -> list[str]:
+    """Every single-operator mutation of ``line`` (outside strings, comments
+    and Cython casts ``<type>``)."""
+    code = _code_part(line)
+    spans = _string_spans(code) + [
+        m.span() for m in re.finditer(r"<[A-Za-z_][\w.* ]*>", code)
+    ]
+    out = []
+    for pattern, repl in OPERATORS:
+        if cython and pattern in _NOT_IN_CYTHON:
+            continue
+        for m in re.finditer(pattern, code):
+            if any(a <= m.start() < b for a, b in spans):
+                continue
+            out.append(line[: m.start()] + repl + line[m.end() :])
+    return out
+
+
+def _parses(text: str, lineno: int, new: str) -> bool:
+    lines = text.split("\n")
+    lines[lineno - 1] = new
+    try:
+        ast.parse("\n".join(lines))
+    except SyntaxError:
+        return False
+    return True
+
+
+def generated(area: str, per_area: int, seed: int) -> list[Mutant]:
+    files, _ = AREAS[area]
+    pool = []
+    for path in files:
+        with open(os.path.join(ROOT, path)) as f:
+            text = f.read()
+        skip = _skip_lines(path, text)
+        for i, line in enumerate(text.splitlines(), 1):
+            s = line.strip()
+            if i in skip or not s or s.startswith(("#", "@", "cimport", "from ")):
+                continue
+            for new in _mutations(line, cython=path.endswith(".pyx")):
+                if path.endswith(".py") and not _parses(text, i, new):
+                    continue
+                pool.append((path, i, line, new))
+    rng = random.Random(f"{seed}/{area}")
+    # at most one mutant per line: draw lines, then one mutation of each
+    by_line: dict[tuple[str, int], list] = {}
+    for item in pool:
+        by_line.setdefault(item[:2], []).append(item)
+    keys = sorted(by_line)
+    rng.shuffle(keys)
+    out = []
+    for path, i in keys[:per_area]:
+        _, _, old, new = rng.choice(by_line[(path, i)])
+        out.append(
+            Mutant(
+                f"{area}:{path.rsplit('/', 1)[-1]}:{i}", area, path, i, old, new, False
+            )
+        )
+    return out
+
+
+def named() -> list[Mutant]:
+    out = []
+    for mid, (path, old, new) in NAMED.items():
+        area = next(a for a, (files, _) in AREAS.items() if path in files)
+        out.append(Mutant(mid, area, path, 0, old, new, True))
+    return out
+
+
+def _apply(m: Mutant) -> str | None:
+    """Write the mutant; return the original text, or None if it does not apply."""
+    path = os.path.join(ROOT, m.file)
+    with open(path) as f:
+        text = f.read()
+    if m.named:
+        if text.count(m.old) != 1:
+            return None
+        mutated = text.replace(m.old, m.new, 1)
+    else:
+        lines = text.split("\n")
+        if m.line > len(lines) or lines[m.line - 1] != m.old:
+            return None
+        lines[m.line - 1] = m.new
+        mutated = "\n".join(lines)
+    with open(path, "w") as f:
+        f.write(mutated)
+    return text
+
+
+def _pytest(tests: list[str], timeout: float) -> tuple[bool, float]:
+    """True if the tests failed (or errored, or timed out)."""
+    start = time.perf_counter()
+    try:
+        r = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pytest",
+                "-x",
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                *tests,
+            ],
+            cwd=ROOT,
+            capture_output=True,
+            timeout=timeout,
+        )
+        failed = r.returncode != 0
+    except subprocess.TimeoutExpired:
+        failed = True
+    return failed, time.perf_counter() - start
+
+
+def run(mutants: list[Mutant], full: bool, timeout: float) -> list[dict]:
+    results = []
+    for m in mutants:
+        original = _apply(m)
+        if original is None:
+            results.append({**asdict(m), "status": "not applicable"})
+            print(f"{m.id:50s} not applicable", flush=True)
+            continue
+        try:
+            failed, secs = _pytest(list(AREAS[m.area][1]), timeout)
+            status = "caught (targeted)" if failed else "survived"
+            if not failed and full:
+                failed, more = _pytest(["tests"], timeout * 10)
+                secs += more
+                status = "caught (full suite)" if failed else "survived"
+        finally:
+            with open(os.path.join(ROOT, m.file), "w") as f:
+                f.write(original)
+        if status == "survived" and m.id in EQUIVALENT:
+            status = "equivalent"
+        results.append({**asdict(m), "status": status, "seconds": round(secs, 1)})
+        print(f"{m.id:50s} {status} ({secs:.0f} s)", flush=True)
+    return results
+
+
+def summary(results: list[dict]) -> str:
+    rows = [r for r in results if r["status"] not in ("not applicable",)]
+    counted = [r for r in rows if r["status"] != "equivalent"]
+    caught = [r for r in counted if r["status"].startswith("caught")]
+    lines = [
+        f"mutants run: {len(rows)}, equivalent: {len(rows) - len(counted)}, "
+        f"caught: {len(caught)} of {len(counted)}"
+        + (f" ({100 * len(caught) / len(counted):.0f}%)" if counted else ""),
+    ]
+    for area in AREAS:
+        a = [r for r in counted if r["area"] == area]
+        if a:
+            c = sum(r["status"].startswith("caught") for r in a)
+            lines.append(f"  {area:12s} {c}/{len(a)}")
+    for r in counted:
+        if r["status"] == "survived":
+            where = f"{r['file']}:{r['line']}" if r["line"] else r["file"]
+            lines.append(f"  SURVIVED {r['id']} ({where}): {r['new'].strip()[:100]}")
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--areas", nargs="*", default=list(AREAS), choices=list(AREAS))
+    p.add_argument("--per-area", type=int, default=6)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--no-named", action="store_true")
+    p.add_argument("--full", action="store_true", help="run survivors on the suite")
+    p.add_argument("--timeout", type=float, default=600.0)
+    p.add_argument("--list", action="store_true")
+    p.add_argument("--json", default=None)
+    a = p.parse_args(argv)
+    mutants = [] if a.no_named else [m for m in named() if m.area in a.areas]
+    for area in a.areas:
+        mutants += generated(area, a.per_area, a.seed)
+    if a.list:
+        for m in mutants:
+            print(f"{m.id}\n  - {m.old.strip()}\n  + {m.new.strip()}")
+        return 0
+    files = sorted({m.file for m in mutants})
+    dirty = subprocess.run(
+        ["git", "diff", "--name-only", "--", *files],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    ).stdout.split()
+    if dirty:
+        print("refusing: uncommitted changes in " + ", ".join(dirty), file=sys.stderr)
+        return 2
+    results = run(mutants, a.full, a.timeout)
+    text = summary(results)
+    print(text)
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump({"results": results, "summary": text}, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
