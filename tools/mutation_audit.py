@@ -40,6 +40,7 @@ import json
 import os
 import random
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -437,6 +438,8 @@ def main(argv=None) -> int:
     if dirty:
         print("refusing: uncommitted changes in " + ", ".join(dirty), file=sys.stderr)
         return 2
+    # a termination restores the mutated file (run's ``finally``) before exiting
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
     results = run(mutants, a.full, a.timeout)
     text = summary(results)
     print(text)
