@@ -1025,12 +1025,40 @@ def vw_tuned(
     classes, n = np.unique(y), len(y)
     todo = [a for a in vw_grid_for(X) if a not in row]
     for args in todo:
-        row[args] = VWLearner(args, seed).run(X, y, classes, [n])["mistakes"][-1] / n
-    if todo and cache:
-        with open(cache, "w") as f:
-            json.dump(store, f, indent=1, sort_keys=True)
-    best = min(row, key=row.get)
-    return row[best], best
+        row[args] = _isolated(
+            lambda a=args: (
+                VWLearner(a, seed).run(X, y, classes, [n])["mistakes"][-1] / n
+            )
+        )
+        if cache:
+            with open(cache, "w") as f:
+                json.dump(store, f, indent=1, sort_keys=True)
+    ran = {a: e for a, e in row.items() if e is not None}
+    best = min(ran, key=ran.get)
+    return ran[best], best
+
+
+def _isolated(fn: Callable[[], float]) -> float | None:
+    """``fn()`` in a forked child process; ``None`` when the child dies (some
+    VW configurations corrupt the heap on some streams: the run is left out
+    and recorded as ``null``, without taking the parent down)."""
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("fork")
+    recv, send = ctx.Pipe(duplex=False)
+
+    def child():
+        send.send(fn())
+
+    proc = ctx.Process(target=child)
+    proc.start()
+    send.close()
+    try:
+        value = recv.recv()
+    except EOFError:
+        value = None
+    proc.join()
+    return value if proc.exitcode == 0 else None
 
 
 def main(argv=None):
