@@ -45,8 +45,10 @@ The failure guarantee
   one row: a call's journal is proportional to what it writes.
 * After each row the state entries it wrote are checked to be finite (O(what
   the row wrote); the kernel also stops at the first row whose scores are not
-  finite), so an overflow raises a ``FloatingPointError`` that suggests scaling
-  the input.
+  finite), so an overflow raises a ``FloatingPointError`` naming its cause:
+  importance weights ``1/p`` beyond ``2**32`` when the rows are logged rounds
+  with propensities below the default floor (a lowered
+  ``LoggedFeedback(min_propensity=...)``), else the features' scale.
 * Every distribution a learner plays, logs or returns is checked to be a
   probability vector (the pass drivers check each round's, in O(k)); an
   invalid one raises a ``FloatingPointError`` naming it, with the same rollback.
@@ -105,6 +107,7 @@ from skbandit._core._kernel import (
     OneRow,
     Slots,
 )
+from skbandit.feedback import MIN_PROPENSITY
 
 # Rows per call of the compiled pass driver. Uniforms are drawn per block so
 # memory stays bounded on long streams; the generator yields the same stream
@@ -271,9 +274,16 @@ class TransactionMixin:
                     uniforms = one.draw()  # None: the pair is one's
                 done, out = play.run(kernel, block, uniforms)
                 if kernel.status != 0:
-                    self._raise_kernel_status(kernel, X, row=block[min(done, n - 1)])
+                    stop = min(done, n - 1)
+                    self._raise_kernel_status(
+                        kernel, X, row=block[stop],
+                        propensities=_played(play, logged, block[: stop + 1]),
+                    )  # fmt: skip
                 if copy and not self._state_finite():
-                    self._raise_kernel_status(kernel, X, status=STATUS_NONFINITE)
+                    self._raise_kernel_status(
+                        kernel, X, status=STATUS_NONFINITE,
+                        propensities=_played(play, logged, block),
+                    )  # fmt: skip
                 block_rows = n
                 if done < n:  # the journal reached its limit: a shorter block
                     # (not with one row: a driver stops before its only round
@@ -460,10 +470,21 @@ class TransactionMixin:
         state.pop("_validated_params", None)  # (compiled slots: validated anew)
         return state
 
-    def _raise_kernel_status(self, kernel, X, status=None, row=None, proba=None):
+    def _raise_kernel_status(
+        self, kernel, X, status=None, row=None, proba=None, propensities=None
+    ):
         """Raise the error for a kernel's non-zero status (the caller rolls
         back). ``row`` is the index in X of the row that stopped the kernel,
-        ``proba`` the invalid distribution (default: the kernel's last)."""
+        ``proba`` the invalid distribution (default: the kernel's last),
+        ``propensities`` the logged propensities of the rows the block played
+        up to that row (None: not logged rounds).
+
+        An overflow is blamed on the importance weights when a logged
+        propensity is below the default floor ``MIN_PROPENSITY`` (``2**-32``;
+        possible only with a lowered ``LoggedFeedback(min_propensity=...)``):
+        the rows' magnitude bound (``_rows._MAX_ABS_X``) keeps the arithmetic
+        finite for weights ``1/p`` up to ``2**32``, so beyond it the weight is
+        the cause, and within it the features are."""
         status = kernel.status if status is None else status
         if status == STATUS_JOURNAL_ERROR:
             raise MemoryError(
@@ -488,6 +509,24 @@ class TransactionMixin:
         if status == STATUS_NONFINITE:
             data = X.data if sp.issparse(X) else X
             scale = float(np.max(np.abs(data))) if data.size else 0.0
+            smallest = (
+                float(np.min(propensities))
+                if propensities is not None and propensities.size
+                else 1.0
+            )
+            if smallest < MIN_PROPENSITY:
+                raise FloatingPointError(
+                    f"{type(self).__name__}: the scores or the state became "
+                    "non-finite (floating-point overflow) learning logged "
+                    f"rounds with propensities as small as {smallest:.3g}: "
+                    f"importance weights 1/p up to {1.0 / smallest:.3g}, beyond "
+                    "the 2**32 the learners' arithmetic allows for (the "
+                    f"features are within bounds; the largest |x| in this call "
+                    f"is {scale:.3g}). Keep LoggedFeedback's min_propensity at "
+                    "its default (2**-32) or above, or clip or drop the rounds "
+                    "of tiny propensities. The learner is left as after its "
+                    "last finished block of rows."
+                )
             raise FloatingPointError(
                 f"{type(self).__name__}: the scores or the state became "
                 f"non-finite (floating-point overflow); the largest |x| in this "
@@ -496,3 +535,9 @@ class TransactionMixin:
                 "learner is left as after its last finished block of rows."
             )
         raise RuntimeError(f"kernel stopped with unknown status {status}")
+
+
+def _played(play, logged: bool, rows):
+    """The logged propensities of ``rows`` (for ``_raise_kernel_status``), or
+    None when the pass is not of logged rounds."""
+    return play.propensities[rows] if logged else None
