@@ -322,10 +322,9 @@ class LoggedFeedback:
     ``2.3e-10``) are refused with a ``ValueError``, for every learner and the
     off-policy estimators alike: a weight above ``2**32`` exceeds the margin
     the rows' magnitude bound leaves for importance weights (``|x_ij| <=
-    2**480``, so squared row norms stay below ``2**991``), and the learners'
-    arithmetic can overflow (``Gaptron`` and ``PNewtron`` square the weighted
-    step) or one round can swamp the model (the Banditron's weights reach
-    ``x / p``). They are refused rather than clipped: clipping would change
+    2**480``, so squared row norms stay below ``2**991``), and beyond it the
+    learners' arithmetic can overflow or one round can swamp the model (the
+    Banditron's weights reach ``x / p``; ``docs/logged.md``). They are refused rather than clipped: clipping would change
     the data silently (a biased importance weight, and a logged propensity that
     no longer matches the learner's own for its own rounds,
     ``docs/logged.md``), while a refusal lets the caller choose (clip, drop
