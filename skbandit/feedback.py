@@ -324,12 +324,13 @@ class LoggedFeedback:
     the rows' magnitude bound leaves for importance weights (``|x_ij| <=
     2**480``, so squared row norms stay below ``2**991``), and beyond it the
     learners' arithmetic can overflow or one round can swamp the model (the
-    Banditron's weights reach ``x / p``; ``docs/logged.md``). They are refused rather than clipped: clipping would change
-    the data silently (a biased importance weight, and a logged propensity that
-    no longer matches the learner's own for its own rounds,
-    ``docs/logged.md``), while a refusal lets the caller choose (clip, drop
+    Banditron's weights reach ``x / p``). They are refused rather than
+    clipped: clipping would change the data silently (a biased importance
+    weight, and a logged propensity that no longer matches the learner's own
+    for its own rounds), while a refusal lets the caller choose (clip, drop
     the round, or lower the floor knowingly). The learners' own exploration
-    keeps every propensity far above the default floor.
+    keeps their propensities far above the default floor (``docs/logged.md``,
+    The propensity floor).
 
     Parameters
     ----------

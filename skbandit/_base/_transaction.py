@@ -275,15 +275,13 @@ class TransactionMixin:
                 done, out = play.run(kernel, block, uniforms)
                 if kernel.status != 0:
                     stop = min(done, n - 1)
-                    self._raise_kernel_status(
-                        kernel, X, row=block[stop],
-                        propensities=_played(play, logged, block[: stop + 1]),
-                    )  # fmt: skip
+                    if logged and kernel.status == STATUS_NONFINITE:
+                        self._raise_weight_overflow(X, play, block[: stop + 1])
+                    self._raise_kernel_status(kernel, X, row=block[stop])
                 if copy and not self._state_finite():
-                    self._raise_kernel_status(
-                        kernel, X, status=STATUS_NONFINITE,
-                        propensities=_played(play, logged, block),
-                    )  # fmt: skip
+                    if logged:
+                        self._raise_weight_overflow(X, play, block)
+                    self._raise_kernel_status(kernel, X, status=STATUS_NONFINITE)
                 block_rows = n
                 if done < n:  # the journal reached its limit: a shorter block
                     # (not with one row: a driver stops before its only round
@@ -470,21 +468,36 @@ class TransactionMixin:
         state.pop("_validated_params", None)  # (compiled slots: validated anew)
         return state
 
-    def _raise_kernel_status(
-        self, kernel, X, status=None, row=None, proba=None, propensities=None
-    ):
-        """Raise the error for a kernel's non-zero status (the caller rolls
-        back). ``row`` is the index in X of the row that stopped the kernel,
-        ``proba`` the invalid distribution (default: the kernel's last),
-        ``propensities`` the logged propensities of the rows the block played
-        up to that row (None: not logged rounds).
-
-        An overflow is blamed on the importance weights when a logged
-        propensity is below the default floor ``MIN_PROPENSITY`` (``2**-32``;
+    def _raise_weight_overflow(self, X, play, rows) -> None:
+        """Raise the ``FloatingPointError`` of an overflow while learning the
+        logged ``rows`` of a ``_LoggedPass`` (``play``) when one of their
+        propensities is below the default floor ``MIN_PROPENSITY`` (``2**-32``;
         possible only with a lowered ``LoggedFeedback(min_propensity=...)``):
         the rows' magnitude bound (``_rows._MAX_ABS_X``) keeps the arithmetic
-        finite for weights ``1/p`` up to ``2**32``, so beyond it the weight is
-        the cause, and within it the features are."""
+        finite for importance weights ``1/p`` up to ``2**32``, so beyond it the
+        weight is the cause. Returns otherwise (the features are:
+        ``_raise_kernel_status``)."""
+        smallest = float(np.min(play.propensities[rows]))
+        if smallest >= MIN_PROPENSITY:
+            return
+        data = X.data if sp.issparse(X) else X
+        scale = float(np.max(np.abs(data))) if data.size else 0.0
+        raise FloatingPointError(
+            f"{type(self).__name__}: the scores or the state became non-finite "
+            "(floating-point overflow) learning logged rounds with propensities "
+            f"as small as {smallest:.3g}: importance weights 1/p up to "
+            f"{1.0 / smallest:.3g}, beyond the 2**32 the learners' arithmetic "
+            "allows for (the features are within bounds; the largest |x| in "
+            f"this call is {scale:.3g}). Keep LoggedFeedback's min_propensity at "
+            "its default (2**-32) or above, or clip or drop the rounds of tiny "
+            "propensities. The learner is left as after its last finished block "
+            "of rows."
+        )
+
+    def _raise_kernel_status(self, kernel, X, status=None, row=None, proba=None):
+        """Raise the error for a kernel's non-zero status (the caller rolls
+        back). ``row`` is the index in X of the row that stopped the kernel,
+        ``proba`` the invalid distribution (default: the kernel's last)."""
         status = kernel.status if status is None else status
         if status == STATUS_JOURNAL_ERROR:
             raise MemoryError(
@@ -509,24 +522,6 @@ class TransactionMixin:
         if status == STATUS_NONFINITE:
             data = X.data if sp.issparse(X) else X
             scale = float(np.max(np.abs(data))) if data.size else 0.0
-            smallest = (
-                float(np.min(propensities))
-                if propensities is not None and propensities.size
-                else 1.0
-            )
-            if smallest < MIN_PROPENSITY:
-                raise FloatingPointError(
-                    f"{type(self).__name__}: the scores or the state became "
-                    "non-finite (floating-point overflow) learning logged "
-                    f"rounds with propensities as small as {smallest:.3g}: "
-                    f"importance weights 1/p up to {1.0 / smallest:.3g}, beyond "
-                    "the 2**32 the learners' arithmetic allows for (the "
-                    f"features are within bounds; the largest |x| in this call "
-                    f"is {scale:.3g}). Keep LoggedFeedback's min_propensity at "
-                    "its default (2**-32) or above, or clip or drop the rounds "
-                    "of tiny propensities. The learner is left as after its "
-                    "last finished block of rows."
-                )
             raise FloatingPointError(
                 f"{type(self).__name__}: the scores or the state became "
                 f"non-finite (floating-point overflow); the largest |x| in this "
@@ -535,9 +530,3 @@ class TransactionMixin:
                 "learner is left as after its last finished block of rows."
             )
         raise RuntimeError(f"kernel stopped with unknown status {status}")
-
-
-def _played(play, logged: bool, rows):
-    """The logged propensities of ``rows`` (for ``_raise_kernel_status``), or
-    None when the pass is not of logged rounds."""
-    return play.propensities[rows] if logged else None
