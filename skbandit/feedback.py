@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import math
+import numbers
+
 import numpy as np
 from sklearn.utils import assert_all_finite
 from sklearn.utils.multiclass import check_classification_targets
@@ -22,6 +25,45 @@ _TABLE_SLACK = 1024
 # Fewer labels are searched: the table's fixed cost (a few NumPy calls) is
 # then above the search's (about equal at 1,000 labels of 9 classes).
 _TABLE_MIN_LABELS = 1024
+
+
+# The smallest propensity ``LoggedFeedback`` accepts by default: 2**-32 (about
+# 2.3e-10), so that an importance weight 1/p is at most 2**32, the margin the
+# rows' magnitude bound leaves for importance weights
+# (``skbandit._base._rows._MAX_ABS_X``: squared row norms stay below 2**991).
+MIN_PROPENSITY = 2.0**-32
+
+
+def _check_label_values(values: np.ndarray, name: str) -> None:
+    """Refuse values that cannot be class labels: complex numbers, NaN and
+    infinities, None (``ValueError`` naming ``name`` and the first such
+    values). Integer, boolean and string arrays are not scanned; float arrays
+    by one ``np.isfinite``; object arrays element by element."""
+    kind = values.dtype.kind
+    if kind == "c":
+        raise ValueError(
+            f"{name} must be real class labels; got complex values "
+            f"{values.ravel()[:5].tolist()}."
+        )
+    if kind == "f":
+        bad = ~np.isfinite(values)
+    elif kind == "O":
+        bad = np.fromiter(map(_not_a_label, values.ravel()), bool, values.size)
+    else:
+        return
+    if bad.any():
+        raise ValueError(
+            f"{name} must be class labels that are finite numbers or strings; "
+            f"got {values.ravel()[bad.ravel()][:5].tolist()} (NaN, infinite, "
+            "complex or None values cannot be classes)."
+        )
+
+
+def _not_a_label(value) -> bool:
+    """One element of an object array that cannot be a class label."""
+    if value is None or isinstance(value, complex | np.complexfloating):
+        return True
+    return isinstance(value, float | np.floating) and not math.isfinite(value)
 
 
 def _table_codes(y: np.ndarray, classes: np.ndarray) -> np.ndarray | None:
@@ -268,28 +310,56 @@ class LoggedFeedback:
     what the off-policy estimators of :mod:`skbandit.evaluation` need.
 
     The arrays are checked here for what does not depend on the learner
-    (matching lengths, finite rewards, propensities in (0, 1]); the learner
-    checks the actions against its ``classes_`` and the rewards against the
-    range its algorithm assumes (0/1, or [0, 1]), before changing anything.
+    (matching lengths, actions that can be class labels, real and finite
+    rewards, real propensities in ``[min_propensity, 1]``); the learner checks
+    the actions against its ``classes_`` and the rewards against the range its
+    algorithm assumes (0/1, or [0, 1]), before changing anything.
+
+    **The propensity floor.** A round logged with propensity ``p`` is learned
+    with the importance weight ``1 / p`` (the Banditron's ``x / p``, the
+    Gaptron's ``1[a = y] / p``, ...; off-policy evaluation's ``pi(a|x) / p``).
+    Propensities below ``min_propensity`` (default ``2**-32``, about
+    ``2.3e-10``) are refused with a ``ValueError``, for every learner and the
+    off-policy estimators alike: a weight above ``2**32`` exceeds the margin
+    the rows' magnitude bound leaves for importance weights (``|x_ij| <=
+    2**480``, so squared row norms stay below ``2**991``), and beyond it the
+    learners' arithmetic can overflow or one round can swamp the model (the
+    Banditron's weights reach ``x / p``). They are refused rather than
+    clipped: clipping would change the data silently (a biased importance
+    weight, and a logged propensity that no longer matches the learner's own
+    for its own rounds), while a refusal lets the caller choose (clip, drop
+    the round, or lower the floor knowingly). The learners' own exploration
+    keeps their propensities far above the default floor (``docs/logged.md``,
+    The propensity floor).
 
     Parameters
     ----------
     actions : array-like of shape (n_samples,)
-        The action shown on each row, as a class label.
+        The action shown on each row, as a class label (not NaN, infinite,
+        complex or None).
     rewards : array-like of shape (n_samples,)
         The reward observed for it: 0 or 1 (e.g. a click), or a real value in
-        [0, 1] for the learners that accept one.
+        [0, 1] for the learners that accept one. Real numbers only: complex
+        values are refused (not truncated to their real part).
     propensities : array-like of shape (n_samples,)
         The probability with which the logging policy chose the action, in
-        (0, 1]: for an skbandit learner, what ``sample_actions`` returned (its
-        marginal probability of the action, exact ties of the greedy label
-        included).
+        ``[min_propensity, 1]``: for an skbandit learner, what
+        ``sample_actions`` returned (its marginal probability of the action,
+        exact ties of the greedy label included).
+    min_propensity : float, default=2**-32
+        The propensity floor, in (0, 1]: smaller propensities (importance
+        weights ``1 / p`` above ``1 / min_propensity``) are refused. Lowering
+        it below the default lets importance weights exceed ``2**32``; a
+        learner whose state then overflows raises a ``FloatingPointError``
+        naming the importance weight.
 
     Attributes
     ----------
     actions : ndarray of shape (n_samples,)
     rewards : ndarray of shape (n_samples,), dtype float64
     propensities : ndarray of shape (n_samples,), dtype float64
+    min_propensity : float
+        The propensity floor the arrays were checked against.
 
     Examples
     --------
@@ -305,11 +375,16 @@ class LoggedFeedback:
     2
     """
 
-    def __init__(self, actions, rewards, propensities) -> None:
-        one = _one_round(actions, rewards, propensities)
+    def __init__(
+        self, actions, rewards, propensities, *, min_propensity=MIN_PROPENSITY
+    ) -> None:
+        if min_propensity is not MIN_PROPENSITY:
+            min_propensity = _check_min_propensity(min_propensity)
+        one = _one_round(actions, rewards, propensities, min_propensity)
         if one is None:
-            one = _checked_rounds(actions, rewards, propensities)
+            one = _checked_rounds(actions, rewards, propensities, min_propensity)
         self.actions, self.rewards, self.propensities = one
+        self.min_propensity = min_propensity
 
     def __len__(self) -> int:
         return self.actions.shape[0]
@@ -324,18 +399,31 @@ class LoggedFeedback:
         a, r, p = self.actions[index], self.rewards[index], self.propensities[index]
         if np.ndim(a) == 0:
             a, r, p = np.asarray([a]), np.asarray([r]), np.asarray([p])
-        return LoggedFeedback(a, r, p)
+        return LoggedFeedback(a, r, p, min_propensity=self.min_propensity)
 
     def __repr__(self) -> str:
         return f"LoggedFeedback(n_samples={len(self)})"
 
 
-def _one_round(actions, rewards, propensities):
+def _check_min_propensity(value) -> float:
+    """``min_propensity`` as a float in (0, 1]; ``ValueError`` otherwise."""
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        value = float(value)
+        if 0.0 < value <= 1.0:
+            return value
+    raise ValueError(
+        f"LoggedFeedback: min_propensity must be a real number in (0, 1]; got "
+        f"{value!r}."
+    )
+
+
+def _one_round(actions, rewards, propensities, min_propensity=MIN_PROPENSITY):
     """``(actions, rewards, propensities)`` of one valid round as the live loop
     passes it, checked on Python scalars: ``sample_actions``' arrays (a 1-D
-    ``ndarray`` of one action, not of objects, and one float64 propensity in
-    (0, 1]) and one finite reward, a ``float`` in a list or a float64 array of
-    one. None for anything else, which ``_checked_rounds`` converts, checks and
+    ``ndarray`` of one action of an integer, boolean, string or float dtype, a
+    float one finite, and one float64 propensity in ``[min_propensity, 1]``)
+    and one finite reward, a ``float`` in a list or a float64 array of one.
+    None for anything else, which ``_checked_rounds`` converts, checks and
     refuses with its errors; on what this accepts both give the same arrays
     (``tests/test_live_round.py::test_one_round_fast_path``)."""
     if not (
@@ -344,9 +432,13 @@ def _one_round(actions, rewards, propensities):
         and actions.shape == (1,)
         and propensities.shape == (1,)
         and propensities.dtype == np.float64
-        and actions.dtype.kind != "O"
+        and actions.dtype.kind in "biuUSf"
     ):
         return None
+    if actions.dtype.kind == "f":
+        a = actions.item(0)
+        if not a - a == 0.0:  # NaN or infinite: not a class
+            return None
     if type(rewards) is list and len(rewards) == 1 and type(rewards[0]) is float:
         r = rewards[0]
         rewards = np.array(rewards)  # float64
@@ -359,15 +451,17 @@ def _one_round(actions, rewards, propensities):
     else:
         return None
     p = propensities.item(0)
-    if r - r == 0.0 and 0.0 < p <= 1.0:  # finite; a probability
+    if r - r == 0.0 and min_propensity <= p <= 1.0:  # finite; above the floor
         return actions, rewards, propensities
     return None
 
 
-def _checked_rounds(actions, rewards, propensities):
+def _checked_rounds(actions, rewards, propensities, min_propensity=MIN_PROPENSITY):
     """``(actions, rewards, propensities)`` as 1-D arrays (rewards and
-    propensities float64), checked: one of each per round, finite rewards,
-    propensities in (0, 1]; ``ValueError`` naming the problem otherwise."""
+    propensities float64), checked: one of each per round, actions that can be
+    class labels (``_check_label_values``), real and finite rewards, real
+    propensities in ``[min_propensity, 1]``; ``ValueError`` naming the problem
+    otherwise."""
     actions = _as_1d(actions, "actions")
     rewards = _as_1d(rewards, "rewards", np.float64)
     propensities = _as_1d(propensities, "propensities", np.float64)
@@ -378,12 +472,15 @@ def _checked_rounds(actions, rewards, propensities):
             f"round; got {n} actions, {rewards.shape[0]} rewards and "
             f"{propensities.shape[0]} propensities."
         )
+    _check_label_values(actions, "LoggedFeedback: actions")
     if n == 1:  # the single-row path: Python scalars
         r, p = float(rewards[0]), float(propensities[0])
         finite, valid = r - r == 0.0, 0.0 < p <= 1.0
+        floored = p >= min_propensity
     else:
         finite = bool(np.all(np.isfinite(rewards)))
         valid = not n or (propensities.min() > 0.0 and propensities.max() <= 1.0)
+        floored = not n or propensities.min() >= min_propensity
     if not finite:
         raise ValueError("LoggedFeedback: rewards must be finite (no NaN or inf).")
     if not valid:
@@ -393,17 +490,39 @@ def _checked_rounds(actions, rewards, propensities):
             f"got {bad[:5].tolist()} (a logged action must have had a "
             "positive probability of being shown)."
         )
+    if not floored:
+        bad = propensities[propensities < min_propensity]
+        raise ValueError(
+            f"LoggedFeedback: {bad.shape[0]} "
+            f"propensit{'y is' if bad.shape[0] == 1 else 'ies are'} below "
+            f"min_propensity={min_propensity:.3g}, e.g. {bad[:5].tolist()}: "
+            f"their importance weights 1/p (up to {1.0 / bad.min():.3g}) are "
+            f"beyond what can be learned from or evaluated (the limit is "
+            f"1/min_propensity = {1.0 / min_propensity:.3g}). Clip or drop "
+            "those rounds, or pass a smaller min_propensity knowingly."
+        )
     return actions, rewards, propensities
 
 
 def _as_1d(values, name: str, dtype=None) -> np.ndarray:
+    """``values`` as a 1-D array (a column vector flattened), of ``dtype`` when
+    given (then real numbers only: complex values are refused, not truncated
+    to their real part); ``ValueError`` naming ``name`` otherwise."""
     if type(values) is not np.ndarray or (dtype is not None and values.dtype != dtype):
-        try:
-            values = np.asarray(values, dtype=dtype)
-        except (TypeError, ValueError) as exc:
-            raise ValueError(
-                f"LoggedFeedback: {name} could not be read: {exc}"
-            ) from None
+        values = _read(np.asarray, values, name)
+        if dtype is not None:
+            if values.dtype.kind == "c" or (
+                values.dtype.kind == "O"
+                and any(
+                    isinstance(v, complex | np.complexfloating) for v in values.flat
+                )
+            ):
+                raise ValueError(
+                    f"LoggedFeedback: {name} must be real numbers; got complex "
+                    f"values {values.ravel()[:5].tolist()} (their imaginary part "
+                    "would be lost)."
+                )
+            values = _read(values.astype, dtype, name)
     if values.ndim == 2 and values.shape[1] == 1:
         values = values[:, 0]
     if values.ndim != 1:
@@ -413,3 +532,12 @@ def _as_1d(values, name: str, dtype=None) -> np.ndarray:
     if dtype is None and values.dtype.kind == "O":
         values = column_or_1d(values, input_name=name)
     return values
+
+
+def _read(convert, value, name: str) -> np.ndarray:
+    """``convert(value)``, its ``TypeError`` or ``ValueError`` as a
+    ``ValueError`` naming ``name``."""
+    try:
+        return convert(value)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"LoggedFeedback: {name} could not be read: {exc}") from None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import sys
 
@@ -75,6 +76,47 @@ def test_greedy_mistakes_at_checkpoints_match_counters(digits):
         ref = Banditron(exploration=EpsilonGreedy(0.1), random_state=0)
         ref.partial_fit(X[:t], y[:t], classes=np.unique(y))
         assert greedy == ref.n_greedy_mistakes_
+
+
+def test_greedy_error_counts_the_greedy_action_not_the_played_one(digits):
+    """A Banditron trained on 300 labelled rows, then validated on 300 more
+    with EpsilonGreedy(0.9): it plays a uniform action 90% of the time (played
+    error near 0.8) while its greedy action errs far less often, so the two
+    counts differ by construction. The reported greedy mistakes (every checkpoint),
+    ``greedy_error``, ``summary``, ``to_dict`` and ``to_frame`` equal an
+    independent count: a copy of the learner stepped row by row, its
+    ``predict`` (the argmax of the current weights; no ties on a trained
+    model) taken before each round, then the round played."""
+    X, y = digits
+    classes = np.unique(y)
+    # (average=False: ``predict`` is the last iterate's argmax, the round's greedy)
+    clf = Banditron(exploration=EpsilonGreedy(0.9), average=False, random_state=5)
+    clf.fit(X[:300], y[:300])
+    ref = copy.deepcopy(clf)
+    result = progressive_validation(
+        clf, X[300:], y[300:], chunk_size=40, checkpoints=[7, 100, 250]
+    )
+    greedy_wrong = []
+    for i in range(300, len(y)):
+        greedy_wrong.append(ref.predict(X[i : i + 1])[0] != y[i])
+        ref.partial_fit(X[i : i + 1], y[i : i + 1], classes=classes)
+    cumulative = np.cumsum(greedy_wrong)
+    n = len(greedy_wrong)
+    assert ref.t_ == clf.t_  # the copy played the same rounds
+    # not vacuous: played and greedy mistakes far apart
+    assert result.n_mistakes > cumulative[-1] + 50
+    np.testing.assert_array_equal(result.greedy_mistakes, cumulative[result.rounds - 1])
+    assert result.greedy_error == cumulative[-1] / n
+    assert result.summary()["greedy_error"] == cumulative[-1] / n
+    assert result.to_dict()["summary"]["greedy_error"] == cumulative[-1] / n
+    try:
+        import pandas  # noqa: F401
+    except ImportError:
+        return
+    frame = result.to_frame()
+    np.testing.assert_array_equal(
+        frame["greedy_error"], cumulative[result.rounds - 1] / result.rounds
+    )
 
 
 def test_warm_learner_counts_only_new_rounds(digits):

@@ -345,6 +345,26 @@ BAD_LOGS = [
     (lambda n: (np.zeros(n, int), np.full(n, 0.5), np.ones(n)), "0 or 1"),
     (lambda n: (np.zeros(n, int), np.full(n, 2.0), np.ones(n)), "0 or 1"),
     (lambda n: (np.zeros(n, int), np.full(n, np.nan), np.ones(n)), "finite"),
+    # one action, reward and propensity per round: both lengths named
+    (
+        lambda n: (np.zeros(n, int), np.zeros(n), np.ones(n - 1)),
+        "10 actions, 10 rewards and 9 propensities",
+    ),
+    (
+        lambda n: (np.zeros(n, int), np.zeros(n), np.ones(n + 1)),
+        "10 actions, 10 rewards and 11 propensities",
+    ),
+    (
+        lambda n: (np.zeros(n, int), np.zeros(n - 1), np.ones(n)),
+        "10 actions, 9 rewards and 10 propensities",
+    ),
+    # values that cannot be actions, rewards or propensities
+    (lambda n: (np.full(n, np.nan), np.zeros(n), np.ones(n)), "actions must be"),
+    (lambda n: (np.full(n, 1j), np.zeros(n), np.ones(n)), "actions must be real"),
+    (lambda n: (np.zeros(n, int), np.full(n, 1 + 1j), np.ones(n)), "complex"),
+    (lambda n: (np.zeros(n, int), np.zeros(n), np.full(n, 0.5 + 0.5j)), "complex"),
+    # below the propensity floor (2**-32 by default): the importance weight named
+    (lambda n: (np.zeros(n, int), np.zeros(n), np.full(n, 1e-300)), "importance"),
 ]
 
 
@@ -420,6 +440,93 @@ def test_full_information_learners_refuse_logged_feedback(entry):
             X[:2], LoggedFeedback([0, 1], [1.0, 0.0], [1.0, 1.0]), classes=[0, 1, 2]
         )
     assert not hasattr(fresh, "classes_")
+
+
+@pytest.mark.parametrize("n", [1, 3])
+def test_logged_feedback_checks_every_length(n):
+    """One action, reward and propensity per round, the single-round fast path
+    included: a propensity array of another length is refused naming every
+    length (not read out of bounds or broadcast)."""
+    actions, rewards = np.zeros(n, dtype=np.int64), np.zeros(n)
+    for m in (n - 1, n + 1, 2 * n + 1):
+        with pytest.raises(ValueError, match=f"{n} actions, {n} rewards and {m} prop"):
+            LoggedFeedback(actions, rewards, np.full(m, 0.5))
+        with pytest.raises(ValueError, match=f"{n} actions, {m} rewards and {n} prop"):
+            LoggedFeedback(actions, np.zeros(m), np.full(n, 0.5))
+
+
+@pytest.mark.parametrize("n", [1, 3])
+def test_complex_and_non_finite_values_are_refused(n):
+    """Complex rewards or propensities are refused (not truncated to their real
+    part with NumPy's warning); an action that cannot be a class (NaN,
+    infinite, complex, None) is refused, the live loop's one-round arrays
+    included."""
+    a, r, p = np.zeros(n, dtype=np.int64), np.ones(n), np.full(n, 0.5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # (no ComplexWarning either)
+        for rewards in (r + 0j, r.astype(complex), [1 + 1e-3j] * n):
+            with pytest.raises(ValueError, match="rewards must be real numbers"):
+                LoggedFeedback(a, rewards, p)
+        for props in (p + 0j, np.array([0.5 + 1j] * n, dtype=object)):
+            with pytest.raises(ValueError, match="propensities must be real"):
+                LoggedFeedback(a, r, props)
+        for actions in (np.full(n, np.nan), np.full(n, -np.inf), np.full(n, 1j)):
+            with pytest.raises(ValueError, match="actions must be"):
+                LoggedFeedback(actions, r, p)
+        with pytest.raises(ValueError, match="actions must be"):
+            LoggedFeedback(np.array([None] * n, dtype=object), r, p)
+    with pytest.raises(ValueError, match=r"actions must be .* got \[nan\]"):
+        LoggedFeedback(np.array([0.0, np.nan, 1.0]), np.ones(3), np.full(3, 0.5))
+
+
+def test_propensity_floor_is_two_to_the_minus_32_by_default():
+    """The documented floor (LoggedFeedback docstring, docs/logged.md): a
+    propensity of 2**-32 is accepted, the next float below it is refused, on
+    the single-round path and the array path alike; ``min_propensity`` moves
+    it; it must be a real number in (0, 1]; a subset keeps it."""
+    floor = 2.0**-32
+    below = np.nextafter(floor, 0.0)
+    for n in (1, 4):
+        a, r = np.zeros(n, dtype=np.int64), np.ones(n)
+        assert LoggedFeedback(a, r, np.full(n, floor)).propensities.min() == floor
+        with pytest.raises(ValueError, match="below min_propensity=2.33e-10"):
+            LoggedFeedback(a, r, np.full(n, below))
+        low = LoggedFeedback(a, r, np.full(n, 1e-300), min_propensity=1e-300)
+        assert low.min_propensity == 1e-300
+        assert low[:1].min_propensity == 1e-300
+        with pytest.raises(ValueError, match="below min_propensity=0.01"):
+            LoggedFeedback(a, r, np.full(n, 0.005), min_propensity=0.01)
+    for bad in (0.0, -1e-3, 1.5, np.nan, "0.1", True, None):
+        with pytest.raises(ValueError, match="min_propensity must be"):
+            LoggedFeedback([0], [1.0], [0.5], min_propensity=bad)
+
+
+@pytest.mark.filterwarnings("ignore::skbandit.OffPolicyWarning")
+@pytest.mark.parametrize("n", [1, 10])
+@pytest.mark.parametrize("entry", BANDIT)
+def test_overflow_from_a_lowered_floor_names_the_importance_weight(entry, n):
+    """Propensities of 1e-300, accepted only with a lowered floor: a learner
+    either learns them with a finite state or raises a ``FloatingPointError``
+    that names the importance weights 1/p (the features are within bounds:
+    scaling them is not the cure), with the state as before the call; on the
+    one-row path (n=1) and the array path."""
+    X, y = make_stream(n=40, k=3, seed=5)
+    X /= np.abs(X).max()
+    est = entry.make(random_state=0).partial_fit(X[:20], y[:20], classes=range(3))
+    before = snapshot(est)
+    logged = LoggedFeedback(
+        y[20 : 20 + n], np.ones(n), np.full(n, 1e-300), min_propensity=1e-300
+    )
+    try:
+        est.partial_fit(X[20 : 20 + n], logged)
+    except FloatingPointError as exc:
+        assert "importance weights 1/p up to 1e+300" in str(exc)
+        assert "Scale the features" not in str(exc)
+        assert_same_state(est, before)
+    else:
+        for name, value in est._get_state().items():
+            if isinstance(value, np.ndarray) and value.dtype.kind == "f":
+                assert np.isfinite(value).all(), name
 
 
 def test_logged_feedback_shapes():

@@ -208,6 +208,55 @@ def test_failure_after_blocks_ended_by_the_limit_keeps_them(entry, monkeypatch):
     assert_same_log(fb, fb_ref)
 
 
+@pytest.mark.parametrize("fail_at", [1, 5])
+@pytest.mark.parametrize("entry", ALL)
+def test_failure_while_logging_keeps_exactly_the_committed_rounds(
+    entry, fail_at, monkeypatch
+):
+    """A feedback log that already holds a first call's 60 rounds; the second
+    call's ``fail_at``-th block fails just after its rounds were appended to
+    the log (an interrupt inside the block's commit). The log keeps exactly
+    the first call's rounds and those of the blocks that finished before (none
+    when the first block fails: the log exactly as before the call), not one
+    round fewer or more, and the learner is as one that played just those."""
+    _limit_one(monkeypatch)
+    X, y = make_stream(n=60, d=D, k=K, seed=24)
+    est = entry.make(random_state=24)
+    fb = BanditFeedback(y)
+    est.partial_fit(X, fb, classes=np.arange(K))
+    assert fb.n_rounds_ == 60
+    clean, fb_clean = copy.deepcopy(est), copy.deepcopy(fb)
+    twin, fb_twin = copy.deepcopy(est), copy.deepcopy(fb)
+    twin.partial_fit(X, fb_twin)  # the uninterrupted call
+    record = BanditFeedback._record
+    count = {"n": 0}
+
+    def failing(self, *args):
+        record(self, *args)
+        count["n"] += 1
+        if count["n"] == fail_at:
+            raise _Fail("interrupted after logging")
+
+    monkeypatch.setattr(BanditFeedback, "_record", failing)
+    with pytest.raises(_Fail):
+        est.partial_fit(X, fb)
+    monkeypatch.undo()
+    done = est.t_ - 60
+    assert (done == 0) if fail_at == 1 else (fail_at - 1 <= done < 60)
+    assert fb.n_rounds_ == 60 + done
+    for name in ("rows_", "actions_", "rewards_", "propensities_"):
+        np.testing.assert_array_equal(
+            getattr(fb, name), getattr(fb_twin, name)[: 60 + done], err_msg=name
+        )
+    if fail_at == 1:
+        assert_same_log(fb, fb_clean)
+        assert_same_learner(est, clean)
+    else:
+        ref = copy.deepcopy(clean)
+        ref.partial_fit(X[:done], y[:done])
+        assert_same_learner(est, ref)
+
+
 # --------------------------------------------------------------------------------------
 # a journal that cannot grow
 

@@ -17,7 +17,7 @@ from _registry import ENTRIES, entry_params
 from sklearn.exceptions import NotFittedError
 from sklearn.utils._param_validation import InvalidParameterError
 
-from skbandit import BanditFeedback
+from skbandit import BanditFeedback, LoggedFeedback
 
 ALL = entry_params()
 K, D, SEED = 4, 6, 77
@@ -41,6 +41,29 @@ def _with(X, i, j, value):
     X = X.copy()
     X[i, j] = value
     return X
+
+
+# (id, classes, match): classes no path may accept (with K = 4 classes 0..3)
+BAD_CLASSES = [
+    ("2d", CLASSES.reshape(2, 2), "classes must be a 1-D"),
+    ("ragged", [[0, 1], [2, 3, 4]], "classes must be a 1-D"),
+    ("nan", [0.0, 1.0, 2.0, 3.0, np.nan], r"finite .* got \[nan\]"),
+    ("inf", [0.0, 1.0, 2.0, 3.0, np.inf], r"finite .* got \[inf\]"),
+    ("complex", CLASSES + 0j, "classes must be real"),
+    ("none", np.array([0, 1, 2, 3, None], dtype=object), r"got \[None\]"),
+]
+
+
+def _logged(y):
+    return LoggedFeedback(y, np.ones(len(y)), np.full(len(y), 1 / K))
+
+
+# the calls that take ``classes``: f(X, y, classes) -> f(est)
+_CLASSES_CALLS = {
+    "partial_fit": lambda X, y, c: lambda e: e.partial_fit(X, y, classes=c),
+    "sample_actions": lambda X, y, c: lambda e: e.sample_actions(X, classes=c),
+    "logged": lambda X, y, c: lambda e: e.partial_fit(X, _logged(y), classes=c),
+}
 
 
 # (id, bad call on a fitted learner: f(est, X, y), exception, match)
@@ -95,6 +118,13 @@ def _later_calls(name):
             "inconsistent numbers of samples",
         ),
         ("3d", pf(X.reshape(20, 2, 3), y), ValueError, "Expected 2D array|dim 3"),
+        # classes that cannot be a learner's classes, passed again: refused even
+        # when flattening or dropping the bad values would give classes_
+        *[
+            (f"classes-{bad}-{call}", make(X, y, classes), ValueError, match)
+            for bad, classes, match in BAD_CLASSES
+            for call, make in _CLASSES_CALLS.items()
+        ],
     ]
 
 
@@ -194,6 +224,11 @@ def _first_calls():
                                 ValueError, "inconsistent numbers of samples"),
         "3d": (lambda e: e.partial_fit(X.reshape(40, 2, 3), y, classes=CLASSES),
                ValueError, "Expected 2D array|dim 3"),
+        **{
+            f"classes-{bad}-{call}": (make(X, y, classes), ValueError, match)
+            for bad, classes, match in BAD_CLASSES
+            for call, make in _CLASSES_CALLS.items()
+        },
     }  # fmt: skip
 
 

@@ -45,8 +45,10 @@ The failure guarantee
   one row: a call's journal is proportional to what it writes.
 * After each row the state entries it wrote are checked to be finite (O(what
   the row wrote); the kernel also stops at the first row whose scores are not
-  finite), so an overflow raises a ``FloatingPointError`` that suggests scaling
-  the input.
+  finite), so an overflow raises a ``FloatingPointError`` naming its cause:
+  importance weights ``1/p`` beyond ``2**32`` when the rows are logged rounds
+  with propensities below the default floor (a lowered
+  ``LoggedFeedback(min_propensity=...)``), else the features' scale.
 * Every distribution a learner plays, logs or returns is checked to be a
   probability vector (the pass drivers check each round's, in O(k)); an
   invalid one raises a ``FloatingPointError`` naming it, with the same rollback.
@@ -105,6 +107,7 @@ from skbandit._core._kernel import (
     OneRow,
     Slots,
 )
+from skbandit.feedback import MIN_PROPENSITY
 
 # Rows per call of the compiled pass driver. Uniforms are drawn per block so
 # memory stays bounded on long streams; the generator yields the same stream
@@ -271,8 +274,13 @@ class TransactionMixin:
                     uniforms = one.draw()  # None: the pair is one's
                 done, out = play.run(kernel, block, uniforms)
                 if kernel.status != 0:
-                    self._raise_kernel_status(kernel, X, row=block[min(done, n - 1)])
+                    stop = min(done, n - 1)
+                    if logged and kernel.status == STATUS_NONFINITE:
+                        self._raise_weight_overflow(X, play, block[: stop + 1])
+                    self._raise_kernel_status(kernel, X, row=block[stop])
                 if copy and not self._state_finite():
+                    if logged:
+                        self._raise_weight_overflow(X, play, block)
                     self._raise_kernel_status(kernel, X, status=STATUS_NONFINITE)
                 block_rows = n
                 if done < n:  # the journal reached its limit: a shorter block
@@ -459,6 +467,32 @@ class TransactionMixin:
         state.pop("_kernel_cache", None)
         state.pop("_validated_params", None)  # (compiled slots: validated anew)
         return state
+
+    def _raise_weight_overflow(self, X, play, rows) -> None:
+        """Raise the ``FloatingPointError`` of an overflow while learning the
+        logged ``rows`` of a ``_LoggedPass`` (``play``) when one of their
+        propensities is below the default floor ``MIN_PROPENSITY`` (``2**-32``;
+        possible only with a lowered ``LoggedFeedback(min_propensity=...)``):
+        the rows' magnitude bound (``_rows._MAX_ABS_X``) keeps the arithmetic
+        finite for importance weights ``1/p`` up to ``2**32``, so beyond it the
+        weight is the cause. Returns otherwise (the features are:
+        ``_raise_kernel_status``)."""
+        smallest = float(np.min(play.propensities[rows]))
+        if smallest >= MIN_PROPENSITY:
+            return
+        data = X.data if sp.issparse(X) else X
+        scale = float(np.max(np.abs(data))) if data.size else 0.0
+        raise FloatingPointError(
+            f"{type(self).__name__}: the scores or the state became non-finite "
+            "(floating-point overflow) learning logged rounds with propensities "
+            f"as small as {smallest:.3g}: importance weights 1/p up to "
+            f"{1.0 / smallest:.3g}, beyond the 2**32 the learners' arithmetic "
+            "allows for (the features are within bounds; the largest |x| in "
+            f"this call is {scale:.3g}). Keep LoggedFeedback's min_propensity at "
+            "its default (2**-32) or above, or clip or drop the rounds of tiny "
+            "propensities. The learner is left as after its last finished block "
+            "of rows."
+        )
 
     def _raise_kernel_status(self, kernel, X, status=None, row=None, proba=None):
         """Raise the error for a kernel's non-zero status (the caller rolls

@@ -50,14 +50,40 @@ from skbandit._base._rows import (
     _lean_rows_ok,
 )
 from skbandit._core._kernel import SLOT_ATTR, Slots
-from skbandit.feedback import BanditFeedback, LoggedFeedback
+from skbandit.feedback import BanditFeedback, LoggedFeedback, _check_label_values
 
 
 def _check_classes(classes) -> np.ndarray:
-    """The classes, sorted and distinct (``np.unique``); at least two."""
-    classes = np.unique(np.asarray(classes))
-    if classes.ndim != 1 or classes.shape[0] < 2:
-        n = classes.shape[0] if classes.ndim == 1 else classes.size
+    """The classes, sorted and distinct (``np.unique``); at least two.
+
+    ``classes`` must be one-dimensional (a nested list or 2-D array is refused,
+    not flattened) and hold values that can be labels: no NaN, infinity,
+    complex number or None (``skbandit.feedback._check_label_values``), nor
+    values that cannot be sorted together. ``ValueError`` naming the problem
+    otherwise. Every path that takes ``classes`` (``fit``, ``partial_fit``,
+    ``sample_actions``, logged feedback) checks them here before changing
+    anything."""
+    try:
+        classes = np.asarray(classes)
+    except ValueError as exc:  # ragged nesting
+        raise ValueError(
+            f"classes must be a 1-D array-like of class labels: {exc}"
+        ) from None
+    if classes.ndim != 1:
+        raise ValueError(
+            "classes must be a 1-D array-like of class labels; got an array of "
+            f"shape {classes.shape}."
+        )
+    _check_label_values(classes, "classes")
+    try:
+        classes = np.unique(classes)
+    except TypeError as exc:
+        raise ValueError(
+            f"classes must be labels of one comparable type (numbers, or "
+            f"strings); got {classes[:10].tolist()}: {exc}"
+        ) from None
+    if classes.shape[0] < 2:
+        n = classes.shape[0]
         raise ValueError(
             f"A bandit learner needs at least 2 classes; got {n} "
             f"class{'' if n == 1 else 'es'}: {classes.tolist()}."
