@@ -701,31 +701,242 @@ def _capital(x, m, alpha, upper):
     return log_capital
 
 
-@pytest.mark.parametrize("reward_range", [(0.0, 1.0), (-1.0, 2.0)])
-def test_betting_interval_is_where_the_capital_crosses_its_threshold(reward_range):
+def _wrong_class_log():
+    _, y, pi, mu = _wrong_class_population(seed=2, eps=0.2)
+    rows, logged = _draw_log(mu, y, 300, np.random.default_rng(3))
+    return pi[rows], logged
+
+
+def _mostly_rewarded_log():
+    """Equal weights (1) and 57 rewards of 60: the running variance is small,
+    so the bets reach their cap 1 / (2 m)."""
+    rewards = np.ones(60)
+    rewards[[5, 30, 50]] = 0.0
+    return np.full((60, 4), 0.25), LoggedFeedback(
+        np.zeros(60, int), rewards, np.full(60, 0.25)
+    )
+
+
+@pytest.mark.parametrize(
+    "make_log, reward_range",
+    [
+        (_wrong_class_log, (0.0, 1.0)),
+        (_wrong_class_log, (-1.0, 2.0)),
+        (_mostly_rewarded_log, (0.0, 1.0)),
+    ],
+    ids=["wrong-class", "wrong-class-wide-range", "capped-bets"],
+)
+def test_betting_interval_is_where_the_capital_crosses_its_threshold(
+    make_log, reward_range
+):
     """The betting interval at level 1 - alpha: ``V >= lo + m_low`` where the
     capital of the bets on ``w (r - lo)`` crosses ``2 / alpha`` at ``m_low``,
     and ``V <= hi - m_high`` for ``w (hi - r)`` (each side at ``alpha / 2``);
     checked just below and above each bound with the capital recomputed."""
-    _, y, pi, mu = _wrong_class_population(seed=2, eps=0.2)
-    rows, logged = _draw_log(mu, y, 300, np.random.default_rng(3))
+    pi, logged = make_log()
     with pytest.warns(LowEffectiveSampleSizeWarning, match="betting interval"):
         res = evaluate_policy(
-            pi[rows],
+            pi,
             logged,
             np.arange(4),
             methods=["ips", "snips"],
             reward_range=reward_range,
             confidence=0.9,
+            min_effective_sample_size=1000,
         )
     lo, hi = reward_range
     alpha = 0.1
     e = res["ips"]
-    assert e.interval == "betting" and lo < e.ci_low < e.ci_high < hi
+    assert e.interval == "betting" and lo < e.ci_low < e.value < e.ci_high <= hi
     assert res["snips"].ci_low == e.ci_low and res["snips"].ci_high == e.ci_high
     w, r = res.weights, logged.rewards
     threshold = np.log(2 / alpha)
     sides = ((w * (r - lo), e.ci_low - lo), (w * (hi - r), hi - e.ci_high))
     for x, bound in sides:
-        assert _capital(x, bound * (1 - 1e-6), alpha / 2, hi - lo) >= threshold
+        # no value below the bound is kept (a bound of 0 rejects nothing) ...
+        if bound > 0:
+            assert _capital(x, bound * (1 - 1e-6), alpha / 2, hi - lo) >= threshold
+        # ... and the values above it are
         assert _capital(x, bound * (1 + 1e-6) + 1e-9, alpha / 2, hi - lo) < threshold
+
+
+# --- issue 31, item 4: DR is deterministic by default ---
+
+
+def test_dr_scorer_is_deterministic_by_default():
+    """The same model on the same rounds gets the same DR score at every call,
+    and GridSearchCV over identical candidates gives them identical scores
+    (before, the cross-fitting folds were drawn anew at each call)."""
+    clf, X, logged = _small_learner_log(n=600)
+    scorer = make_off_policy_scorer("dr")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", LowEffectiveSampleSizeWarning)
+        scores = {scorer(clf, X, logged) for _ in range(3)}
+        assert len(scores) == 1
+        # the default is a split, not one fold assignment per call: another
+        # seed gives another split, and None a new one at every call
+        other = make_off_policy_scorer("dr", random_state=1)(clf, X, logged)
+        assert other != scores.pop()
+        grid = GridSearchCV(
+            Banditron(random_state=0, max_iter=1),
+            {"exploration__epsilon": [0.1, 0.1, 0.1]},
+            scoring=scorer,
+            cv=KFold(3),
+        ).fit(X, logged)
+    for split in range(3):
+        column = grid.cv_results_[f"split{split}_test_score"]
+        assert column[0] == column[1] == column[2], column
+    # off_policy_evaluation too
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", LowEffectiveSampleSizeWarning)
+        values = {off_policy_evaluation(clf, X, logged)["dr"].value for _ in range(3)}
+    assert len(values) == 1
+
+
+# --- issue 31, item 8: planted bugs in the estimators' formulas ---
+
+
+def _one_round_per_weight(weights, rewards):
+    """A log whose importance weights are ``weights`` for a target policy that
+    plays the logged action with probability 1/2 (propensity 1 / (2 w))."""
+    n = len(weights)
+    pi = np.full((n, 2), 0.5)
+    props = 0.5 / np.asarray(weights, dtype=float)
+    return pi, LoggedFeedback(np.zeros(n, dtype=int), rewards, props)
+
+
+def test_clipping_applies_to_a_single_weight_above_the_cap():
+    """``clip=M`` replaces every weight by ``min(w, M)``, also when only one
+    weight exceeds M; n_clipped counts the weights above M, and a weight
+    equal to M is not clipped (nor counted)."""
+    weights = [4.0, 2.0, 1.0, 0.5]  # one above the cap of 2, one equal to it
+    rewards = [1.0, 1.0, 0.0, 1.0]
+    pi, logged = _one_round_per_weight(weights, rewards)
+    res = evaluate_policy(
+        pi, logged, [0, 1], methods=["ips"], clip=2.0, min_effective_sample_size=None
+    )
+    clipped = np.array([2.0, 2.0, 1.0, 0.5])
+    assert_allclose(res.weights, clipped, rtol=1e-15)
+    assert res.n_clipped == 1
+    assert_allclose(res["ips"].value, np.mean(clipped * rewards), rtol=1e-15)
+    # a cap at the largest weight clips nothing
+    res = evaluate_policy(
+        pi, logged, [0, 1], methods=["ips"], clip=4.0, min_effective_sample_size=None
+    )
+    assert res.n_clipped == 0
+    assert_allclose(res.weights, weights, rtol=1e-15)
+
+
+@pytest.mark.filterwarnings("ignore::skbandit.evaluation.LowEffectiveSampleSizeWarning")
+@pytest.mark.parametrize("gap", [1e-3, 2e-6])
+def test_target_proba_rows_summing_below_one_are_refused(gap):
+    """A target row summing to 1 - gap (gap beyond the documented tolerance
+    1e-6) is refused like one summing above one; within the tolerance, on
+    either side, it is accepted."""
+    _, X, logged = _small_learner_log(n=40)
+    pi = np.full((40, 3), 1 / 3)
+    pi[6, 2] -= gap
+    with pytest.raises(ValueError, match=r"sum to one \(within 1e-06\); rows \[6\]"):
+        evaluate_policy(pi, logged, [0, 1, 2], X=X)
+    for inside in (-5e-7, 5e-7):
+        pi = np.full((40, 3), 1 / 3)
+        pi[6, 2] += inside
+        evaluate_policy(pi, logged, [0, 1, 2], methods=["ips"])
+
+
+def test_dr_formula_with_a_reward_model_that_varies_by_action():
+    """DR (Dudik, Langford & Li 2011, eq. 2) computed by hand: the direct
+    method's term sum_a pi(a|x) h(x, a) (the target's expectation of the
+    model, not the model's mean over actions nor its value at the logged
+    action) plus the weighted residual w (r - h(x, a_i)) of the logged action;
+    the standard error is the sample standard deviation (n - 1) over sqrt(n)."""
+    pi = np.array([[0.7, 0.2, 0.1], [0.1, 0.1, 0.8], [0.0, 1.0, 0.0]])
+    H = np.array([[0.9, 0.3, 0.0], [0.2, 0.4, 0.6], [0.5, 0.1, 0.7]])
+    logged = LoggedFeedback([0, 2, 1], [1.0, 0.0, 1.0], [0.5, 0.4, 0.25])
+    res = evaluate_policy(
+        pi,
+        logged,
+        [0, 1, 2],
+        methods=["dr"],
+        reward_predictions=H,
+        min_effective_sample_size=None,
+    )
+    # row 0: 0.63 + 0.06 + 0 = 0.69, w = 0.7 / 0.5 = 1.4, 1.4 (1 - 0.9) = 0.14
+    # row 1: 0.02 + 0.04 + 0.48 = 0.54, w = 0.8 / 0.4 = 2, 2 (0 - 0.6) = -1.2
+    # row 2: 0.1, w = 1 / 0.25 = 4, 4 (1 - 0.1) = 3.6
+    terms = np.array([0.69 + 0.14, 0.54 - 1.2, 0.1 + 3.6])
+    assert_allclose(res["dr"].value, terms.sum() / 3, rtol=1e-14)
+    sd = np.sqrt(((terms - terms.mean()) ** 2).sum() / 2)
+    assert_allclose(res["dr"].std_error, sd / np.sqrt(3), rtol=1e-14)
+
+
+def test_snips_and_ips_differ_by_the_normaliser():
+    """SNIPS (Swaminathan & Joachims 2015) divides sum w r by sum w, IPS by n:
+    on a log whose weights sum to 6 over 4 rounds the two differ by the
+    factor 4 / 6; with weights summing to n they agree."""
+    pi, logged = _one_round_per_weight([3.0, 1.5, 1.0, 0.5], [1.0, 0.0, 1.0, 1.0])
+    res = evaluate_policy(
+        pi, logged, [0, 1], methods=["ips", "snips"], min_effective_sample_size=None
+    )
+    assert_allclose(res["ips"].value, 4.5 / 4, rtol=1e-15)
+    assert_allclose(res["snips"].value, 4.5 / 6, rtol=1e-15)
+    pi, logged = _one_round_per_weight([2.0, 1.0, 0.5, 0.5], [1.0, 0.0, 1.0, 1.0])
+    res = evaluate_policy(
+        pi, logged, [0, 1], methods=["ips", "snips"], min_effective_sample_size=None
+    )
+    assert_allclose(res["snips"].value, res["ips"].value, rtol=1e-15)
+
+
+def test_the_threshold_is_strict_and_counts_the_clipped_weights():
+    """Below min_effective_sample_size (strictly) the intervals are replaced;
+    at it they stay normal. The effective sample size is that of the weights
+    used: with equal weights it is n exactly."""
+    pi, logged = _one_round_per_weight(np.ones(20), np.tile([0.0, 1.0], 10))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", LowEffectiveSampleSizeWarning)
+        res = evaluate_policy(
+            pi, logged, [0, 1], methods=["ips"], min_effective_sample_size=20
+        )
+    assert res.effective_sample_size == 20.0
+    assert res["ips"].interval == "normal" and res["ips"].reason is None
+    with pytest.warns(LowEffectiveSampleSizeWarning, match="is 20.0 of 20"):
+        res = evaluate_policy(
+            pi, logged, [0, 1], methods=["ips"], min_effective_sample_size=20.5
+        )
+    assert res["ips"].interval == "betting"
+    # a clip that equalises the weights raises the effective sample size
+    weights = np.r_[np.full(19, 2.0), 40.0]
+    pi, logged = _one_round_per_weight(weights, np.tile([0.0, 1.0], 10))
+    res = evaluate_policy(
+        pi, logged, [0, 1], methods=["ips"], clip=2.0, min_effective_sample_size=20
+    )
+    assert res.effective_sample_size == 20.0 and res["ips"].interval == "normal"
+
+
+@pytest.mark.filterwarnings("ignore::skbandit.evaluation.LowEffectiveSampleSizeWarning")
+def test_withheld_intervals_say_why():
+    """Below the threshold: rewards outside reward_range withhold every
+    interval; clipped SNIPS has none; a bad reward_range is refused; the
+    printed result carries the reasons."""
+    pi, logged = _one_round_per_weight([2.0, 1.0, 0.5, 0.5], [1.0, 0.0, 3.0, 1.0])
+    res = evaluate_policy(pi, logged, [0, 1], reward_predictions=np.zeros((4, 2)))
+    for m in METHODS:
+        assert res[m].interval == "withheld" and np.isnan(res[m].ci_low)
+        assert "rewards outside reward_range=(0, 1)" in res[m].reason
+        assert f"{m}: effective sample size" in str(res)
+    res = evaluate_policy(pi, logged, [0, 1], methods=["ips"], reward_range=(0, 3))
+    assert res["ips"].interval == "betting"
+    assert 0.0 <= res["ips"].ci_low <= res["ips"].value <= res["ips"].ci_high <= 3.0
+    assert res.to_dict()["estimates"]["ips"]["interval"] == "betting"
+    res = evaluate_policy(
+        pi, logged, [0, 1], methods=["ips", "snips"], clip=1.0, reward_range=(0, 3)
+    )
+    assert res["ips"].interval == "betting"
+    assert (
+        res["snips"].interval == "withheld" and "clipped SNIPS" in res["snips"].reason
+    )
+    for bad in ((1.0, 0.0), (0.0, np.inf), (0.0, 0.0)):
+        with pytest.raises(ValueError, match="reward_range must be finite"):
+            evaluate_policy(pi, logged, [0, 1], reward_range=bad)
+    with pytest.raises(TypeError, match="reward_range must be a pair"):
+        evaluate_policy(pi, logged, [0, 1], reward_range=1.0)
