@@ -940,3 +940,18 @@ def test_withheld_intervals_say_why():
             evaluate_policy(pi, logged, [0, 1], reward_range=bad)
     with pytest.raises(TypeError, match="reward_range must be a pair"):
         evaluate_policy(pi, logged, [0, 1], reward_range=1.0)
+
+
+def test_coverage_benchmark_runs(tmp_path):
+    """benchmarks/ope_coverage.py (the larger study) runs end to end and reports
+    both rules; no figure is asserted here."""
+    from _helpers import run_benchmark
+
+    out = run_benchmark(
+        "ope_coverage.py",
+        "--reps", "3", "--settings", "softmax-250", "digits-wrong-class",
+        "--json", str(tmp_path / "c.json"),
+    )  # fmt: skip
+    assert "normal rule" in out.stdout and "default rule" in out.stdout
+    assert out.stdout.count("digits-wrong-class") == 3
+    assert (tmp_path / "c.json").is_file()
