@@ -955,3 +955,18 @@ def test_coverage_benchmark_runs(tmp_path):
     assert "normal rule" in out.stdout and "default rule" in out.stdout
     assert out.stdout.count("digits-wrong-class") == 3
     assert (tmp_path / "c.json").is_file()
+
+
+def test_huge_weights_do_not_hide_a_small_effective_sample_size():
+    """A propensity of 1e-300 (inside (0, 1]) makes a weight near 1e300, whose
+    square overflows: the effective sample size is still computed (about 1
+    here, from the scale-free ratio), so the normal intervals are replaced."""
+    weights = np.ones(50)
+    weights[3] = 0.5e300
+    pi, logged = _one_round_per_weight(weights, np.ones(50))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # IPS's own terms overflow
+        with pytest.warns(LowEffectiveSampleSizeWarning):
+            res = evaluate_policy(pi, logged, [0, 1], methods=["ips", "snips"])
+    assert res.effective_sample_size == pytest.approx(1.0)
+    assert res["ips"].interval == res["snips"].interval == "betting"

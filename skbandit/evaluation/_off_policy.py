@@ -229,6 +229,16 @@ def _interval(method, value, terms_sd, n, z) -> OffPolicyEstimate:
     return OffPolicyEstimate(method, float(value), se, value - z * se, value + z * se)
 
 
+def _effective_sample_size(w: np.ndarray) -> float:
+    """``(sum w)^2 / sum w^2`` (Kong 1992), computed on ``w / max(w)`` (the
+    same ratio) so that huge weights do not overflow; 0 when every ``w`` is 0."""
+    top = float(w.max())
+    if not top > 0.0:
+        return 0.0
+    scaled = w / top
+    return float(scaled.sum() ** 2 / (scaled**2).sum())
+
+
 def _betting_lower_bound(x: np.ndarray, alpha: float, upper: float) -> float:
     """Lower confidence bound at level ``1 - alpha`` on the mean of ``x >= 0``.
 
@@ -251,7 +261,8 @@ def _betting_lower_bound(x: np.ndarray, alpha: float, upper: float) -> float:
     n = x.shape[0]
     t = np.arange(1.0, n + 1.0)
     mu = (0.5 * upper + np.cumsum(x)) / (t + 1.0)
-    var = (0.25 * upper**2 + np.cumsum((x - mu) ** 2)) / (t + 1.0)
+    with np.errstate(over="ignore"):  # an infinite variance makes a zero bet
+        var = (0.25 * upper**2 + np.cumsum((x - mu) ** 2)) / (t + 1.0)
     var_before = np.concatenate(([0.25 * upper**2], var[:-1]))
     bets = np.sqrt(2.0 * np.log(1.0 / alpha) / (n * var_before))
     threshold = np.log(1.0 / alpha)
@@ -637,7 +648,7 @@ def evaluate_policy(
     if clip is not None:
         n_clipped = int(np.count_nonzero(w > clip))
         w = np.minimum(w, clip)
-    ess = float(w.sum() ** 2 / (w**2).sum()) if np.any(w > 0) else 0.0
+    ess = _effective_sample_size(w)
     low_ess = min_ess is not None and ess < min_ess
     z = float(norm.ppf(0.5 + confidence / 2.0))
     estimates = {}
