@@ -970,3 +970,34 @@ def test_huge_weights_do_not_hide_a_small_effective_sample_size():
             res = evaluate_policy(pi, logged, [0, 1], methods=["ips", "snips"])
     assert res.effective_sample_size == pytest.approx(1.0)
     assert res["ips"].interval == res["snips"].interval == "betting"
+
+
+def test_cross_fitted_model_of_a_constant_or_unlogged_action():
+    """Cross-fitting with 2 folds: an action whose logged reward is constant is
+    predicted as that constant, and an action never logged is predicted, on
+    each fold, by the mean reward of the other fold only (not of all rows:
+    that would let a row's own reward into the model that corrects it)."""
+    rng = np.random.default_rng(4)
+    n = 200
+    X = rng.standard_normal((n, 3))
+    actions = np.where(rng.random(n) < 0.5, 0, 1)
+    rewards = np.where(actions == 0, 1.0, 0.0)
+    # action 1 sometimes rewarded, so that the two folds' means differ
+    rewards[(actions == 1) & (rng.random(n) < 0.3)] = 1.0
+    # action 0 always rewarded; action 1 varies; action 2 never logged
+    res = evaluate_policy(
+        np.full((n, 3), 1 / 3),
+        LoggedFeedback(actions, rewards, np.full(n, 0.5)),
+        [0, 1, 2],
+        X=X,
+        methods=["dr"],
+        n_folds=2,
+    )
+    H = res.reward_predictions
+    assert_allclose(H[:, 0], 1.0)
+    values = np.unique(H[:, 2])
+    assert values.shape == (2,)
+    for value in values:
+        fold, other = H[:, 2] == value, H[:, 2] != value
+        assert_allclose(value, rewards[other].mean(), rtol=1e-15)
+        assert abs(value - rewards[fold].mean()) > 1e-3
