@@ -503,9 +503,10 @@ def evaluate_policy(
     logs with an effective sample size of 2 to 50, 95% normal intervals can
     cover the true value far less than 95% of the time), so the rule is:
 
-    * IPS, and SNIPS unclipped: the **betting interval** on the value, which
-      has its nominal coverage at every sample size when the propensities are
-      right and the rewards lie in ``reward_range = (lo, hi)``. Unclipped,
+    * IPS, and SNIPS unclipped: the **betting interval** on the value, whose
+      coverage is at least its nominal level at every sample size when the
+      propensities are right (and positive wherever ``pi`` is) and the
+      rewards lie in ``reward_range = (lo, hi)``. Unclipped,
       ``E[w] = 1`` gives ``V = lo + E[w (r - lo)] = hi - E[w (hi - r)]``, two
       means of nonnegative terms; each gets a one-sided lower confidence bound
       at level ``alpha / 2`` by betting (a nonnegative martingale
