@@ -21,6 +21,7 @@ from sklearn.model_selection import GridSearchCV, KFold
 from skbandit import Banditron, LoggedFeedback
 from skbandit.evaluation import (
     LowEffectiveSampleSizeWarning,
+    OffPolicyEstimate,
     OffPolicyResult,
     evaluate_policy,
     make_off_policy_scorer,
@@ -1001,3 +1002,25 @@ def test_cross_fitted_model_of_a_constant_or_unlogged_action():
         fold, other = H[:, 2] == value, H[:, 2] != value
         assert_allclose(value, rewards[other].mean(), rtol=1e-15)
         assert abs(value - rewards[fold].mean()) > 1e-3
+
+
+def test_errors_name_exactly_the_bad_entries():
+    """The errors list the unknown actions and the rows with a negative
+    probability, and only those (a zero probability is allowed)."""
+    pi = np.full((4, 3), 1 / 3)
+    pi[1] = [0.0, 0.5, 0.5]  # a zero: fine
+    pi[2] = [-0.5, 1.0, 0.5]  # a negative entry: row 2
+    logged = LoggedFeedback([0, 1, 2, 1], [1.0, 0.0, 1.0, 1.0], [0.5] * 4)
+    with pytest.raises(ValueError, match=r"negative probabilities in rows \[2\]$"):
+        evaluate_policy(pi, logged, [0, 1, 2], methods=["ips"])
+    unknown = LoggedFeedback([0, 7, 1, 9], [1.0, 0.0, 1.0, 1.0], [0.5] * 4)
+    with pytest.raises(ValueError, match=r"policy's classes: \[7, 9\]$"):
+        evaluate_policy(np.full((4, 3), 1 / 3), unknown, [0, 1, 2], methods=["ips"])
+
+
+def test_an_interval_contains_its_end_points():
+    estimate = OffPolicyEstimate("ips", 0.5, 0.1, 0.3, 0.7)
+    assert estimate.covers(0.3) and estimate.covers(0.7) and estimate.covers(0.5)
+    assert not estimate.covers(0.2999) and not estimate.covers(0.7001)
+    withheld = OffPolicyEstimate("dr", 0.5, 0.1, np.nan, np.nan, "withheld", "why")
+    assert not withheld.covers(0.5)
