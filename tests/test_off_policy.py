@@ -1024,3 +1024,36 @@ def test_an_interval_contains_its_end_points():
     assert not estimate.covers(0.2999) and not estimate.covers(0.7001)
     withheld = OffPolicyEstimate("dr", 0.5, 0.1, np.nan, np.nan, "withheld", "why")
     assert not withheld.covers(0.5)
+
+
+def test_clipped_betting_interval_with_negative_rewards():
+    """Clipped at M with rewards in [lo, hi] = [-1, 1]: the terms min(w, M) r
+    lie in [a, b] = [M min(lo, 0), M max(hi, 0)] = [-M, M], and the interval
+    on V_clip is [a + m_low, b - m_high] with m_low, m_high the betting lower
+    bounds of E[w r - a] and E[b - w r] (capital recomputed; span b - a)."""
+    rng = np.random.default_rng(6)
+    n, clip = 200, 3.0
+    actions = rng.integers(0, 2, size=n)
+    rewards = np.where(rng.random(n) < 0.6, 1.0, -1.0)
+    props = np.where(actions == 0, 0.2, 0.8)
+    pi = np.tile([0.9, 0.1], (n, 1))  # weights 4.5 (clipped to 3) and 0.125
+    logged = LoggedFeedback(actions, rewards, props)
+    with pytest.warns(LowEffectiveSampleSizeWarning):
+        res = evaluate_policy(
+            pi,
+            logged,
+            [0, 1],
+            methods=["ips"],
+            clip=clip,
+            reward_range=(-1.0, 1.0),
+            min_effective_sample_size=1000,
+        )
+    e = res["ips"]
+    assert e.interval == "betting" and -clip < e.ci_low < e.value < e.ci_high < clip
+    w = res.weights
+    assert w.max() == clip
+    a, b = -clip, clip
+    threshold = np.log(2 / 0.05)
+    for x, bound in ((w * rewards - a, e.ci_low - a), (b - w * rewards, b - e.ci_high)):
+        assert _capital(x, bound * (1 - 1e-6), 0.025, b - a) >= threshold
+        assert _capital(x, bound * (1 + 1e-6) + 1e-9, 0.025, b - a) < threshold
