@@ -21,6 +21,7 @@ from sklearn.model_selection import GridSearchCV, KFold
 from skbandit import Banditron, LoggedFeedback
 from skbandit.evaluation import (
     LowEffectiveSampleSizeWarning,
+    OffPolicyEstimate,
     OffPolicyResult,
     evaluate_policy,
     make_off_policy_scorer,
@@ -72,6 +73,7 @@ def test_formulas_on_a_small_log():
         X=X,
         reward_model=DummyRegressor(strategy="constant", constant=c),
         confidence=0.9,
+        min_effective_sample_size=None,  # the normal intervals at any size
     )
     assert isinstance(res, OffPolicyResult)
     ips_terms = w * rewards
@@ -594,35 +596,464 @@ def test_clipped_intervals_cover_the_clipped_estimand(n_reps):
         assert rate >= 0.9, (m, rate, targets[m])
 
 
-def _unclipped_coverage(n_rounds, n_reps, seed=5):
-    """On logs of the lopsided logging policy: how often the unclipped 95% IPS
-    and SNIPS intervals cover the true value, the median effective sample size,
-    and the share of logs on which the warning fired."""
-    X, y, pi, mu = _lopsided_population(seed=0)
+# --- issue 31, item 3: intervals on lopsided logs cover, or are not given ---
+
+
+def _wrong_class_population(seed=0, n=20000, d=6, k=4, eps=0.036):
+    """A labelled pool, a deterministic target policy and a logging policy that
+    puts ``1 - eps + eps / k`` of its mass on an action the target never plays
+    (the class after the target's) and ``eps / k`` on each other action: the
+    target's action has propensity ``eps / k`` (0.009 by default, so 99.1% of
+    the mass is on a wrong class, as in issue 31)."""
+    rng = np.random.default_rng(seed)
+    X, W, y = _labelled_pool(rng, n, d, k)
+    pi = _greedy_proba(X, W + 0.3 * rng.standard_normal((k, d)))
+    mu = (1 - eps) * np.roll(pi, 1, axis=1) + eps / k
+    return X, y, pi, mu
+
+
+def _lopsided_logs(population, n_rounds, n_reps, seed, **kwargs):
+    """The true value of the target policy (exact: the mean over the pool, from
+    which the rows are drawn uniformly, of ``sum_a pi(a|x) 1[a = y]``) and the
+    estimates of ``n_reps`` logs of ``n_rounds`` rounds drawn from it (DR with
+    a fixed reward model, ``h = 1/2``)."""
+    _, y, pi, mu = population
     n_pool, k = pi.shape
     true_value = float(np.mean(pi[np.arange(n_pool), y]))
     rng = np.random.default_rng(seed)
-    covered = {"ips": 0, "snips": 0}
-    ess, warned = [], 0
+    results = []
     for _ in range(n_reps):
         rows, logged = _draw_log(mu, y, n_rounds, rng)
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", LowEffectiveSampleSizeWarning)
-            res = evaluate_policy(
-                pi[rows], logged, np.arange(k), methods=["ips", "snips"]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", LowEffectiveSampleSizeWarning)
+            results.append(
+                evaluate_policy(
+                    pi[rows],
+                    logged,
+                    np.arange(k),
+                    reward_predictions=np.full((n_rounds, k), 0.5),
+                    **kwargs,
+                )
             )
-        warned += any(w.category is LowEffectiveSampleSizeWarning for w in caught)
-        ess.append(res.effective_sample_size)
-        for m in covered:
-            covered[m] += res[m].covers(true_value)
-    coverage = {m: c / n_reps for m, c in covered.items()}
-    return coverage, float(np.median(ess)), warned / n_reps
+    return true_value, results
 
 
-def test_the_warning_fires_where_the_intervals_fail():
-    """On short lopsided logs (effective sample size about 6) the 95% intervals
-    cover the true value far less often than 95%, and the warning fires on
-    every log."""
-    coverage, median_ess, warned = _unclipped_coverage(250, 100)
-    assert median_ess < 10 and warned == 1.0
-    assert coverage["ips"] < 0.8 and coverage["snips"] < 0.8, coverage
+# (population, rounds per log, the bracket of the median effective sample size)
+LOPSIDED = {
+    "wrong-class-300": (lambda: _wrong_class_population(), 300, (1, 5)),
+    "softmax-250": (lambda: _lopsided_population(), 250, (3, 10)),
+    "softmax-1000": (lambda: _lopsided_population(), 1000, (10, 30)),
+    "wrong-class-4000": (lambda: _wrong_class_population(), 4000, (25, 50)),
+}
+
+
+def _coverage(true_value, results, method):
+    return np.mean([res[method].covers(true_value) for res in results])
+
+
+@pytest.mark.parametrize("setting", list(LOPSIDED))
+def test_intervals_on_lopsided_logs_cover_or_are_withheld(setting):
+    """Issue 31, item 3: on logs with effective sample sizes of 2 to 50, the
+    95% intervals that are given cover the true value in >= 90% of the logs
+    (IPS and SNIPS: the betting interval) or are withheld (DR: NaN bounds and
+    a reason); the normal intervals, asked for explicitly, do not cover at
+    their level there (on the shortest logs, far from it)."""
+    make, n_rounds, (ess_low, ess_high) = LOPSIDED[setting]
+    population = make()
+    true_value, results = _lopsided_logs(population, n_rounds, 50, seed=11)
+    ess = np.median([res.effective_sample_size for res in results])
+    assert ess_low <= ess <= ess_high, ess
+    for res in results:
+        assert res.effective_sample_size < DEFAULT_MIN_ESS
+        assert res["ips"].interval == res["snips"].interval == "betting"
+        assert res["ips"].reason.startswith("effective sample size")
+        dr = res["dr"]
+        assert dr.interval == "withheld" and "DR" in dr.reason
+        assert np.isnan(dr.ci_low) and np.isnan(dr.ci_high)
+        assert not dr.covers(true_value)
+        assert np.isfinite(dr.value) and np.isfinite(dr.std_error)
+    for m in ("ips", "snips"):
+        assert _coverage(true_value, results, m) >= 0.9, m
+    if setting == "softmax-250":
+        _, normal = _lopsided_logs(
+            population, n_rounds, 50, seed=11, min_effective_sample_size=None
+        )
+        for m in ("ips", "snips"):
+            assert normal[0][m].interval == "normal"
+            assert _coverage(true_value, normal, m) < 0.8, m
+
+
+def _capital(x, m, alpha, upper):
+    """log prod_t (1 + lambda_t(m) (x_t - m)) for the predictable plug-in bets of
+    Waudby-Smith & Ramdas, written from their definition as a loop: the bet of
+    round t uses only the rounds before it; alpha is the one-sided level."""
+    n = len(x)
+    total, sq, log_capital = 0.0, 0.0, 0.0
+    var_before = upper**2 / 4
+    for t, xt in enumerate(x, start=1):
+        lam = np.sqrt(2 * np.log(1 / alpha) / (n * var_before))
+        if m > 0:
+            lam = min(lam, 1 / (2 * m))
+        log_capital += np.log(1 + lam * (xt - m))
+        total += xt
+        mu_t = (upper / 2 + total) / (t + 1)
+        sq += (xt - mu_t) ** 2
+        var_before = (upper**2 / 4 + sq) / (t + 1)
+    return log_capital
+
+
+def _wrong_class_log():
+    _, y, pi, mu = _wrong_class_population(seed=2, eps=0.2)
+    rows, logged = _draw_log(mu, y, 300, np.random.default_rng(3))
+    return pi[rows], logged
+
+
+def _mostly_rewarded_log():
+    """Equal weights (1) and 57 rewards of 60: the running variance is small,
+    so the bets reach their cap 1 / (2 m)."""
+    rewards = np.ones(60)
+    rewards[[5, 30, 50]] = 0.0
+    return np.full((60, 4), 0.25), LoggedFeedback(
+        np.zeros(60, int), rewards, np.full(60, 0.25)
+    )
+
+
+@pytest.mark.parametrize(
+    "make_log, reward_range",
+    [
+        (_wrong_class_log, (0.0, 1.0)),
+        (_wrong_class_log, (-1.0, 2.0)),
+        (_mostly_rewarded_log, (0.0, 1.0)),
+    ],
+    ids=["wrong-class", "wrong-class-wide-range", "capped-bets"],
+)
+def test_betting_interval_is_where_the_capital_crosses_its_threshold(
+    make_log, reward_range
+):
+    """The betting interval at level 1 - alpha: ``V >= lo + m_low`` where the
+    capital of the bets on ``w (r - lo)`` crosses ``2 / alpha`` at ``m_low``,
+    and ``V <= hi - m_high`` for ``w (hi - r)`` (each side at ``alpha / 2``);
+    checked just below and above each bound with the capital recomputed."""
+    pi, logged = make_log()
+    with pytest.warns(LowEffectiveSampleSizeWarning, match="betting interval"):
+        res = evaluate_policy(
+            pi,
+            logged,
+            np.arange(4),
+            methods=["ips", "snips"],
+            reward_range=reward_range,
+            confidence=0.9,
+            min_effective_sample_size=1000,
+        )
+    lo, hi = reward_range
+    alpha = 0.1
+    e = res["ips"]
+    assert e.interval == "betting" and lo < e.ci_low < e.value < e.ci_high <= hi
+    assert res["snips"].ci_low == e.ci_low and res["snips"].ci_high == e.ci_high
+    w, r = res.weights, logged.rewards
+    threshold = np.log(2 / alpha)
+    sides = ((w * (r - lo), e.ci_low - lo), (w * (hi - r), hi - e.ci_high))
+    for x, bound in sides:
+        # no value below the bound is kept (a bound of 0 rejects nothing) ...
+        if bound > 0:
+            assert _capital(x, bound * (1 - 1e-6), alpha / 2, hi - lo) >= threshold
+        # ... and the values above it are
+        assert _capital(x, bound * (1 + 1e-6) + 1e-9, alpha / 2, hi - lo) < threshold
+
+
+# --- issue 31, item 4: DR is deterministic by default ---
+
+
+def test_dr_scorer_is_deterministic_by_default():
+    """The same model on the same rounds gets the same DR score at every call,
+    and GridSearchCV over identical candidates gives them identical scores
+    (before, the cross-fitting folds were drawn anew at each call)."""
+    clf, X, logged = _small_learner_log(n=600)
+    scorer = make_off_policy_scorer("dr")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", LowEffectiveSampleSizeWarning)
+        scores = {scorer(clf, X, logged) for _ in range(3)}
+        assert len(scores) == 1
+        # the default is a split, not one fold assignment per call: another
+        # seed gives another split, and None a new one at every call
+        other = make_off_policy_scorer("dr", random_state=1)(clf, X, logged)
+        assert other != scores.pop()
+        grid = GridSearchCV(
+            Banditron(random_state=0, max_iter=1),
+            {"exploration__epsilon": [0.1, 0.1, 0.1]},
+            scoring=scorer,
+            cv=KFold(3),
+        ).fit(X, logged)
+    for split in range(3):
+        column = grid.cv_results_[f"split{split}_test_score"]
+        assert column[0] == column[1] == column[2], column
+    # off_policy_evaluation too
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", LowEffectiveSampleSizeWarning)
+        values = {off_policy_evaluation(clf, X, logged)["dr"].value for _ in range(3)}
+    assert len(values) == 1
+
+
+# --- issue 31, item 8: planted bugs in the estimators' formulas ---
+
+
+def _one_round_per_weight(weights, rewards):
+    """A log whose importance weights are ``weights`` for a target policy that
+    plays the logged action with probability 1/2 (propensity 1 / (2 w))."""
+    n = len(weights)
+    pi = np.full((n, 2), 0.5)
+    props = 0.5 / np.asarray(weights, dtype=float)
+    return pi, LoggedFeedback(np.zeros(n, dtype=int), rewards, props)
+
+
+def test_clipping_applies_to_a_single_weight_above_the_cap():
+    """``clip=M`` replaces every weight by ``min(w, M)``, also when only one
+    weight exceeds M; n_clipped counts the weights above M, and a weight
+    equal to M is not clipped (nor counted)."""
+    weights = [4.0, 2.0, 1.0, 0.5]  # one above the cap of 2, one equal to it
+    rewards = [1.0, 1.0, 0.0, 1.0]
+    pi, logged = _one_round_per_weight(weights, rewards)
+    res = evaluate_policy(
+        pi, logged, [0, 1], methods=["ips"], clip=2.0, min_effective_sample_size=None
+    )
+    clipped = np.array([2.0, 2.0, 1.0, 0.5])
+    assert_allclose(res.weights, clipped, rtol=1e-15)
+    assert res.n_clipped == 1
+    assert_allclose(res["ips"].value, np.mean(clipped * rewards), rtol=1e-15)
+    # a cap at the largest weight clips nothing
+    res = evaluate_policy(
+        pi, logged, [0, 1], methods=["ips"], clip=4.0, min_effective_sample_size=None
+    )
+    assert res.n_clipped == 0
+    assert_allclose(res.weights, weights, rtol=1e-15)
+
+
+@pytest.mark.filterwarnings("ignore::skbandit.evaluation.LowEffectiveSampleSizeWarning")
+@pytest.mark.parametrize("gap", [1e-3, 2e-6])
+def test_target_proba_rows_summing_below_one_are_refused(gap):
+    """A target row summing to 1 - gap (gap beyond the documented tolerance
+    1e-6) is refused like one summing above one; within the tolerance, on
+    either side, it is accepted."""
+    _, X, logged = _small_learner_log(n=40)
+    pi = np.full((40, 3), 1 / 3)
+    pi[6, 2] -= gap
+    with pytest.raises(ValueError, match=r"sum to one \(within 1e-06\); rows \[6\]"):
+        evaluate_policy(pi, logged, [0, 1, 2], X=X)
+    for inside in (-5e-7, 5e-7):
+        pi = np.full((40, 3), 1 / 3)
+        pi[6, 2] += inside
+        evaluate_policy(pi, logged, [0, 1, 2], methods=["ips"])
+
+
+def test_dr_formula_with_a_reward_model_that_varies_by_action():
+    """DR (Dudik, Langford & Li 2011, eq. 2) computed by hand: the direct
+    method's term sum_a pi(a|x) h(x, a) (the target's expectation of the
+    model, not the model's mean over actions nor its value at the logged
+    action) plus the weighted residual w (r - h(x, a_i)) of the logged action;
+    the standard error is the sample standard deviation (n - 1) over sqrt(n)."""
+    pi = np.array([[0.7, 0.2, 0.1], [0.1, 0.1, 0.8], [0.0, 1.0, 0.0]])
+    H = np.array([[0.9, 0.3, 0.0], [0.2, 0.4, 0.6], [0.5, 0.1, 0.7]])
+    logged = LoggedFeedback([0, 2, 1], [1.0, 0.0, 1.0], [0.5, 0.4, 0.25])
+    res = evaluate_policy(
+        pi,
+        logged,
+        [0, 1, 2],
+        methods=["dr"],
+        reward_predictions=H,
+        min_effective_sample_size=None,
+    )
+    # row 0: 0.63 + 0.06 + 0 = 0.69, w = 0.7 / 0.5 = 1.4, 1.4 (1 - 0.9) = 0.14
+    # row 1: 0.02 + 0.04 + 0.48 = 0.54, w = 0.8 / 0.4 = 2, 2 (0 - 0.6) = -1.2
+    # row 2: 0.1, w = 1 / 0.25 = 4, 4 (1 - 0.1) = 3.6
+    terms = np.array([0.69 + 0.14, 0.54 - 1.2, 0.1 + 3.6])
+    assert_allclose(res["dr"].value, terms.sum() / 3, rtol=1e-14)
+    sd = np.sqrt(((terms - terms.mean()) ** 2).sum() / 2)
+    assert_allclose(res["dr"].std_error, sd / np.sqrt(3), rtol=1e-14)
+
+
+def test_snips_and_ips_differ_by_the_normaliser():
+    """SNIPS (Swaminathan & Joachims 2015) divides sum w r by sum w, IPS by n:
+    on a log whose weights sum to 6 over 4 rounds the two differ by the
+    factor 4 / 6; with weights summing to n they agree."""
+    pi, logged = _one_round_per_weight([3.0, 1.5, 1.0, 0.5], [1.0, 0.0, 1.0, 1.0])
+    res = evaluate_policy(
+        pi, logged, [0, 1], methods=["ips", "snips"], min_effective_sample_size=None
+    )
+    assert_allclose(res["ips"].value, 4.5 / 4, rtol=1e-15)
+    assert_allclose(res["snips"].value, 4.5 / 6, rtol=1e-15)
+    pi, logged = _one_round_per_weight([2.0, 1.0, 0.5, 0.5], [1.0, 0.0, 1.0, 1.0])
+    res = evaluate_policy(
+        pi, logged, [0, 1], methods=["ips", "snips"], min_effective_sample_size=None
+    )
+    assert_allclose(res["snips"].value, res["ips"].value, rtol=1e-15)
+
+
+def test_the_threshold_is_strict_and_counts_the_clipped_weights():
+    """Below min_effective_sample_size (strictly) the intervals are replaced;
+    at it they stay normal. The effective sample size is that of the weights
+    used: with equal weights it is n exactly."""
+    pi, logged = _one_round_per_weight(np.ones(20), np.tile([0.0, 1.0], 10))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", LowEffectiveSampleSizeWarning)
+        res = evaluate_policy(
+            pi, logged, [0, 1], methods=["ips"], min_effective_sample_size=20
+        )
+    assert res.effective_sample_size == 20.0
+    assert res["ips"].interval == "normal" and res["ips"].reason is None
+    with pytest.warns(LowEffectiveSampleSizeWarning, match="is 20.0 of 20"):
+        res = evaluate_policy(
+            pi, logged, [0, 1], methods=["ips"], min_effective_sample_size=20.5
+        )
+    assert res["ips"].interval == "betting"
+    # a clip that equalises the weights raises the effective sample size
+    weights = np.r_[np.full(19, 2.0), 40.0]
+    pi, logged = _one_round_per_weight(weights, np.tile([0.0, 1.0], 10))
+    res = evaluate_policy(
+        pi, logged, [0, 1], methods=["ips"], clip=2.0, min_effective_sample_size=20
+    )
+    assert res.effective_sample_size == 20.0 and res["ips"].interval == "normal"
+
+
+@pytest.mark.filterwarnings("ignore::skbandit.evaluation.LowEffectiveSampleSizeWarning")
+def test_withheld_intervals_say_why():
+    """Below the threshold: rewards outside reward_range withhold every
+    interval; clipped SNIPS has none; a bad reward_range is refused; the
+    printed result carries the reasons."""
+    pi, logged = _one_round_per_weight([2.0, 1.0, 0.5, 0.5], [1.0, 0.0, 3.0, 1.0])
+    res = evaluate_policy(pi, logged, [0, 1], reward_predictions=np.zeros((4, 2)))
+    for m in METHODS:
+        assert res[m].interval == "withheld" and np.isnan(res[m].ci_low)
+        assert "rewards outside reward_range=(0, 1)" in res[m].reason
+        assert f"{m}: effective sample size" in str(res)
+    res = evaluate_policy(pi, logged, [0, 1], methods=["ips"], reward_range=(0, 3))
+    assert res["ips"].interval == "betting"
+    assert 0.0 <= res["ips"].ci_low <= res["ips"].value <= res["ips"].ci_high <= 3.0
+    assert res.to_dict()["estimates"]["ips"]["interval"] == "betting"
+    res = evaluate_policy(
+        pi, logged, [0, 1], methods=["ips", "snips"], clip=1.0, reward_range=(0, 3)
+    )
+    assert res["ips"].interval == "betting"
+    assert (
+        res["snips"].interval == "withheld" and "clipped SNIPS" in res["snips"].reason
+    )
+    for bad in ((1.0, 0.0), (0.0, np.inf), (0.0, 0.0)):
+        with pytest.raises(ValueError, match="reward_range must be finite"):
+            evaluate_policy(pi, logged, [0, 1], reward_range=bad)
+    with pytest.raises(TypeError, match="reward_range must be a pair"):
+        evaluate_policy(pi, logged, [0, 1], reward_range=1.0)
+
+
+def test_coverage_benchmark_runs(tmp_path):
+    """benchmarks/ope_coverage.py (the larger study) runs end to end and reports
+    both rules; no figure is asserted here."""
+    from _helpers import run_benchmark
+
+    out = run_benchmark(
+        "ope_coverage.py",
+        "--reps", "3", "--settings", "softmax-250", "digits-wrong-class",
+        "--json", str(tmp_path / "c.json"),
+    )  # fmt: skip
+    assert "normal rule" in out.stdout and "default rule" in out.stdout
+    assert out.stdout.count("digits-wrong-class") == 3
+    assert (tmp_path / "c.json").is_file()
+
+
+def test_huge_weights_do_not_hide_a_small_effective_sample_size():
+    """A propensity of 1e-300 (inside (0, 1]) makes a weight near 1e300, whose
+    square overflows: the effective sample size is still computed (about 1
+    here, from the scale-free ratio), so the normal intervals are replaced."""
+    weights = np.ones(50)
+    weights[3] = 0.5e300
+    pi, logged = _one_round_per_weight(weights, np.ones(50))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # IPS's own terms overflow
+        with pytest.warns(LowEffectiveSampleSizeWarning):
+            res = evaluate_policy(pi, logged, [0, 1], methods=["ips", "snips"])
+    assert res.effective_sample_size == pytest.approx(1.0)
+    assert res["ips"].interval == res["snips"].interval == "betting"
+
+
+def test_cross_fitted_model_of_a_constant_or_unlogged_action():
+    """Cross-fitting with 2 folds: an action whose logged reward is constant is
+    predicted as that constant, and an action never logged is predicted, on
+    each fold, by the mean reward of the other fold only (not of all rows:
+    that would let a row's own reward into the model that corrects it)."""
+    rng = np.random.default_rng(4)
+    n = 200
+    X = rng.standard_normal((n, 3))
+    actions = np.where(rng.random(n) < 0.5, 0, 1)
+    rewards = np.where(actions == 0, 1.0, 0.0)
+    # action 1 sometimes rewarded, so that the two folds' means differ
+    rewards[(actions == 1) & (rng.random(n) < 0.3)] = 1.0
+    # action 0 always rewarded; action 1 varies; action 2 never logged
+    res = evaluate_policy(
+        np.full((n, 3), 1 / 3),
+        LoggedFeedback(actions, rewards, np.full(n, 0.5)),
+        [0, 1, 2],
+        X=X,
+        methods=["dr"],
+        n_folds=2,
+    )
+    H = res.reward_predictions
+    assert_allclose(H[:, 0], 1.0)
+    values = np.unique(H[:, 2])
+    assert values.shape == (2,)
+    for value in values:
+        fold, other = H[:, 2] == value, H[:, 2] != value
+        assert_allclose(value, rewards[other].mean(), rtol=1e-15)
+        assert abs(value - rewards[fold].mean()) > 1e-3
+
+
+def test_errors_name_exactly_the_bad_entries():
+    """The errors list the unknown actions and the rows with a negative
+    probability, and only those (a zero probability is allowed)."""
+    pi = np.full((4, 3), 1 / 3)
+    pi[1] = [0.0, 0.5, 0.5]  # a zero: fine
+    pi[2] = [-0.5, 1.0, 0.5]  # a negative entry: row 2
+    logged = LoggedFeedback([0, 1, 2, 1], [1.0, 0.0, 1.0, 1.0], [0.5] * 4)
+    with pytest.raises(ValueError, match=r"negative probabilities in rows \[2\]$"):
+        evaluate_policy(pi, logged, [0, 1, 2], methods=["ips"])
+    unknown = LoggedFeedback([0, 7, 1, 9], [1.0, 0.0, 1.0, 1.0], [0.5] * 4)
+    with pytest.raises(ValueError, match=r"policy's classes: \[7, 9\]$"):
+        evaluate_policy(np.full((4, 3), 1 / 3), unknown, [0, 1, 2], methods=["ips"])
+
+
+def test_an_interval_contains_its_end_points():
+    estimate = OffPolicyEstimate("ips", 0.5, 0.1, 0.3, 0.7)
+    assert estimate.covers(0.3) and estimate.covers(0.7) and estimate.covers(0.5)
+    assert not estimate.covers(0.2999) and not estimate.covers(0.7001)
+    withheld = OffPolicyEstimate("dr", 0.5, 0.1, np.nan, np.nan, "withheld", "why")
+    assert not withheld.covers(0.5)
+
+
+def test_clipped_betting_interval_with_negative_rewards():
+    """Clipped at M with rewards in [lo, hi] = [-1, 1]: the terms min(w, M) r
+    lie in [a, b] = [M min(lo, 0), M max(hi, 0)] = [-M, M], and the interval
+    on V_clip is [a + m_low, b - m_high] with m_low, m_high the betting lower
+    bounds of E[w r - a] and E[b - w r] (capital recomputed; span b - a)."""
+    rng = np.random.default_rng(6)
+    n, clip = 200, 3.0
+    actions = rng.integers(0, 2, size=n)
+    rewards = np.where(rng.random(n) < 0.6, 1.0, -1.0)
+    props = np.where(actions == 0, 0.2, 0.8)
+    pi = np.tile([0.9, 0.1], (n, 1))  # weights 4.5 (clipped to 3) and 0.125
+    logged = LoggedFeedback(actions, rewards, props)
+    with pytest.warns(LowEffectiveSampleSizeWarning):
+        res = evaluate_policy(
+            pi,
+            logged,
+            [0, 1],
+            methods=["ips"],
+            clip=clip,
+            reward_range=(-1.0, 1.0),
+            min_effective_sample_size=1000,
+        )
+    e = res["ips"]
+    assert e.interval == "betting" and -clip < e.ci_low < e.value < e.ci_high < clip
+    w = res.weights
+    assert w.max() == clip
+    a, b = -clip, clip
+    threshold = np.log(2 / 0.05)
+    for x, bound in ((w * rewards - a, e.ci_low - a), (b - w * rewards, b - e.ci_high)):
+        assert _capital(x, bound * (1 - 1e-6), 0.025, b - a) >= threshold
+        assert _capital(x, bound * (1 + 1e-6) + 1e-9, 0.025, b - a) < threshold

@@ -13,9 +13,10 @@ Results are small objects (:class:`ProgressiveValidationResult`,
 
 :func:`off_policy_evaluation` estimates the value of a learner's policy on
 logged bandit data (IPS, self-normalised IPS, doubly robust; Dudik, Langford
-and Li 2011) with normal-approximation intervals, optional weight clipping and a
-:class:`LowEffectiveSampleSizeWarning` when the weights leave too few effective
-rounds, as an :class:`OffPolicyResult`;
+and Li 2011) with normal-approximation intervals, optional weight clipping, and,
+when the weights leave too few effective rounds, a
+:class:`LowEffectiveSampleSizeWarning` and a finite-sample betting interval
+(IPS, SNIPS) or none (DR), as an :class:`OffPolicyResult`;
 :func:`make_off_policy_scorer` makes it a scorer for ``GridSearchCV``.
 """
 

@@ -15,7 +15,10 @@ IPS and DR are unbiased when every ``p_i`` is the true propensity (and positive
 wherever ``pi`` is); DR stays unbiased with any reward model fitted on other
 rows (cross-fitting), and has a smaller variance the better the model. The
 confidence intervals are normal approximations from the sample variance of the
-per-round terms (SNIPS: of its linearisation, the delta method).
+per-round terms (SNIPS: of its linearisation, the delta method) when the
+effective sample size of the weights is large enough; below that, IPS and SNIPS
+get a finite-sample betting interval (Waudby-Smith and Ramdas, 2024;
+Karampatziakis, Mineiro and Ramdas, 2021) and DR none.
 """
 
 from __future__ import annotations
@@ -51,6 +54,10 @@ METHODS = ("ips", "snips", "dr")
 DEFAULT_MIN_ESS = 100.0
 # tolerance on the row sums of a target policy's probabilities
 _SUM_TOL = 1e-6
+# cross-fitting folds of DR: a fixed shuffled split unless told otherwise
+DEFAULT_RANDOM_STATE = 0
+# the betting interval's bets stay within [0, c / m] (the capital stays >= 1 - c)
+_BET_CAP = 0.5
 
 
 class LowEffectiveSampleSizeWarning(UserWarning):
@@ -59,16 +66,18 @@ class LowEffectiveSampleSizeWarning(UserWarning):
     Raised by the off-policy estimators when the effective sample size
     ``(sum w)^2 / sum w^2`` of the importance weights (Kong, 1992) is below
     ``min_effective_sample_size`` (100 by default): the estimate then rests on
-    a few heavily weighted rounds, and its normal-approximation interval is
-    typically too narrow. A large effective sample size is necessary, not
-    sufficient: weights that the log never revealed (tiny propensities on
-    actions the target policy favours) are not in the sum.
+    a few heavily weighted rounds, and a normal-approximation interval is
+    typically too narrow, so none is given: IPS and SNIPS get the betting
+    interval instead and DR no interval (see :func:`evaluate_policy`). A large
+    effective sample size is necessary, not sufficient: weights that the log
+    never revealed (tiny propensities on actions the target policy favours)
+    are not in the sum.
     """
 
 
 @dataclass(frozen=True)
 class OffPolicyEstimate:
-    """One estimate of a policy's value, with its normal-approximation interval.
+    """One estimate of a policy's value, with its confidence interval.
 
     Attributes
     ----------
@@ -77,10 +86,15 @@ class OffPolicyEstimate:
         The estimated value (expected reward per round).
     std_error : float
         Standard error: the sample standard deviation of the per-round terms
-        divided by ``sqrt(n)``.
+        divided by ``sqrt(n)`` (whatever the interval).
     ci_low, ci_high : float
-        ``value -+ z * std_error`` with ``z`` the normal quantile of the
-        confidence level.
+        The interval: ``value -+ z * std_error`` with ``z`` the normal
+        quantile of the confidence level (``interval="normal"``), the betting
+        interval (``"betting"``), or NaN (``"withheld"``).
+    interval : {"normal", "betting", "withheld"}
+        How the interval was made (see :func:`evaluate_policy`).
+    reason : str or None
+        Why the interval is not the normal one; ``None`` when it is.
     """
 
     method: str
@@ -88,9 +102,11 @@ class OffPolicyEstimate:
     std_error: float
     ci_low: float
     ci_high: float
+    interval: str = "normal"
+    reason: str | None = None
 
     def covers(self, value: float) -> bool:
-        """Whether the interval contains ``value``."""
+        """Whether the interval contains ``value`` (``False`` when withheld)."""
         return bool(self.ci_low <= value <= self.ci_high)
 
 
@@ -156,6 +172,7 @@ class OffPolicyResult:
                 "std_error": e.std_error,
                 "ci_low": e.ci_low,
                 "ci_high": e.ci_high,
+                "interval": e.interval,
                 "n_rounds": self.n_rounds,
                 "ess": self.effective_sample_size,
                 "min_propensity": self.min_propensity,
@@ -180,6 +197,8 @@ class OffPolicyResult:
                     "std_error": e.std_error,
                     "ci_low": e.ci_low,
                     "ci_high": e.ci_high,
+                    "interval": e.interval,
+                    "reason": e.reason,
                 }
                 for m, e in self.estimates.items()
             },
@@ -196,17 +215,117 @@ class OffPolicyResult:
             f"{self.name} ({self.policy} policy) on {self.n_rounds:,} logged rounds, "
             f"effective sample size {self.effective_sample_size:,.0f}, "
             f"smallest propensity {self.min_propensity:.3g}, "
-            f"{level} normal intervals"
+            f"{level} intervals"
         )
         if self.clip is not None:
             head += f", weights clipped at {self.clip:g} ({self.n_clipped:,} rounds)"
-        cols = ["method", "value", "std_error", "ci_low", "ci_high"]
-        return head + "\n" + format_table(self.summary(), cols)
+        cols = ["method", "value", "std_error", "ci_low", "ci_high", "interval"]
+        notes = [f"{e.method}: {e.reason}" for e in self.estimates.values() if e.reason]
+        return "\n".join([head, format_table(self.summary(), cols), *notes])
 
 
 def _interval(method, value, terms_sd, n, z) -> OffPolicyEstimate:
     se = float(terms_sd / np.sqrt(n)) if n > 1 else float("nan")
     return OffPolicyEstimate(method, float(value), se, value - z * se, value + z * se)
+
+
+def _effective_sample_size(w: np.ndarray) -> float:
+    """``(sum w)^2 / sum w^2`` (Kong 1992), computed on ``w / max(w)`` (the
+    same ratio) so that huge weights do not overflow; 0 when every ``w`` is 0."""
+    top = float(w.max())
+    if not top > 0.0:
+        return 0.0
+    scaled = w / top
+    return float(scaled.sum() ** 2 / (scaled**2).sum())
+
+
+def _betting_lower_bound(x: np.ndarray, alpha: float, upper: float) -> float:
+    """Lower confidence bound at level ``1 - alpha`` on the mean of ``x >= 0``.
+
+    The rounds are bets against "the mean is ``m``": the capital
+    ``K(m) = prod_t (1 + lambda_t(m) (x_t - m))`` is a nonnegative martingale
+    when the mean is ``m`` (also for adaptively logged rounds, each with mean
+    ``m`` given the past), so ``P(K(m) >= 1 / alpha) <= alpha`` by Markov's
+    (Ville's) inequality, and ``{m : K(m) < 1 / alpha}`` is a confidence set
+    (Waudby-Smith and Ramdas 2024; for importance-weighted rewards, which are
+    nonnegative but unbounded above, Karampatziakis, Mineiro and Ramdas 2021).
+    The bets are their predictable plug-in
+    ``lambda_t = sqrt(2 log(1 / alpha) / (n s_{t-1}^2))``, with the running
+    estimates ``mu_t = (u / 2 + sum_{i <= t} x_i) / (t + 1)`` and
+    ``s_t^2 = (u^2 / 4 + sum_{i <= t} (x_i - mu_i)^2) / (t + 1)``
+    (``u = upper``), truncated to ``lambda_t(m) = min(lambda_t, 1 / (2 m))``
+    so that every factor stays ``>= 1/2``. Each factor then decreases in
+    ``m``, so the set is ``[m*, upper]`` and ``m*`` is found by bisection
+    (rounded down).
+    """
+    n = x.shape[0]
+    t = np.arange(1.0, n + 1.0)
+    mu = (0.5 * upper + np.cumsum(x)) / (t + 1.0)
+    with np.errstate(over="ignore"):  # an infinite variance makes a zero bet
+        var = (0.25 * upper**2 + np.cumsum((x - mu) ** 2)) / (t + 1.0)
+    var_before = np.concatenate(([0.25 * upper**2], var[:-1]))
+    bets = np.sqrt(2.0 * np.log(1.0 / alpha) / (n * var_before))
+    threshold = np.log(1.0 / alpha)
+
+    def rejected(m: float) -> bool:
+        lam = np.minimum(bets, _BET_CAP / m) if m > 0.0 else bets
+        return bool(np.log1p(lam * (x - m)).sum() >= threshold)
+
+    if not rejected(0.0):
+        return 0.0
+    if rejected(upper):
+        return upper
+    low, high = 0.0, upper
+    while high - low > 1e-10 * upper:
+        mid = 0.5 * (low + high)
+        if rejected(mid):
+            low = mid
+        else:
+            high = mid
+    return low
+
+
+def _betting_interval(w, r, clip, reward_range, alpha) -> tuple[float, float]:
+    """The two-sided betting interval (each side at ``alpha / 2``) on the value
+    that IPS estimates, for rewards in ``reward_range = (lo, hi)``.
+
+    Unclipped, ``E[w] = 1`` and ``V = lo + E[w (r - lo)] = hi - E[w (hi - r)]``
+    with both expectations of nonnegative terms, in ``[0, hi - lo]``. Clipped
+    (``w <= M``), the terms ``w r`` lie in ``[a, b] = [M min(lo, 0),
+    M max(hi, 0)]`` and ``V_clip = a + E[w r - a] = b - E[b - w r]``.
+    """
+    lo, hi = reward_range
+    if clip is None:
+        below, above, base_low, base_high = w * (r - lo), w * (hi - r), lo, hi
+    else:
+        base_low, base_high = clip * min(lo, 0.0), clip * max(hi, 0.0)
+        below, above = w * r - base_low, base_high - w * r
+    span = base_high - base_low
+    low = base_low + _betting_lower_bound(below, alpha / 2.0, span)
+    high = base_high - _betting_lower_bound(above, alpha / 2.0, span)
+    return low, high
+
+
+def _low_ess_estimate(
+    normal: OffPolicyEstimate, why: str, interval: tuple[float, float] | None, note
+) -> OffPolicyEstimate:
+    """``normal`` with its interval replaced: by ``interval`` (the betting
+    one) or, when ``None``, by NaN bounds; ``why`` and ``note`` make the reason."""
+    if interval is None:
+        low = high = float("nan")
+        kind = "withheld"
+    else:
+        low, high = interval
+        kind = "betting"
+    return OffPolicyEstimate(
+        normal.method,
+        normal.value,
+        normal.std_error,
+        float(low),
+        float(high),
+        interval=kind,
+        reason=f"{why}: {note}",
+    )
 
 
 def _check_methods(methods) -> tuple[str, ...]:
@@ -361,7 +480,8 @@ def evaluate_policy(
     clip: float | None = None,
     min_effective_sample_size: float | None = DEFAULT_MIN_ESS,
     confidence: float = 0.95,
-    random_state=None,
+    reward_range: tuple[float, float] = (0.0, 1.0),
+    random_state=DEFAULT_RANDOM_STATE,
     name: str = "policy",
     policy: str = "given",
 ) -> OffPolicyResult:
@@ -374,10 +494,38 @@ def evaluate_policy(
     * SNIPS: ``V = sum_i w_i r_i / sum_i w_i``;
     * DR: ``V = mean_i [sum_a pi(a | x_i) h(x_i, a) + w_i (r_i - h(x_i, a_i))]``.
 
-    The intervals are ``V -+ z * sd / sqrt(n)``, with ``sd`` the sample
+    **Intervals.** When the effective sample size ``(sum w)^2 / sum w^2`` of
+    the weights is at least ``min_effective_sample_size``, the intervals are
+    normal approximations ``V -+ z * sd / sqrt(n)``, with ``sd`` the sample
     standard deviation (``ddof=1``) of the per-round terms (IPS: ``w_i r_i``;
     DR: the bracket above; SNIPS: its delta-method linearisation
-    ``w_i (r_i - V) / mean(w)``).
+    ``w_i (r_i - V) / mean(w)``). Below it they are not to be trusted (on
+    logs with an effective sample size of 2 to 50, 95% normal intervals can
+    cover the true value far less than 95% of the time), so the rule is:
+
+    * IPS, and SNIPS unclipped: the **betting interval** on the value, whose
+      coverage is at least its nominal level at every sample size when the
+      propensities are right (and positive wherever ``pi`` is) and the
+      rewards lie in ``reward_range = (lo, hi)``. Unclipped,
+      ``E[w] = 1`` gives ``V = lo + E[w (r - lo)] = hi - E[w (hi - r)]``, two
+      means of nonnegative terms; each gets a one-sided lower confidence bound
+      at level ``alpha / 2`` by betting (a nonnegative martingale
+      ``prod_t (1 + lambda_t (x_t - m))`` and Ville's inequality;
+      Waudby-Smith and Ramdas 2024, Karampatziakis, Mineiro and Ramdas 2021),
+      so that the two-sided interval has level ``1 - alpha``. Clipped, the
+      terms ``min(w, M) r`` lie in ``[M min(lo, 0), M max(hi, 0)]`` and the
+      same bounds give the interval on ``V_clip = E[min(w, M) r]``. The
+      bets are Waudby-Smith and Ramdas's predictable plug-in, run in the
+      log's order, so the interval stays valid on
+      adaptively collected logs; it is wider than the normal one.
+    * DR: no interval (its terms are unbounded on both sides without
+      clipping); clipped SNIPS: no interval (its target is a ratio the betting
+      bounds do not cover); anything, when a reward lies outside
+      ``reward_range``.
+
+    A replaced interval says so: ``estimate.interval`` is ``"betting"`` or
+    ``"withheld"`` (``ci_low = ci_high = NaN``) and ``estimate.reason`` gives
+    the reason; a :class:`LowEffectiveSampleSizeWarning` is raised.
 
     Parameters
     ----------
@@ -418,15 +566,22 @@ def evaluate_policy(
         ``E[min(w, clip) r] / E[min(w, clip)]``. The intervals cover the
         clipped value, not ``V(pi)``.
     min_effective_sample_size : float or None, default=100
-        Warn (:class:`LowEffectiveSampleSizeWarning`) when the effective
-        sample size ``(sum w)^2 / sum w^2`` of the weights used (clipped, if
-        ``clip`` is set) is below this: the normal-approximation intervals
-        then rest on too few effective rounds to be trusted. ``None``
-        disables the warning.
+        When the effective sample size ``(sum w)^2 / sum w^2`` of the weights
+        used (clipped, if ``clip`` is set) is below this, the normal
+        intervals rest on too few effective rounds: they are replaced as
+        above and a :class:`LowEffectiveSampleSizeWarning` is raised.
+        ``None`` keeps the normal intervals at every size, without warning.
     confidence : float, default=0.95
-        Level of the normal-approximation intervals.
-    random_state : int or None, default=None
-        Seeds the cross-fitting folds.
+        Level of the intervals.
+    reward_range : (float, float), default=(0.0, 1.0)
+        Bounds ``(lo, hi)`` on every possible reward, known in advance; used
+        only by the betting interval (a reward outside it withholds the
+        interval below the threshold).
+    random_state : int, RandomState instance or None, default=0
+        Seeds the shuffled cross-fitting folds of DR. The default is a fixed
+        split: the same rounds give the same estimate at every call (model
+        selection then compares candidates on the same split). ``None`` draws
+        a new split at each call.
     name, policy : str
         Labels stored in the result.
 
@@ -448,6 +603,12 @@ def evaluate_policy(
     .. [2] A. Kong, "A note on importance sampling using standardized
        weights", Technical report 348, Department of Statistics, University of
        Chicago, 1992 (the effective sample size).
+    .. [3] I. Waudby-Smith and A. Ramdas, "Estimating means of bounded random
+       variables by betting", JRSS B 86(1), 2024 (arXiv:2010.09686).
+    .. [4] N. Karampatziakis, P. Mineiro and A. Ramdas, "Off-policy
+       confidence sequences", ICML 2021.
+    .. [5] A. Swaminathan and T. Joachims, "The self-normalized estimator
+       for counterfactual learning", NeurIPS 2015 (SNIPS).
     """
     methods = _check_methods(methods)
     _check_logged(logged)
@@ -457,6 +618,7 @@ def evaluate_policy(
     min_ess = _check_positive_or_none(
         min_effective_sample_size, "min_effective_sample_size"
     )
+    reward_range = _check_reward_range(reward_range)
     classes = np.asarray(classes)
     n, k = len(logged), classes.shape[0]
     pi = _check_target_proba(target_proba, n, k)
@@ -487,6 +649,8 @@ def evaluate_policy(
     if clip is not None:
         n_clipped = int(np.count_nonzero(w > clip))
         w = np.minimum(w, clip)
+    ess = _effective_sample_size(w)
+    low_ess = min_ess is not None and ess < min_ess
     z = float(norm.ppf(0.5 + confidence / 2.0))
     estimates = {}
     for method in methods:
@@ -503,15 +667,19 @@ def evaluate_policy(
             terms = (pi * H).sum(axis=1) + w * (r - H[np.arange(n), codes])
             value = terms.mean()
         estimates[method] = _interval(method, value, terms.std(ddof=1), n, z)
-    ess = float(w.sum() ** 2 / (w**2).sum()) if np.any(w > 0) else 0.0
-    if min_ess is not None and ess < min_ess:
+    if low_ess:
+        assert min_ess is not None
+        _replace_low_ess_intervals(
+            estimates, w, r, clip, reward_range, 1.0 - confidence, ess, min_ess
+        )
         warnings.warn(
             f"the effective sample size (sum w)^2 / sum w^2 of the importance "
             f"weights is {ess:.1f} of {n} logged rounds, below "
-            f"min_effective_sample_size={min_ess:g}: the normal-approximation "
-            "intervals are not to be trusted (the smallest logged propensity is "
-            f"{float(p.min()):.3g}). Consider more rounds, a logging policy "
-            "closer to the target, or weight clipping (clip=...).",
+            f"min_effective_sample_size={min_ess:g}: no normal-approximation "
+            "interval is given (IPS and SNIPS: the betting interval; DR: none; "
+            f"the smallest logged propensity is {float(p.min()):.3g}). Consider "
+            "more rounds, a logging policy closer to the target, or weight "
+            "clipping (clip=...).",
             LowEffectiveSampleSizeWarning,
             stacklevel=_caller_stacklevel(),
         )
@@ -528,6 +696,57 @@ def evaluate_policy(
         n_clipped=n_clipped,
         reward_predictions=H if "dr" in methods else None,
     )
+
+
+def _replace_low_ess_intervals(
+    estimates, w, r, clip, reward_range, alpha, ess, min_ess
+) -> None:
+    """Below the effective-sample-size threshold: the betting interval for IPS
+    (and SNIPS, unclipped: it estimates the same value), no interval for DR,
+    nor for anything when the rewards leave ``reward_range``."""
+    why = f"effective sample size {ess:.1f} < min_effective_sample_size={min_ess:g}"
+    lo, hi = reward_range
+    in_range = bool(np.all((r >= lo) & (r <= hi)))
+    betting = _betting_interval(w, r, clip, reward_range, alpha) if in_range else None
+    for method, normal in estimates.items():
+        interval = None
+        if not in_range:
+            note = (
+                f"rewards outside reward_range=({lo:g}, {hi:g}), which the "
+                "betting interval needs: no interval"
+            )
+        elif method == "dr":
+            note = (
+                "DR's terms w (r - h(x, a)) are unbounded on both sides, and no "
+                "interval of it has coverage this far from the normal limit: no "
+                "interval (the IPS and SNIPS betting interval bounds the same value)"
+            )
+        elif method == "snips" and clip is not None:
+            note = (
+                "clipped SNIPS estimates E[min(w, clip) r] / E[min(w, clip)], "
+                "which the betting interval does not bound: no interval"
+            )
+        else:
+            interval = betting
+            note = (
+                "the finite-sample betting interval on the value "
+                f"(rewards in [{lo:g}, {hi:g}])"
+            )
+        estimates[method] = _low_ess_estimate(normal, why, interval, note)
+
+
+def _check_reward_range(reward_range) -> tuple[float, float]:
+    try:
+        lo, hi = (float(v) for v in reward_range)
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"reward_range must be a pair of numbers (lo, hi), got {reward_range!r}"
+        ) from None
+    if not (np.isfinite(lo) and np.isfinite(hi) and lo < hi):
+        raise ValueError(
+            f"reward_range must be finite with lo < hi, got {reward_range!r}"
+        )
+    return lo, hi
 
 
 def _target_proba(estimator, X, policy: str) -> np.ndarray:
@@ -557,7 +776,8 @@ def off_policy_evaluation(
     clip: float | None = None,
     min_effective_sample_size: float | None = DEFAULT_MIN_ESS,
     confidence: float = 0.95,
-    random_state=None,
+    reward_range: tuple[float, float] = (0.0, 1.0),
+    random_state=DEFAULT_RANDOM_STATE,
     name: str | None = None,
 ) -> OffPolicyResult:
     """Estimate the value of a fitted learner's policy on logged data.
@@ -580,10 +800,11 @@ def off_policy_evaluation(
         Logged actions, rewards and propensities of the logging policy.
     policy : {"greedy", "exploration"}, default="greedy"
     methods, reward_model, reward_predictions, n_folds, clip, \
-min_effective_sample_size, confidence, random_state
+min_effective_sample_size, confidence, reward_range, random_state
         As in :func:`evaluate_policy` (weight clipping is off by default and
-        biases the estimates when on; a warning flags a small effective
-        sample size).
+        biases the estimates when on; below the effective-sample-size
+        threshold a warning fires and the normal intervals are replaced; the
+        cross-fitting folds are a fixed split by default).
     name : str, default=None
         Name in the result; the estimator's class name by default.
 
@@ -628,6 +849,7 @@ min_effective_sample_size, confidence, random_state
         clip=clip,
         min_effective_sample_size=min_effective_sample_size,
         confidence=confidence,
+        reward_range=reward_range,
         random_state=random_state,
         name=type(estimator).__name__ if name is None else name,
         policy=policy,
@@ -642,7 +864,7 @@ def make_off_policy_scorer(
     n_folds: int = 2,
     clip: float | None = None,
     min_effective_sample_size: float | None = DEFAULT_MIN_ESS,
-    random_state=None,
+    random_state=DEFAULT_RANDOM_STATE,
 ):
     """A scorer for model selection on logs: ``GridSearchCV(..., scoring=...)``.
 
@@ -657,7 +879,11 @@ def make_off_policy_scorer(
     method : {"ips", "snips", "dr"}, default="snips"
     policy : {"greedy", "exploration"}, default="greedy"
     reward_model, n_folds, random_state
-        For ``method="dr"``, as in :func:`evaluate_policy`.
+        For ``method="dr"``, as in :func:`evaluate_policy`: by default
+        (``random_state=0``) the cross-fitting folds are a fixed split, so the
+        same model on the same rounds always gets the same score, and
+        ``GridSearchCV`` compares candidates on one split rather than on
+        noise. ``None`` draws new folds at every call.
     clip, min_effective_sample_size
         As in :func:`evaluate_policy`.
 
