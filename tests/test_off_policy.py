@@ -799,11 +799,15 @@ def test_dr_scorer_is_deterministic_by_default():
 
 def _one_round_per_weight(weights, rewards):
     """A log whose importance weights are ``weights`` for a target policy that
-    plays the logged action with probability 1/2 (propensity 1 / (2 w))."""
+    plays the logged action with probability 1/2 (propensity 1 / (2 w)); the
+    propensity floor is lowered to the smallest propensity, knowingly."""
     n = len(weights)
     pi = np.full((n, 2), 0.5)
     props = 0.5 / np.asarray(weights, dtype=float)
-    return pi, LoggedFeedback(np.zeros(n, dtype=int), rewards, props)
+    floor = min(float(props.min()), 2.0**-32)
+    return pi, LoggedFeedback(
+        np.zeros(n, dtype=int), rewards, props, min_propensity=floor
+    )
 
 
 def test_clipping_applies_to_a_single_weight_above_the_cap():
