@@ -131,6 +131,10 @@ def selector_round(st, X, i, t, u1, u2, *, y=None, logged=None, learn=True):
     for c in range(C):
         total = total + st.beta[c] * P[c]
     mix = max(st.mix_min, st.mix * t**-st.decay) if st.decay else st.mix
+    j = _ahead(st)
+    if st.mix > mix and j >= 0:  # the decayed share goes to the challenger ahead
+        total = (mix * total + (st.mix - mix) * P[j]) / st.mix
+        mix = st.mix
     Q = (1.0 - mix) * P[st.lead] + mix * total
     a = sample(Q, u1)
     if not learn:
@@ -167,6 +171,14 @@ def selector_round(st, X, i, t, u1, u2, *, y=None, logged=None, learn=True):
         st.R = np.maximum(st.R, z)
         _challenge(st)
     return a, Q[a]
+
+
+def _ahead(st):
+    """The challenger whose estimate leads the leader's by the most (the first on
+    ties), -1 when none does."""
+    gaps = [st.S[c] - st.S[st.lead] if c != st.lead else 0.0 for c in range(len(st.S))]
+    j = int(np.argmax(gaps))
+    return j if gaps[j] > 0.0 else -1
 
 
 def _bound(st, c, lead, n_eff, sign):

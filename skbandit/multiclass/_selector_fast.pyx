@@ -190,9 +190,38 @@ cdef class SelectorKernel(BaseKernel):
         if self.ptrs != NULL:
             free(self.ptrs)
 
-    cdef inline double mix_at(self, long long t) noexcept nogil:
-        # the exploration share of round t >= 1: max(mix_min, mix t^-decay)
-        return self.mixer.rate(t)
+    cdef int ahead(self) noexcept nogil:
+        # the challenger whose estimate leads the leader's by the most (the
+        # first on ties), -1 when none leads: S_c - S_l > 0
+        cdef int c, j = -1, l = <int>self.lead[0]
+        cdef double d, best = 0.0
+        for c in range(self.n_cand):
+            if c == l:
+                continue
+            d = self.S[c] - self.S[l]
+            if d > best:
+                best = d
+                j = c
+        return j
+
+    cdef double mixture(self, long long t, double[:, ::1] P,
+                        double* avg) noexcept nogil:
+        # The candidates' distributions in P, the mixed part in avg, and its
+        # weight: mix_t = max(mix_min, mix t^-decay) and avg the beta-average;
+        # while a challenger j leads on the estimates (``ahead``), the weight
+        # is the first round's share ``mix`` and avg = (mix_t * avg + (mix -
+        # mix_t) * P[j]) / mix: the decayed part of the share goes to j.
+        cdef int a, j
+        cdef double m = self.mixer.rate(t), top = self.mixer.epsilon
+        self.average(t, P, avg)
+        if not top > m:
+            return m
+        j = self.ahead()
+        if j < 0:
+            return m
+        for a in range(self.n_classes):
+            avg[a] = (m * avg[a] + (top - m) * P[j, a]) / top
+        return top
 
     cdef void average(self, long long t, double[:, ::1] P,
                       double* avg) noexcept nogil:
@@ -227,8 +256,7 @@ cdef class SelectorKernel(BaseKernel):
             self.g[c] = argmax_ties(&(<BaseKernel>self.ptrs[c]).scores[0], k, 0.0,
                                     &mc)
             self.m[c] = mc
-        cdef double mix = self.mix_at(t)
-        self.average(t, self.P, &self.avg[0])
+        cdef double mix = self.mixture(t, self.P, &self.avg[0])
         for a in range(k):
             self.proba[a] = (1.0 - mix) * self.P[lead, a] + mix * self.avg[a]
             self.scores[a] = (<BaseKernel>self.ptrs[lead]).scores[a]
@@ -240,8 +268,7 @@ cdef class SelectorKernel(BaseKernel):
         # average at round t for their current scores (scratch arrays: the
         # round's P is not touched).
         cdef int a, lead = <int>self.lead[0]
-        cdef double mix = self.mix_at(t)
-        self.average(t, self.P_tmp, &self.avg_tmp[0])
+        cdef double mix = self.mixture(t, self.P_tmp, &self.avg_tmp[0])
         (<BaseKernel>self.ptrs[lead]).distribution(s, t, greedy, p)
         for a in range(self.n_classes):
             p[a] = (1.0 - mix) * p[a] + mix * self.avg_tmp[a]
@@ -251,10 +278,10 @@ cdef class SelectorKernel(BaseKernel):
         # from ``scores``: after ``compute_scores`` at the same t, bit for bit
         # its ``proba``.
         cdef int a, lead = <int>self.lead[0]
-        cdef double mix = self.mix_at(t)
+        cdef double mix
         for a in range(self.n_classes):
             (<BaseKernel>self.ptrs[lead]).scores[a] = self.scores[a]
-        self.average(t, self.P_tmp, &self.avg_tmp[0])
+        mix = self.mixture(t, self.P_tmp, &self.avg_tmp[0])
         for a in range(self.n_classes):
             out[a] = (1.0 - mix) * self.P_tmp[lead, a] + mix * self.avg_tmp[a]
 
