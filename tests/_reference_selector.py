@@ -174,15 +174,26 @@ def selector_round(st, X, i, t, u1, u2, *, y=None, logged=None, learn=True):
 
 
 def _ahead(st):
-    """The challenger whose estimate leads the leader's by the most (the first on
-    ties), -1 when none does."""
-    gaps = [st.S[c] - st.S[st.lead] if c != st.lead else 0.0 for c in range(len(st.S))]
-    j = int(np.argmax(gaps))
-    return j if gaps[j] > 0.0 else -1
+    """The challenger on trial: the largest positive lower bound at ``L = 1/2``
+    against the leader (the first on ties), -1 when none, or while the discount
+    has not halved the first round's weight (``lam < 1`` and ``w1 (1 - lam) <
+    1/2``)."""
+    if st.w[1] <= 0.0 or (st.lam < 1.0 and st.w[0] * (1.0 - st.lam) < 0.5):
+        return -1
+    n_eff = st.w[0] * st.w[0] / st.w[1]
+    best, j = 0.0, -1
+    for c in range(len(st.S)):
+        if c == st.lead:
+            continue
+        lcb = _bound(st, c, st.lead, n_eff, -1.0, 0.5)
+        if lcb > best:
+            best, j = lcb, c
+    return j
 
 
-def _bound(st, c, lead, n_eff, sign):
-    S, G, w, L = st.S, st.G, st.w, st.L
+def _bound(st, c, lead, n_eff, sign, L=None):
+    S, G, w = st.S, st.G, st.w
+    L = st.L if L is None else L
     delta = (S[c] - S[lead]) / w[0]
     var = max((G[c, c] - 2.0 * G[c, lead] + G[lead, lead]) / w[0] - delta**2, 0.0)
     h = np.sqrt(2.0 * var * L / n_eff) + (st.R[c] + st.R[lead]) * L / (3.0 * n_eff)

@@ -59,16 +59,32 @@ def _check_against_reference(sel, X, y, expected, refs):
     return fb
 
 
+def _on_trial(sel):
+    """The challenger on trial from the public state (-1 if none): the largest
+    positive lower bound ``Delta - sqrt(2 var L / n) - (R_c + R_l) L / (3 n)`` at
+    ``L = 1/2``, once ``w1 (1 - lam) >= 1/2`` (or ``window=None``)."""
+    S, G, R = sel.ips_sums_, sel.ips_cross_, sel.ips_range_
+    w1, w2 = sel.ips_weights_
+    lead = sel.leader_
+    if w2 <= 0 or (sel.window is not None and w1 / sel.window < 0.5):
+        return -1
+    n = w1 * w1 / w2
+    delta = (S - S[lead]) / w1
+    var = np.maximum((np.diag(G) - 2 * G[:, lead] + G[lead, lead]) / w1 - delta**2, 0)
+    lcb = delta - np.sqrt(2 * var * 0.5 / n) - (R + R[lead]) * 0.5 / (3 * n)
+    lcb[lead] = 0.0
+    return int(np.argmax(lcb)) if lcb.max() > 0 else -1
+
+
 def _mixture(sel, P, mu):
     """The documented mixture from the selector's public state: ``(1 - mu) P_l
-    + mu sum_c beta_c P_c``, or, while a challenger ``j`` leads on the estimates
-    (``S_j > S_l``, the largest gap) and ``mu < mu_1``: the share ``mu_1``, of
-    which ``mu_1 - mu`` goes to ``P_j``."""
+    + mu sum_c beta_c P_c``, or, while a challenger ``j`` is on trial and
+    ``mu < mu_1``: the share ``mu_1``, of which ``mu_1 - mu`` goes to ``P_j``."""
     lead, top = sel.leader_, sel.exploration_.epsilon
     avg = np.tensordot(sel.mix_shares_, P, axes=1)
-    gaps = sel.ips_sums_ - sel.ips_sums_[lead]
-    if top > mu and gaps.max() > 0:
-        avg = (mu * avg + (top - mu) * P[int(np.argmax(gaps))]) / top
+    j = _on_trial(sel)
+    if top > mu and j >= 0:
+        avg = (mu * avg + (top - mu) * P[j]) / top
         mu = top
     return (1 - mu) * P[lead] + mu * avg
 
@@ -314,7 +330,7 @@ def test_estimates_are_unbiased_for_each_candidates_value():
     """Without discount, each candidate's IPS estimate is within a few standard
     errors of its true value on the stream, sum_t P_c(y_t | x_t) / n with P_c
     its distribution at round t (read before the round is played)."""
-    X, y = make_stream(n=3000, d=8, k=4, seed=7)
+    X, y = make_stream(n=1500, d=8, k=4, seed=7)
     sel = OnlineSelector(
         exploration=EpsilonGreedy(1.0, decay=1 / 3, min_epsilon=0.02),
         window=None,

@@ -191,16 +191,22 @@ cdef class SelectorKernel(BaseKernel):
             free(self.ptrs)
 
     cdef int ahead(self) noexcept nogil:
-        # the challenger whose estimate leads the leader's by the most (the
-        # first on ties), -1 when none leads: S_c - S_l > 0
+        # the challenger on trial: the one with the largest positive lower
+        # bound at L = 1/2 (about one standard error) against the leader (the
+        # first on ties), -1 when none
         cdef int c, j = -1, l = <int>self.lead[0]
-        cdef double d, best = 0.0
+        cdef double lcb, best = 0.0
+        cdef double n
+        if self.w[1] <= 0.0 or (self.lam < 1.0
+                                and self.w[0] * (1.0 - self.lam) < 0.5):
+            return -1
+        n = self.w[0] * self.w[0] / self.w[1]
         for c in range(self.n_cand):
             if c == l:
                 continue
-            d = self.S[c] - self.S[l]
-            if d > best:
-                best = d
+            lcb = self.bound(c, l, n, -1.0, 0.5)
+            if lcb > best:
+                best = lcb
                 j = c
         return j
 
@@ -390,7 +396,8 @@ cdef class SelectorKernel(BaseKernel):
                 self.G[c, e] = self.G[c, e] + z[c] * z[e]
         self.challenge()
 
-    cdef inline double bound(self, int c, int l, double n, double sign) noexcept nogil:
+    cdef inline double bound(self, int c, int l, double n, double sign,
+                             double L) noexcept nogil:
         # delta + sign * h, h = sqrt(2 var L / n) + (R_c + R_l) L / (3 n), for
         # challenger c against l: the lower (sign -1) or upper (+1) empirical
         # Bernstein bound.
@@ -400,7 +407,6 @@ cdef class SelectorKernel(BaseKernel):
             - delta * delta
         if var < 0.0:
             var = 0.0
-        cdef double L = self.log_term
         return delta + sign * (sqrt(2.0 * var * L / n)
                                + (self.R[c] + self.R[l]) * L / (3.0 * n))
 
@@ -417,7 +423,7 @@ cdef class SelectorKernel(BaseKernel):
         for c in range(C):
             if c == l:
                 continue
-            lcb = self.bound(c, l, n, -1.0)
+            lcb = self.bound(c, l, n, -1.0, self.log_term)
             if lcb > best_lcb:
                 best_lcb = lcb
                 best = c
@@ -429,7 +435,7 @@ cdef class SelectorKernel(BaseKernel):
         # upper bound against it is positive (still a contender), ``floor``
         # for the others; normalised to sum to one
         for c in range(C):
-            if c == l or self.bound(c, l, n, 1.0) > 0.0:
+            if c == l or self.bound(c, l, n, 1.0, self.log_term) > 0.0:
                 self.beta[c] = 1.0
             else:
                 self.beta[c] = self.floor
