@@ -56,6 +56,8 @@ def _check_against_reference(sel, X, y, expected, refs):
     assert sel.leader_ == expected["leader"]
     assert sel.n_switches_ == expected["switches"]
     assert_array_equal(sel.mix_shares_, expected["beta"])
+    # the estimates, from the log of IPS scores (not the running sums)
+    assert_allclose(sel.value_estimates_, expected["values"], rtol=1e-10)
     return fb
 
 
@@ -109,9 +111,10 @@ def test_matches_reference_banditron_candidates(container, window, mix, decay, m
         Xc, y, _uniforms(seed, n), cands, mix=mix, lam=lam, L=L, floor=0.05,
         decay=decay, mix_min=mix_min,
     )  # fmt: skip
-    # the test must see switches and eliminations happen
+    # the test must see switches, eliminations and trials happen
     assert expected["switches"] >= 1
     assert expected["ruled_out"] >= 1
+    assert expected["trials"] >= 1 or not decay
     sel = OnlineSelector(
         [Banditron(exploration=EpsilonGreedy(g)) for g in gammas],
         exploration=EpsilonGreedy(mix, decay=decay, min_epsilon=mix_min),
