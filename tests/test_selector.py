@@ -373,6 +373,114 @@ def test_switches_to_the_better_candidate_and_reaches_its_error():
     assert sel.n_mistakes_ / 4000 <= alone.n_mistakes_ / 4000 + 0.1
 
 
+def _detection_round(gaps, variances, ranges, L):
+    """The docstring's detection bound, from each round's exact conditional
+    moments: the first ``n`` at which the mean gap ``Delta_n`` is at least twice
+    the Bernstein width ``sqrt(2 V_n L / n) + R_n L / (3 n)`` (``V_n`` the mean
+    conditional variance of the paired difference, ``R_n`` the largest range
+    ``R_c + R_l`` so far): one width for the estimate's deviation, one for the
+    test's own. ``None`` if the stream is too short."""
+    n = np.arange(1, len(gaps) + 1)
+    width = np.sqrt(2 * np.cumsum(variances) / n * L / n)
+    width += np.maximum.accumulate(ranges) * L / (3 * n)
+    ok = np.flatnonzero(np.cumsum(gaps) / n >= 2 * width)
+    return int(ok[0]) + 1 if ok.size else None
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_leaves_a_clearly_worse_first_candidate_within_the_detection_bound(seed):
+    """The first candidate explores uniformly 95% of the time; the second is a
+    Banditron at 5%. With a fixed share (no decay, no elimination) the leader
+    must change no later than the round the docstring's bound gives from the
+    true gap and the exact conditional variance ``(P_c(y) - P_l(y))^2 /
+    Q(y)`` and range ``max_a P_c(a) / Q(a) + max_a P_l(a) / Q(a)`` of the
+    paired difference on each round."""
+    n, k = 800, 4
+    X, y = make_stream(n=n, d=12, k=k, seed=seed)
+    sel = OnlineSelector(
+        [Banditron(exploration=EpsilonGreedy(g)) for g in (0.95, 0.05)],
+        exploration=EpsilonGreedy(0.5),
+        window=None,
+        eliminated_share=1.0,
+        random_state=seed,
+    ).partial_fit(X[:1], y[:1], classes=range(k))
+    gaps, variances, ranges, switched = [], [], [], None
+    for i in range(1, n):
+        row = X[i : i + 1]
+        bad, good = (c.exploration_distribution(row)[0] for c in sel.candidates_)
+        Q = sel.exploration_distribution(row)[0]
+        gaps.append(good[y[i]] - bad[y[i]])
+        variances.append((good[y[i]] - bad[y[i]]) ** 2 / Q[y[i]])
+        ranges.append(np.max(good / Q) + np.max(bad / Q))
+        sel.partial_fit(row, y[i : i + 1])
+        if switched is None and sel.n_switches_:
+            switched = i + 1
+    L = float(-np.log1p(-sel.confidence))
+    bound = _detection_round(gaps, variances, ranges, L)
+    assert switched is not None and sel.leader_ == 1
+    # rounds counted from the second (the bound's first gap)
+    assert bound is not None and switched - 1 <= bound, (switched, bound)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_does_not_switch_away_from_a_better_leader(seed):
+    """The same candidates with the better one first: its lower bound against
+    the worse one is never positive for the worse, so no switch (and the worse
+    is never on trial, so with a decaying share it gets only its share)."""
+    n, k = 1500, 4
+    X, y = make_stream(n=n, d=12, k=k, seed=seed)
+    for exploration in (EpsilonGreedy(0.5), EpsilonGreedy(0.5, decay=1 / 3)):
+        sel = OnlineSelector(
+            [Banditron(exploration=EpsilonGreedy(g)) for g in (0.05, 0.95)],
+            exploration=exploration,
+            window=200,
+            random_state=seed,
+        )
+        for start in range(0, n, 50):
+            sel.partial_fit(
+                X[start : start + 50], y[start : start + 50], classes=range(k)
+            )
+            assert _on_trial(sel) == -1
+        assert sel.n_switches_ == 0 and sel.leader_ == 0
+
+
+def _topic_documents(n, seed, *, k=6, vocabulary=3_000, words=12, background=0.4):
+    """Short tf-idf documents: a Zipfian background (share ``background`` of the
+    words) and ``k`` Dirichlet(0.05) topics; ``1 + Poisson(words - 1)`` words."""
+    from sklearn.feature_extraction.text import TfidfTransformer
+
+    rng = np.random.default_rng(seed)
+    topics = rng.dirichlet(np.full(vocabulary, 0.05), size=k)
+    back = 1.0 / (rng.permutation(vocabulary) + 1.0)
+    back /= back.sum()
+    y = rng.integers(k, size=n)
+    counts = sp.lil_matrix((n, vocabulary))
+    for i, c in enumerate(y):
+        m = 1 + rng.poisson(words - 1)
+        nb = rng.binomial(m, background)
+        for w in rng.choice(vocabulary, size=nb, p=back):
+            counts[i, w] += 1
+        for w in rng.choice(vocabulary, size=m - nb, p=topics[c]):
+            counts[i, w] += 1
+    return TfidfTransformer().fit_transform(counts.tocsr()).tocsr(), y
+
+
+def test_defaults_leave_their_first_candidate_on_short_topic_documents():
+    """Short tf-idf documents, where ConservativeOneVsAll alone errs on less
+    than half the rounds SquareCB() alone does: the default selector must end
+    with it as leader and fewer mistakes than its first candidate alone (the
+    issue's stream: before the trial it never switched)."""
+    X, y = _topic_documents(8_000, seed=0)
+    alone = [
+        c.set_params(random_state=0).partial_fit(X, y, classes=range(6)).n_mistakes_
+        for c in (SquareCB(), ConservativeOneVsAll())
+    ]
+    assert 2 * alone[1] < alone[0]  # the stream is one where the test applies
+    sel = OnlineSelector(random_state=0).partial_fit(X, y, classes=range(6))
+    assert isinstance(sel.candidates_[sel.leader_], ConservativeOneVsAll)
+    assert sel.n_mistakes_ < alone[0]
+
+
 def test_defaults_pay_little_for_a_useless_candidate():
     """At the defaults, beside a candidate that learns nothing (uniform play,
     error 3/4), the selector's error is within 2.5 points of
