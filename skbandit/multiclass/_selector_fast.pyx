@@ -14,9 +14,12 @@ One round at index ``t`` with candidates ``c = 0 .. C - 1`` and leader ``l``:
   with ``mix_t`` the rate of round ``t`` of the selector's epsilon-greedy rule
   (``mixer``, an ``EpsilonGreedyExplorer``: ``max(mix_min, mix * t^-decay)``,
   ``mix`` when ``decay = 0``; its "uniform" part is the candidates' average)
-  (summed in order) with the shares ``beta`` (positive, summing to one); the
-  action ``a`` is drawn from ``Q`` by inverse CDF on ``u1``; its propensity is
-  ``Q(a)``;
+  (summed in order) with the shares ``beta`` (positive, summing to one); while
+  a challenger ``j`` is on trial (``ahead``: the largest positive lower bound
+  at ``L = 1/2`` against the leader, none while ``lam < 1`` and ``w1 (1 -
+  lam) < 1/2``) and ``mix_t < mix``, ``Q = (1 - mix) P_l + mix * (mix_t avg +
+  (mix - mix_t) P_j) / mix`` instead (``mixture``); the action ``a`` is drawn
+  from ``Q`` by inverse CDF on ``u1``; its propensity is ``Q(a)``;
 * every candidate learns from the round through its own ``learn`` with the
   played action, its own tie-broken greedy label (ties broken by ``u2``), a
   propensity and the reward; with ``prob`` the propensity of the round
