@@ -62,6 +62,16 @@ from skbandit.multiclass._selector import default_candidates
 # as good alone (the selector must leave its first candidate): short tf-idf
 # documents (issue 32's stream, and at the size of the test), and the probe's
 # binary topics-k6 at five times its length. Drawn with seed 500 + seed.
+
+
+def _short_tfidf(n: int):
+    """Issue 32's short tf-idf documents: 6 Dirichlet(0.05) topics, a Zipfian
+    background (40% of the words), vocabulary 3,000, 12 words on average."""
+    return _tfidf_topics(
+        n, k=6, vocabulary=3_000, mean_words=12, background=0.4, concentration=0.05
+    )
+
+
 SWITCHING: tuple[Stream, ...] = (
     Stream(
         "tfidf-topics-k6",
@@ -69,28 +79,14 @@ SWITCHING: tuple[Stream, ...] = (
         "short tf-idf documents, 6 Dirichlet(0.05) topics plus a Zipfian "
         "background (40% of the words), vocabulary 3,000, 12 words on average "
         "(30,000 docs)",
-        _tfidf_topics(
-            30_000,
-            k=6,
-            vocabulary=3_000,
-            mean_words=12,
-            background=0.4,
-            concentration=0.05,
-        ),
+        _short_tfidf(30_000),
         False,
     ),
     Stream(
         "tfidf-topics-k6-8k",
         "switching",
         "the same generator, 8,000 docs",
-        _tfidf_topics(
-            8_000,
-            k=6,
-            vocabulary=3_000,
-            mean_words=12,
-            background=0.4,
-            concentration=0.05,
-        ),
+        _short_tfidf(8_000),
         False,
     ),
     Stream(
