@@ -313,6 +313,35 @@ def test_exploration_share_decays_to_its_floor(n, floor):
     assert_allclose(sel.exploration_distribution(Xq), Q, rtol=1e-12, atol=1e-15)
 
 
+def test_a_challenger_on_trial_gets_the_decayed_share():
+    """While a challenger leads by about a standard error (its lower bound at
+    ``L = 1/2`` positive) the mixture is ``(1 - mu_1) P_l + mu_t sum_c beta_c
+    P_c + (mu_1 - mu_t) P_j``; the stream is played until such a round comes
+    (a 95%-uniform Banditron leads, a 5% one challenges)."""
+    X, y = make_stream(n=600, d=12, k=4, seed=1)
+    rule = EpsilonGreedy(0.5, decay=1 / 3, min_epsilon=0.02)
+    sel = OnlineSelector(
+        [Banditron(exploration=EpsilonGreedy(g)) for g in (0.95, 0.05)],
+        exploration=rule,
+        window=None,
+        random_state=0,
+    )
+    seen = 0
+    for start in range(0, 600, 10):
+        sel.partial_fit(X[start : start + 10], y[start : start + 10], classes=range(4))
+        if _on_trial(sel) < 0:
+            continue
+        seen += 1
+        mu = max(0.02, 0.5 * (sel.t_ + 1) ** (-1 / 3))
+        Xq = X[:5]
+        P = np.array([c.exploration_distribution(Xq) for c in sel.candidates_])
+        Q = _mixture(sel, P, mu)
+        plain = (1 - mu) * P[sel.leader_] + mu * np.tensordot(sel.mix_shares_, P, 1)
+        assert not np.allclose(Q, plain)  # the trial changes the mixture
+        assert_allclose(sel.exploration_distribution(Xq), Q, rtol=1e-12, atol=1e-15)
+    assert seen >= 1
+
+
 def test_exploration_below_the_floor_is_a_fixed_share():
     """``mu_min = min(min_epsilon, epsilon)``: an ``epsilon`` below the
     floor is accepted and played as a fixed share (no error, no share above
