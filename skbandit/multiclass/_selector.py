@@ -163,9 +163,8 @@ class OnlineSelector(ExplorationMixin, BaseBanditClassifier):
     little power once the share has decayed: a challenger ``c`` that
     disagrees with the leader is played on about ``μ_t β_c`` of those rounds,
     so the variance of the paired differences grows as ``1 / (μ_t β_c)`` and
-    the test needs ``n ≳ 2 σ² L / Δ²`` effective rounds, more than a window
-    holds (a challenger better by four points of error on short documents was
-    never detected). So the challenger ``j`` with the largest positive lower
+    the test needs ``n ≳ 2 σ² L / Δ²`` effective rounds, often more than a
+    window holds. So the challenger ``j`` with the largest positive lower
     bound at ``L = 1/2`` (about one standard error: ``Δ - sqrt(σ² / n) - (R_j
     + R_ℓ) / (6 n) > 0``) is put **on trial**: the round's share is then the
     first round's ``μ_1`` instead of ``μ_t``, the decayed part ``μ_1 - μ_t``
