@@ -35,6 +35,11 @@ ties broken by the mean ratio over streams (six seeds for tuning).
         --out DIR
     python benchmarks/eval_selector.py --suite tuning --seeds 0 1 2 3 4 5 \\
         --learning all own capped all,all,own,all --out DIR
+    python benchmarks/eval_selector.py --suite switching --out DIR
+
+``--suite switching`` (``SWITCHING`` below, report-only): streams where a
+candidate other than the first is at least twice as good alone, so the
+selector must leave its first candidate.
 """
 
 from __future__ import annotations
@@ -47,11 +52,63 @@ import sys
 import time
 
 import numpy as np
-from streams import SUITES, load_stream, vw_best
+from streams import SUITES, Stream, _tfidf_topics, _topics, load_stream, vw_best
 
 from skbandit import OnlineSelector
 from skbandit.exploration import EpsilonGreedy
 from skbandit.multiclass._selector import default_candidates
+
+# Report-only streams where a candidate other than the first is at least twice
+# as good alone (the selector must leave its first candidate): short tf-idf
+# documents (issue 32's stream, and at the size of the test), and the probe's
+# binary topics-k6 at five times its length. Drawn with seed 500 + seed.
+
+
+def _short_tfidf(n: int):
+    """Issue 32's short tf-idf documents: 6 Dirichlet(0.05) topics, a Zipfian
+    background (40% of the words), vocabulary 3,000, 12 words on average."""
+    return _tfidf_topics(
+        n, k=6, vocabulary=3_000, mean_words=12, background=0.4, concentration=0.05
+    )
+
+
+SWITCHING: tuple[Stream, ...] = (
+    Stream(
+        "tfidf-topics-k6",
+        "switching",
+        "short tf-idf documents, 6 Dirichlet(0.05) topics plus a Zipfian "
+        "background (40% of the words), vocabulary 3,000, 12 words on average "
+        "(30,000 docs)",
+        _short_tfidf(30_000),
+        False,
+    ),
+    Stream(
+        "tfidf-topics-k6-8k",
+        "switching",
+        "the same generator, 8,000 docs",
+        _short_tfidf(8_000),
+        False,
+    ),
+    Stream(
+        "topics-k6-20k",
+        "switching",
+        "short binary bag-of-words documents from 6 Dirichlet topics, vocabulary "
+        "2,000, 15 words, unit rows (20,000 docs)",
+        _topics(20_000, k=6, vocabulary=2_000, words=15, concentration=0.1),
+        False,
+    ),
+)
+ALL_SUITES = {**SUITES, "switching": SWITCHING}
+
+
+def _load(name: str, seed: int, suite: str):
+    """``(X, y)`` of a stream of ``ALL_SUITES`` (``streams.load_stream`` for
+    the suites of ``streams.py``)."""
+    if suite != "switching":
+        return load_stream(name, seed, suite=suite)
+    stream = next(s for s in SWITCHING if s.name == name)
+    return stream.build(500 + seed, None)
+
 
 CANDIDATE_NAMES = [
     "SquareCB()",
@@ -118,11 +175,11 @@ def run(args) -> dict:
             store = json.load(f)
     settings = _settings(args.grid, args.learning)
     streams = [
-        s for s in SUITES[args.suite] if not args.streams or s.name in args.streams
+        s for s in ALL_SUITES[args.suite] if not args.streams or s.name in args.streams
     ]
     for stream in streams:
         for seed in args.seeds:
-            X, y = load_stream(stream.name, seed, suite=args.suite)
+            X, y = _load(stream.name, seed, args.suite)
             row = store.setdefault(f"{stream.name}/{seed}", {})
             jobs = [
                 (name, lambda i=i: default_candidates()[i])
@@ -159,7 +216,7 @@ def table(store: dict, suite: str, seeds, grid: bool, learning=None) -> str:
     """Markdown: per stream (in the suite's order), mean errors, ratios,
     per-seed ratios."""
     stored = list(dict.fromkeys(key.split("/")[0] for key in store))
-    order = [s.name for s in SUITES.get(suite, ())]
+    order = [s.name for s in ALL_SUITES.get(suite, ())]
     streams = [s for s in order if s in stored] + [s for s in stored if s not in order]
     settings = [_label(s) for s in _settings(grid, learning)]
     lines = []
@@ -233,7 +290,7 @@ def switches(args) -> str:
     the same one pass as ``run`` (nothing cached)."""
     settings = _settings(args.grid, args.learning)
     streams = [
-        s for s in SUITES[args.suite] if not args.streams or s.name in args.streams
+        s for s in ALL_SUITES[args.suite] if not args.streams or s.name in args.streams
     ]
     lines = [
         f"### Leader changes of the selector on the {args.suite} streams "
@@ -249,7 +306,7 @@ def switches(args) -> str:
         for stream in streams:
             cells = []
             for seed in args.seeds:
-                X, y = load_stream(stream.name, seed, suite=args.suite)
+                X, y = _load(stream.name, seed, args.suite)
                 est = _selector(setting).set_params(random_state=seed)
                 est.partial_fit(X, y, classes=np.unique(y))
                 cells.append(f"{est.n_switches_}/{est.leader_}")
@@ -299,7 +356,7 @@ def drift(args) -> str:
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--suite", choices=list(SUITES), default="validation")
+    p.add_argument("--suite", choices=list(ALL_SUITES), default="validation")
     p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     p.add_argument("--streams", nargs="*", help="only these streams of the suite")
     p.add_argument("--grid", action="store_true", help="the selector's grid")

@@ -15,6 +15,10 @@ with uniforms ``(u1, u2)``, candidates ``c = 0 .. C - 1``, leader ``l``:
   only when ``v prob < P_c(a)``, with ``q = P_c(a)``, where ``v = (u1 - Q(0) -
   ... - Q(b - 1)) / Q(b)`` (summed in order) for the action ``b`` drawn by
   ``u1``;
+- the challenger on trial ``j``: the largest positive lower bound (below) at
+  ``L = 1/2`` against the leader, none while ``lam < 1`` and ``w1 (1 - lam) <
+  1/2``; while there is one and ``mix_t < mix``, the share is ``mix`` and the
+  average ``(mix_t * avg + (mix - mix_t) * P_j) / mix``;
 - ``z_c = r P_c(a) / Q(a)``; ``S = lam S + z``, ``G = lam G + z z^T``,
   ``R = max(lam R, z)`` (elementwise: the discounted observed range of ``z_c``),
   ``w1 = lam w1 + 1``, ``w2 = lam^2 w2 + 1``;
@@ -119,6 +123,8 @@ class SelectorState:
         self.R = np.zeros(C)
         self.lead, self.switches = 0, 0
         self.learnt = np.zeros(C, dtype=np.int64)  # rounds each candidate learnt
+        self.trials = 0  # rounds played with a challenger on trial
+        self.z = []  # each round's IPS scores z_c = r P_c(a) / prob
 
 
 def selector_round(st, X, i, t, u1, u2, *, y=None, logged=None, learn=True):
@@ -131,6 +137,11 @@ def selector_round(st, X, i, t, u1, u2, *, y=None, logged=None, learn=True):
     for c in range(C):
         total = total + st.beta[c] * P[c]
     mix = max(st.mix_min, st.mix * t**-st.decay) if st.decay else st.mix
+    j = _ahead(st)
+    if st.mix > mix and j >= 0:  # the decayed share goes to the challenger ahead
+        total = (mix * total + (st.mix - mix) * P[j]) / st.mix
+        mix = st.mix
+        st.trials += learn
     Q = (1.0 - mix) * P[st.lead] + mix * total
     a = sample(Q, u1)
     if not learn:
@@ -160,6 +171,7 @@ def selector_round(st, X, i, t, u1, u2, *, y=None, logged=None, learn=True):
     lam = st.lam
     st.S, st.G, st.R = lam * st.S, lam * st.G, lam * st.R
     st.w = np.array([lam * st.w[0] + 1.0, (lam * lam) * st.w[1] + 1.0])
+    st.z.append(r * P[:, a] / prob)
     if r != 0.0:
         z = r * P[:, a] / prob
         st.S = st.S + z
@@ -169,8 +181,27 @@ def selector_round(st, X, i, t, u1, u2, *, y=None, logged=None, learn=True):
     return a, Q[a]
 
 
-def _bound(st, c, lead, n_eff, sign):
-    S, G, w, L = st.S, st.G, st.w, st.L
+def _ahead(st):
+    """The challenger on trial: the largest positive lower bound at ``L = 1/2``
+    against the leader (the first on ties), -1 when none, or while the discount
+    has not halved the first round's weight (``lam < 1`` and ``w1 (1 - lam) <
+    1/2``)."""
+    if st.w[1] <= 0.0 or (st.lam < 1.0 and st.w[0] * (1.0 - st.lam) < 0.5):
+        return -1
+    n_eff = st.w[0] * st.w[0] / st.w[1]
+    best, j = 0.0, -1
+    for c in range(len(st.S)):
+        if c == st.lead:
+            continue
+        lcb = _bound(st, c, st.lead, n_eff, -1.0, 0.5)
+        if lcb > best:
+            best, j = lcb, c
+    return j
+
+
+def _bound(st, c, lead, n_eff, sign, L=None):
+    S, G, w = st.S, st.G, st.w
+    L = st.L if L is None else L
     delta = (S[c] - S[lead]) / w[0]
     var = max((G[c, c] - 2.0 * G[c, lead] + G[lead, lead]) / w[0] - delta**2, 0.0)
     h = np.sqrt(2.0 * var * L / n_eff) + (st.R[c] + st.R[lead]) * L / (3.0 * n_eff)
@@ -232,7 +263,17 @@ def selector(
         "beta": st.beta,
         "ruled_out": ruled_out,
         "learnt": st.learnt,
+        "trials": st.trials,
+        "values": discounted_means(np.array(st.z), st.lam),
     }
+
+
+def discounted_means(z, lam):
+    """The value estimates from the log of IPS scores ``z`` (rounds x
+    candidates), written directly: ``sum_s lam^(n-s) z_s / sum_s lam^(n-s)``,
+    every round counted (a round without reward scores 0)."""
+    weights = lam ** np.arange(z.shape[0] - 1, -1, -1.0)
+    return weights @ z / weights.sum()
 
 
 # --------------------------------------------------------------------------------------

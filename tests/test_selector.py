@@ -56,7 +56,39 @@ def _check_against_reference(sel, X, y, expected, refs):
     assert sel.leader_ == expected["leader"]
     assert sel.n_switches_ == expected["switches"]
     assert_array_equal(sel.mix_shares_, expected["beta"])
+    # the estimates, from the log of IPS scores (not the running sums)
+    assert_allclose(sel.value_estimates_, expected["values"], rtol=1e-10)
     return fb
+
+
+def _on_trial(sel):
+    """The challenger on trial from the public state (-1 if none): the largest
+    positive lower bound ``Delta - sqrt(2 var L / n) - (R_c + R_l) L / (3 n)`` at
+    ``L = 1/2``, once ``w1 (1 - lam) >= 1/2`` (or ``window=None``)."""
+    S, G, R = sel.ips_sums_, sel.ips_cross_, sel.ips_range_
+    w1, w2 = sel.ips_weights_
+    lead = sel.leader_
+    if w2 <= 0 or (sel.window is not None and w1 / sel.window < 0.5):
+        return -1
+    n = w1 * w1 / w2
+    delta = (S - S[lead]) / w1
+    var = np.maximum((np.diag(G) - 2 * G[:, lead] + G[lead, lead]) / w1 - delta**2, 0)
+    lcb = delta - np.sqrt(2 * var * 0.5 / n) - (R + R[lead]) * 0.5 / (3 * n)
+    lcb[lead] = 0.0
+    return int(np.argmax(lcb)) if lcb.max() > 0 else -1
+
+
+def _mixture(sel, P, mu):
+    """The documented mixture from the selector's public state: ``(1 - mu) P_l
+    + mu sum_c beta_c P_c``, or, while a challenger ``j`` is on trial and
+    ``mu < mu_1``: the share ``mu_1``, of which ``mu_1 - mu`` goes to ``P_j``."""
+    lead, top = sel.leader_, sel.exploration_.epsilon
+    avg = np.tensordot(sel.mix_shares_, P, axes=1)
+    j = _on_trial(sel)
+    if top > mu and j >= 0:
+        avg = (mu * avg + (top - mu) * P[j]) / top
+        mu = top
+    return (1 - mu) * P[lead] + mu * avg
 
 
 # --------------------------------------------------------------------------------------
@@ -79,9 +111,10 @@ def test_matches_reference_banditron_candidates(container, window, mix, decay, m
         Xc, y, _uniforms(seed, n), cands, mix=mix, lam=lam, L=L, floor=0.05,
         decay=decay, mix_min=mix_min,
     )  # fmt: skip
-    # the test must see switches and eliminations happen
+    # the test must see switches, eliminations and trials happen
     assert expected["switches"] >= 1
     assert expected["ruled_out"] >= 1
+    assert expected["trials"] >= 1 or not decay
     sel = OnlineSelector(
         [Banditron(exploration=EpsilonGreedy(g)) for g in gammas],
         exploration=EpsilonGreedy(mix, decay=decay, min_epsilon=mix_min),
@@ -276,8 +309,37 @@ def test_exploration_share_decays_to_its_floor(n, floor):
     mu = max(floor, 0.9 * (n + 1) ** (-1 / 3))
     Xq = X[:5]
     P = np.array([c.exploration_distribution(Xq) for c in sel.candidates_])
-    Q = (1 - mu) * P[sel.leader_] + mu * np.tensordot(sel.mix_shares_, P, axes=1)
+    Q = _mixture(sel, P, mu)
     assert_allclose(sel.exploration_distribution(Xq), Q, rtol=1e-12, atol=1e-15)
+
+
+def test_a_challenger_on_trial_gets_the_decayed_share():
+    """While a challenger leads by about a standard error (its lower bound at
+    ``L = 1/2`` positive) the mixture is ``(1 - mu_1) P_l + mu_t sum_c beta_c
+    P_c + (mu_1 - mu_t) P_j``; the stream is played until such a round comes
+    (a 95%-uniform Banditron leads, a 5% one challenges)."""
+    X, y = make_stream(n=600, d=12, k=4, seed=1)
+    rule = EpsilonGreedy(0.5, decay=1 / 3, min_epsilon=0.02)
+    sel = OnlineSelector(
+        [Banditron(exploration=EpsilonGreedy(g)) for g in (0.95, 0.05)],
+        exploration=rule,
+        window=None,
+        random_state=0,
+    )
+    seen = 0
+    for start in range(0, 600, 10):
+        sel.partial_fit(X[start : start + 10], y[start : start + 10], classes=range(4))
+        if _on_trial(sel) < 0:
+            continue
+        seen += 1
+        mu = max(0.02, 0.5 * (sel.t_ + 1) ** (-1 / 3))
+        Xq = X[:5]
+        P = np.array([c.exploration_distribution(Xq) for c in sel.candidates_])
+        Q = _mixture(sel, P, mu)
+        plain = (1 - mu) * P[sel.leader_] + mu * np.tensordot(sel.mix_shares_, P, 1)
+        assert not np.allclose(Q, plain)  # the trial changes the mixture
+        assert_allclose(sel.exploration_distribution(Xq), Q, rtol=1e-12, atol=1e-15)
+    assert seen >= 1
 
 
 def test_exploration_below_the_floor_is_a_fixed_share():
@@ -338,6 +400,114 @@ def test_switches_to_the_better_candidate_and_reaches_its_error():
     # within the cost of mixing (mu / 2 of the bad candidate's rounds) and the
     # rounds before the switch
     assert sel.n_mistakes_ / 4000 <= alone.n_mistakes_ / 4000 + 0.1
+
+
+def _detection_round(gaps, variances, ranges, L):
+    """The docstring's detection bound, from each round's exact conditional
+    moments: the first ``n`` at which the mean gap ``Delta_n`` is at least twice
+    the Bernstein width ``sqrt(2 V_n L / n) + R_n L / (3 n)`` (``V_n`` the mean
+    conditional variance of the paired difference, ``R_n`` the largest range
+    ``R_c + R_l`` so far): one width for the estimate's deviation, one for the
+    test's own. ``None`` if the stream is too short."""
+    n = np.arange(1, len(gaps) + 1)
+    width = np.sqrt(2 * np.cumsum(variances) / n * L / n)
+    width += np.maximum.accumulate(ranges) * L / (3 * n)
+    ok = np.flatnonzero(np.cumsum(gaps) / n >= 2 * width)
+    return int(ok[0]) + 1 if ok.size else None
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_leaves_a_clearly_worse_first_candidate_within_the_detection_bound(seed):
+    """The first candidate explores uniformly 95% of the time; the second is a
+    Banditron at 5%. With a fixed share (no decay, no elimination) the leader
+    must change no later than the round the docstring's bound gives from the
+    true gap and the exact conditional variance ``(P_c(y) - P_l(y))^2 /
+    Q(y)`` and range ``max_a P_c(a) / Q(a) + max_a P_l(a) / Q(a)`` of the
+    paired difference on each round."""
+    n, k = 800, 4
+    X, y = make_stream(n=n, d=12, k=k, seed=seed)
+    sel = OnlineSelector(
+        [Banditron(exploration=EpsilonGreedy(g)) for g in (0.95, 0.05)],
+        exploration=EpsilonGreedy(0.5),
+        window=None,
+        eliminated_share=1.0,
+        random_state=seed,
+    ).partial_fit(X[:1], y[:1], classes=range(k))
+    gaps, variances, ranges, switched = [], [], [], None
+    for i in range(1, n):
+        row = X[i : i + 1]
+        bad, good = (c.exploration_distribution(row)[0] for c in sel.candidates_)
+        Q = sel.exploration_distribution(row)[0]
+        gaps.append(good[y[i]] - bad[y[i]])
+        variances.append((good[y[i]] - bad[y[i]]) ** 2 / Q[y[i]])
+        ranges.append(np.max(good / Q) + np.max(bad / Q))
+        sel.partial_fit(row, y[i : i + 1])
+        if switched is None and sel.n_switches_:
+            switched = i + 1
+    L = float(-np.log1p(-sel.confidence))
+    bound = _detection_round(gaps, variances, ranges, L)
+    assert switched is not None and sel.leader_ == 1
+    # rounds counted from the second (the bound's first gap)
+    assert bound is not None and switched - 1 <= bound, (switched, bound)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_does_not_switch_away_from_a_better_leader(seed):
+    """The same candidates with the better one first: its lower bound against
+    the worse one is never positive for the worse, so no switch (and the worse
+    is never on trial, so with a decaying share it gets only its share)."""
+    n, k = 1500, 4
+    X, y = make_stream(n=n, d=12, k=k, seed=seed)
+    for exploration in (EpsilonGreedy(0.5), EpsilonGreedy(0.5, decay=1 / 3)):
+        sel = OnlineSelector(
+            [Banditron(exploration=EpsilonGreedy(g)) for g in (0.05, 0.95)],
+            exploration=exploration,
+            window=200,
+            random_state=seed,
+        )
+        for start in range(0, n, 50):
+            sel.partial_fit(
+                X[start : start + 50], y[start : start + 50], classes=range(k)
+            )
+            assert _on_trial(sel) == -1
+        assert sel.n_switches_ == 0 and sel.leader_ == 0
+
+
+def _topic_documents(n, seed, *, k=6, vocabulary=3_000, words=12, background=0.4):
+    """Short tf-idf documents: a Zipfian background (share ``background`` of the
+    words) and ``k`` Dirichlet(0.05) topics; ``1 + Poisson(words - 1)`` words."""
+    from sklearn.feature_extraction.text import TfidfTransformer
+
+    rng = np.random.default_rng(seed)
+    topics = rng.dirichlet(np.full(vocabulary, 0.05), size=k)
+    back = 1.0 / (rng.permutation(vocabulary) + 1.0)
+    back /= back.sum()
+    y = rng.integers(k, size=n)
+    counts = sp.lil_matrix((n, vocabulary))
+    for i, c in enumerate(y):
+        m = 1 + rng.poisson(words - 1)
+        nb = rng.binomial(m, background)
+        for w in rng.choice(vocabulary, size=nb, p=back):
+            counts[i, w] += 1
+        for w in rng.choice(vocabulary, size=m - nb, p=topics[c]):
+            counts[i, w] += 1
+    return TfidfTransformer().fit_transform(counts.tocsr()).tocsr(), y
+
+
+def test_defaults_leave_their_first_candidate_on_short_topic_documents():
+    """Short tf-idf documents, where ConservativeOneVsAll alone errs on less
+    than half the rounds SquareCB() alone does: the default selector must end
+    with it as leader and fewer mistakes than its first candidate alone (the
+    issue's stream: before the trial it never switched)."""
+    X, y = _topic_documents(8_000, seed=0)
+    alone = [
+        c.set_params(random_state=0).partial_fit(X, y, classes=range(6)).n_mistakes_
+        for c in (SquareCB(), ConservativeOneVsAll())
+    ]
+    assert 2 * alone[1] < alone[0]  # the stream is one where the test applies
+    sel = OnlineSelector(random_state=0).partial_fit(X, y, classes=range(6))
+    assert isinstance(sel.candidates_[sel.leader_], ConservativeOneVsAll)
+    assert sel.n_mistakes_ < alone[0]
 
 
 def test_defaults_pay_little_for_a_useless_candidate():

@@ -157,11 +157,63 @@ class OnlineSelector(ExplorationMixin, BaseBanditClassifier):
     every candidate whose upper bound ``Δ + h_c`` against it is positive (still
     a contender), ``β_c ∝ eliminated_share`` for the others (ruled out for now:
     they cost less but keep being estimated and can come back), normalised to
-    sum to one. The bound is a heuristic: the candidates learn as the stream
-    goes, so their values are not stationary, the range is observed rather
-    than known, and the test is repeated on every rewarded round (see
-    ``docs/algorithms.md`` for what carries over from the analyses of Corral,
-    Agarwal et al. 2017, and regret balancing, Pacchiano et al. 2020).
+    sum to one.
+
+    **A challenger on trial.** With the share ``μ_t`` alone the test has
+    little power once the share has decayed: a challenger ``c`` that
+    disagrees with the leader is played on about ``μ_t β_c`` of those rounds,
+    so the variance of the paired differences grows as ``1 / (μ_t β_c)`` and
+    the test needs ``n ≳ 2 σ² L / Δ²`` effective rounds, often more than a
+    window holds. So the challenger ``j`` with the largest positive lower
+    bound at ``L = 1/2`` (about one standard error: ``Δ - sqrt(σ² / n) - (R_j
+    + R_ℓ) / (6 n) > 0``) is put **on trial**: the round's share is then the
+    first round's ``μ_1`` instead of ``μ_t``, the decayed part ``μ_1 - μ_t``
+    going to ``P_j`` alone,
+
+    .. math:: Q = (1 - \mu_1) P_\ell + \mu_t \sum_c \beta_c P_c
+              + (\mu_1 - \mu_t) P_j ,
+
+    so ``j``'s weights fall to about ``1 / (μ_1 - μ_t)`` and the test resolves
+    within a window: ``j`` becomes the leader, or its estimate falls back and
+    the trial ends. ``Q ≥ μ_t β_c P_c`` still holds, so the estimates stay
+    unbiased and bounded as above (the propensities are chosen before the
+    round: the differences remain a martingale difference sequence). No trial
+    starts before the discount has halved the first round's weight (``λ^t ≤
+    1/2``, about ``0.69 window`` rounds; from the start with ``window=None``):
+    in the first rounds the candidates learn fastest and an exploring learner's
+    value trails the one it is about to have, so an early trial locked a
+    greedy candidate in on short tuning streams.
+
+    **Guarantee** (for candidates whose values ``V_c`` are fixed, a stationary
+    stream, ``window=None``). Let ``Δ = V_* - V_ℓ > 0`` be the gap of the best
+    candidate over the leader, ``σ²`` and ``R`` the variance and the range of
+    the paired difference ``z_* - z_ℓ`` (``R ≤ 1 / (μ_min β_min) + 1 / (1 -
+    μ_1)``, ``β_min`` the smallest share; about ``1 / (μ_1 - μ_t)`` in place of
+    ``1 / (μ_t β_*)`` while ``*`` is on trial). By Bernstein's inequality the
+    estimate is within ``h(n) = sqrt(2 σ² L / n) + R L / (3 n)`` of ``Δ`` with
+    probability at least ``1 - e^{-L} = confidence``, and the test switches
+    once ``Δ ≥ 2 h(n)``, so after at most
+
+    .. math:: n_\Delta \le \frac{32 \sigma^2 L}{\Delta^2}
+              + \frac{4 R L}{3 \Delta}
+
+    rounds: a regret of at most ``Δ n_Δ ≈ 32 σ² L / Δ + 4 R L / 3`` before the
+    switch, for each worse leader. A worse challenger (gap ``-Δ``) takes the
+    lead with probability at most ``1 - confidence`` per test, and is on trial
+    only while its estimate is about one standard error ahead, which becomes
+    rare once ``n ≫ σ² / Δ²`` (the probability that it is ahead at all is at
+    most ``exp(-n Δ² / (2 σ² + 2 R Δ / 3))``). The mixture itself costs at most
+    ``μ_t`` times the gap between the leader and the ``β``-average per round
+    (``Σ_t μ_t ≈ μ_1 T^{1-p} / (1 - p)`` plus ``μ_min T``), and a trial at most
+    ``(μ_1 - μ_t)`` times the gap between the leader and ``j``, negative when
+    ``j`` is the better. What is heuristic: the candidates learn as the stream
+    goes, so their values are not stationary (a candidate learns differently
+    inside the selector than alone); the range is observed rather than known;
+    the test is repeated on every rewarded round without a union bound over
+    rounds; the discount replaces ``n`` by the effective ``n`` of a window;
+    the start of trials is a rule of thumb (see ``docs/algorithms.md``, which
+    also says what carries over from the analyses of Corral, Agarwal et al.
+    2017, and regret balancing, Pacchiano et al. 2020).
 
     ``predict`` and ``decision_function`` are the leader's;
     ``exploration_distribution`` is the mixture ``Q``. The defaults were chosen
@@ -169,9 +221,8 @@ class OnlineSelector(ExplorationMixin, BaseBanditClassifier):
     is not always within a few percent of its best candidate run alone: the
     candidates learn off-policy inside it, and a gap of a few tenths of a
     point of error between candidates that agree on most rows is too small
-    for the test to see within a stream of tens of thousands of rounds (on the
-    benchmark streams the first candidate stayed the leader throughout;
-    ``docs/algorithms.md`` has the tables).
+    for the test to see within a stream of tens of thousands of rounds
+    (``docs/algorithms.md`` has the tables).
 
     Parameters
     ----------
@@ -189,10 +240,11 @@ class OnlineSelector(ExplorationMixin, BaseBanditClassifier):
         ``None`` epsilon takes 0.5. Only epsilon-greedy is accepted: the
         selector mixes its candidates' own policies, which do the exploring.
         ``epsilon`` is the mixing weight ``μ_1`` of the first round, in
-        ``(0, 1]``: the share ``μ_t`` is spread over the candidates' own
-        distributions by the shares ``β``; it bounds the importance weights by
-        ``1 / (μ_t β_c)`` and costs at most ``μ_t`` times the gap between the
-        leader and the ``β``-average of the candidates. ``decay`` is the
+        ``(0, 1]``, and the share of a round with a challenger on trial: the
+        share ``μ_t`` is spread over the candidates' own distributions by the
+        shares ``β``; it bounds the importance weights by ``1 / (μ_t β_c)``
+        and costs at most ``μ_t`` times the gap between the leader and the
+        ``β``-average of the candidates. ``decay`` is the
         exponent ``p`` in ``[0, 1]`` of ``μ_t = max(μ_min, μ_1 t^{-p})``
         (``0``: a fixed share ``μ_1``; ``1/3`` is the epoch-greedy schedule of
         Langford & Zhang 2007, a heuristic here, as the candidates keep
@@ -269,6 +321,9 @@ class OnlineSelector(ExplorationMixin, BaseBanditClassifier):
     ----------
     A. Maurer and M. Pontil, "Empirical Bernstein bounds and sample variance
     penalization", COLT 2009.
+
+    D. A. Freedman, "On tail probabilities for martingales", Annals of
+    Probability 3(1), 1975 (Bernstein's inequality for martingale differences).
 
     A. Agarwal, H. Luo, B. Neyshabur and R. E. Schapire, "Corralling a band of
     bandit algorithms", COLT 2017.

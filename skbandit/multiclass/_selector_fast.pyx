@@ -14,9 +14,12 @@ One round at index ``t`` with candidates ``c = 0 .. C - 1`` and leader ``l``:
   with ``mix_t`` the rate of round ``t`` of the selector's epsilon-greedy rule
   (``mixer``, an ``EpsilonGreedyExplorer``: ``max(mix_min, mix * t^-decay)``,
   ``mix`` when ``decay = 0``; its "uniform" part is the candidates' average)
-  (summed in order) with the shares ``beta`` (positive, summing to one); the
-  action ``a`` is drawn from ``Q`` by inverse CDF on ``u1``; its propensity is
-  ``Q(a)``;
+  (summed in order) with the shares ``beta`` (positive, summing to one); while
+  a challenger ``j`` is on trial (``ahead``: the largest positive lower bound
+  at ``L = 1/2`` against the leader, none while ``lam < 1`` and ``w1 (1 -
+  lam) < 1/2``) and ``mix_t < mix``, ``Q = (1 - mix) P_l + mix * (mix_t avg +
+  (mix - mix_t) P_j) / mix`` instead (``mixture``); the action ``a`` is drawn
+  from ``Q`` by inverse CDF on ``u1``; its propensity is ``Q(a)``;
 * every candidate learns from the round through its own ``learn`` with the
   played action, its own tie-broken greedy label (ties broken by ``u2``), a
   propensity and the reward; with ``prob`` the propensity of the round
@@ -190,9 +193,44 @@ cdef class SelectorKernel(BaseKernel):
         if self.ptrs != NULL:
             free(self.ptrs)
 
-    cdef inline double mix_at(self, long long t) noexcept nogil:
-        # the exploration share of round t >= 1: max(mix_min, mix t^-decay)
-        return self.mixer.rate(t)
+    cdef int ahead(self) noexcept nogil:
+        # the challenger on trial: the one with the largest positive lower
+        # bound at L = 1/2 (about one standard error) against the leader (the
+        # first on ties), -1 when none
+        cdef int c, j = -1, l = <int>self.lead[0]
+        cdef double lcb, best = 0.0
+        cdef double n
+        if self.w[1] <= 0.0 or (self.lam < 1.0
+                                and self.w[0] * (1.0 - self.lam) < 0.5):
+            return -1
+        n = self.w[0] * self.w[0] / self.w[1]
+        for c in range(self.n_cand):
+            if c == l:
+                continue
+            lcb = self.bound(c, l, n, -1.0, 0.5)
+            if lcb > best:
+                best = lcb
+                j = c
+        return j
+
+    cdef double mixture(self, long long t, double[:, ::1] P,
+                        double* avg) noexcept nogil:
+        # The candidates' distributions in P, the mixed part in avg, and its
+        # weight: mix_t = max(mix_min, mix t^-decay) and avg the beta-average;
+        # while a challenger j leads on the estimates (``ahead``), the weight
+        # is the first round's share ``mix`` and avg = (mix_t * avg + (mix -
+        # mix_t) * P[j]) / mix: the decayed part of the share goes to j.
+        cdef int a, j
+        cdef double m = self.mixer.rate(t), top = self.mixer.epsilon
+        self.average(t, P, avg)
+        if not top > m:
+            return m
+        j = self.ahead()
+        if j < 0:
+            return m
+        for a in range(self.n_classes):
+            avg[a] = (m * avg[a] + (top - m) * P[j, a]) / top
+        return top
 
     cdef void average(self, long long t, double[:, ::1] P,
                       double* avg) noexcept nogil:
@@ -227,8 +265,7 @@ cdef class SelectorKernel(BaseKernel):
             self.g[c] = argmax_ties(&(<BaseKernel>self.ptrs[c]).scores[0], k, 0.0,
                                     &mc)
             self.m[c] = mc
-        cdef double mix = self.mix_at(t)
-        self.average(t, self.P, &self.avg[0])
+        cdef double mix = self.mixture(t, self.P, &self.avg[0])
         for a in range(k):
             self.proba[a] = (1.0 - mix) * self.P[lead, a] + mix * self.avg[a]
             self.scores[a] = (<BaseKernel>self.ptrs[lead]).scores[a]
@@ -240,8 +277,7 @@ cdef class SelectorKernel(BaseKernel):
         # average at round t for their current scores (scratch arrays: the
         # round's P is not touched).
         cdef int a, lead = <int>self.lead[0]
-        cdef double mix = self.mix_at(t)
-        self.average(t, self.P_tmp, &self.avg_tmp[0])
+        cdef double mix = self.mixture(t, self.P_tmp, &self.avg_tmp[0])
         (<BaseKernel>self.ptrs[lead]).distribution(s, t, greedy, p)
         for a in range(self.n_classes):
             p[a] = (1.0 - mix) * p[a] + mix * self.avg_tmp[a]
@@ -251,10 +287,10 @@ cdef class SelectorKernel(BaseKernel):
         # from ``scores``: after ``compute_scores`` at the same t, bit for bit
         # its ``proba``.
         cdef int a, lead = <int>self.lead[0]
-        cdef double mix = self.mix_at(t)
+        cdef double mix
         for a in range(self.n_classes):
             (<BaseKernel>self.ptrs[lead]).scores[a] = self.scores[a]
-        self.average(t, self.P_tmp, &self.avg_tmp[0])
+        mix = self.mixture(t, self.P_tmp, &self.avg_tmp[0])
         for a in range(self.n_classes):
             out[a] = (1.0 - mix) * self.P_tmp[lead, a] + mix * self.avg_tmp[a]
 
@@ -363,7 +399,8 @@ cdef class SelectorKernel(BaseKernel):
                 self.G[c, e] = self.G[c, e] + z[c] * z[e]
         self.challenge()
 
-    cdef inline double bound(self, int c, int l, double n, double sign) noexcept nogil:
+    cdef inline double bound(self, int c, int l, double n, double sign,
+                             double L) noexcept nogil:
         # delta + sign * h, h = sqrt(2 var L / n) + (R_c + R_l) L / (3 n), for
         # challenger c against l: the lower (sign -1) or upper (+1) empirical
         # Bernstein bound.
@@ -373,7 +410,6 @@ cdef class SelectorKernel(BaseKernel):
             - delta * delta
         if var < 0.0:
             var = 0.0
-        cdef double L = self.log_term
         return delta + sign * (sqrt(2.0 * var * L / n)
                                + (self.R[c] + self.R[l]) * L / (3.0 * n))
 
@@ -390,7 +426,7 @@ cdef class SelectorKernel(BaseKernel):
         for c in range(C):
             if c == l:
                 continue
-            lcb = self.bound(c, l, n, -1.0)
+            lcb = self.bound(c, l, n, -1.0, self.log_term)
             if lcb > best_lcb:
                 best_lcb = lcb
                 best = c
@@ -402,7 +438,7 @@ cdef class SelectorKernel(BaseKernel):
         # upper bound against it is positive (still a contender), ``floor``
         # for the others; normalised to sum to one
         for c in range(C):
-            if c == l or self.bound(c, l, n, 1.0) > 0.0:
+            if c == l or self.bound(c, l, n, 1.0, self.log_term) > 0.0:
                 self.beta[c] = 1.0
             else:
                 self.beta[c] = self.floor
