@@ -16,7 +16,6 @@ from skbandit.feedback import LoggedFeedback as LoggedFeedback
 from skbandit.feedback import OffPolicyWarning as OffPolicyWarning
 from skbandit.pipeline import BanditPipeline as BanditPipeline
 from skbandit.pipeline import make_bandit_pipeline as make_bandit_pipeline
-from skbandit.preprocessing import OnlineStandardScaler as OnlineStandardScaler
 
 __version__ = "0.1.0.dev0"
 
@@ -27,8 +26,9 @@ _estimators = {name: getattr(sub, name) for sub in (linear_model, multiclass)
 globals().update(_estimators)
 
 _feedback = ["BanditFeedback", "LoggedFeedback", "OffPolicyWarning"]
-# the pipeline of feature maps and a learner, and its online transformer
-_pipeline = ["BanditPipeline", "OnlineStandardScaler", "make_bandit_pipeline"]
+# the pipeline of feature maps and a learner (its online transformer,
+# OnlineStandardScaler, is in skbandit.preprocessing, as scikit-learn's)
+_pipeline = ["BanditPipeline", "make_bandit_pipeline"]
 __all__ = sorted([*_estimators, *_feedback, *_pipeline, "__version__"])
 
 if TYPE_CHECKING:  # the same names, for static analysis (mypy, IDEs)
