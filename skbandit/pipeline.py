@@ -83,15 +83,15 @@ def _check_steps(steps) -> list[tuple[str, Any]]:
             f"(a BaseBanditClassifier); got {type(final).__name__}."
         )
     for i, (name, est) in enumerate(pairs[:-1]):
-        if not (hasattr(est, "fit") and hasattr(est, "transform")):
-            raise InvalidParameterError(
-                f"Step {name!r} of BanditPipeline (steps[{i}]) must be a "
-                f"transformer (fit and transform); got {type(est).__name__}."
-            )
         if isinstance(est, BaseBanditClassifier):
             raise InvalidParameterError(
                 f"Step {name!r} of BanditPipeline is a bandit learner: only the "
                 "final step may be one."
+            )
+        if not (hasattr(est, "fit") and hasattr(est, "transform")):
+            raise InvalidParameterError(
+                f"Step {name!r} of BanditPipeline (steps[{i}]) must be a "
+                f"transformer (fit and transform); got {type(est).__name__}."
             )
     _split(pairs)  # the order of the online transformers
     return pairs
@@ -327,7 +327,10 @@ class BanditPipeline(BaseBanditClassifier):
     def learner_(self) -> BaseBanditClassifier:
         """The fitted final step."""
         check_is_fitted(self, "steps_")
-        return self.steps_[-1][1]
+        learner = self.steps_[-1][1]
+        if "t_" in self.__dict__:
+            learner.t_ = self.t_  # (the mirror, see ``_before_block``)
+        return learner
 
     @property
     def _logged_rewards(self) -> str:  # type: ignore[override]  # the learner's
@@ -549,16 +552,20 @@ class BanditPipeline(BaseBanditClassifier):
 
     def _before_block(self, kernel, n_rows):
         inner = kernel.inner if isinstance(kernel, FeatureMapKernel) else kernel
-        replaced = self.learner_._before_block(inner, n_rows)
+        learner = self.steps_[-1][1]
+        # the learner's round counter mirrors the pipeline's (a selector
+        # counts a candidate's rounds on the candidate, not on its learner)
+        learner.t_ = self.t_
+        replaced = learner._before_block(inner, n_rows)
         if replaced is not inner:
             kernel = self._wrap(replaced)
         return kernel
 
     def _after_block(self, kernel) -> None:
         inner = kernel.inner if isinstance(kernel, FeatureMapKernel) else kernel
-        learner = self.learner_
+        learner = self.steps_[-1][1]
         learner._after_block(inner)
-        learner.t_ += kernel.rows_played
+        learner.t_ = self.t_ + kernel.rows_played
 
     def _score_rows(self, X):
         self.learner_._own_state_arrays()
