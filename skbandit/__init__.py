@@ -15,7 +15,6 @@ from skbandit.feedback import BanditFeedback as BanditFeedback
 from skbandit.feedback import LoggedFeedback as LoggedFeedback
 from skbandit.feedback import OffPolicyWarning as OffPolicyWarning
 from skbandit.pipeline import BanditPipeline as BanditPipeline
-from skbandit.pipeline import make_bandit_pipeline as make_bandit_pipeline
 
 __version__ = "0.1.0.dev0"
 
@@ -26,9 +25,10 @@ _estimators = {name: getattr(sub, name) for sub in (linear_model, multiclass)
 globals().update(_estimators)
 
 _feedback = ["BanditFeedback", "LoggedFeedback", "OffPolicyWarning"]
-# the pipeline of feature maps and a learner (its online transformer,
-# OnlineStandardScaler, is in skbandit.preprocessing, as scikit-learn's)
-_pipeline = ["BanditPipeline", "make_bandit_pipeline"]
+# the pipeline of feature maps and a learner (``make_bandit_pipeline`` and
+# the online transformer ``OnlineStandardScaler`` stay in ``skbandit.pipeline``
+# and ``skbandit.preprocessing``, as scikit-learn's)
+_pipeline = ["BanditPipeline"]
 __all__ = sorted([*_estimators, *_feedback, *_pipeline, "__version__"])
 
 if TYPE_CHECKING:  # the same names, for static analysis (mypy, IDEs)
