@@ -16,7 +16,7 @@ Part 2, online error (one pass, mean over ``--seeds`` seeds): linear
 ``make_classification`` with several Gaussian clusters per class, and the
 digits (``load_digits``, rows repeated in a new order to make a longer stream).
 
-    python benchmarks/bench_feature_maps.py                  # default run, a few minutes
+    python benchmarks/bench_feature_maps.py          # default run, a few minutes
     python benchmarks/bench_feature_maps.py --n-rounds 500 --repeat 1 --seeds 1 \\
         --dims 16 --components 64 --no-selector               # smoke run
 """
@@ -65,26 +65,41 @@ def rounds_per_second(make, X, y, k: int, repeat: int) -> float:
 
 
 def speed(args) -> None:
-    print(f"Rounds/s, one partial_fit over {args.n_rounds} dense rows, k = {args.k}, "
-          f"best of {args.repeat}")
+    print(
+        f"Rounds/s, one partial_fit over {args.n_rounds} dense rows, k = {args.k}, "
+        f"best of {args.repeat}"
+    )
     print(f"{'learner':<58} {'d':>4} {'D':>5} {'rounds/s':>10}")
     for d in args.dims:
         X, y = gaussian_stream(args.n_rounds, d, args.k, 0)
         rows = [("SquareCB() (linear)", None, lambda: SquareCB(random_state=0))]
         if args.selector:
-            rows.append(("OnlineSelector() (linear default)", None,
-                         lambda: OnlineSelector(random_state=0)))
+            rows.append(
+                (
+                    "OnlineSelector() (linear default)",
+                    None,
+                    lambda: OnlineSelector(random_state=0),
+                )
+            )
         for D in args.components:
-            rows.append(("[OnlineStandardScaler, RBFSampler, SquareCB()]", D,
-                         lambda D=D: rff_pipeline(D, d, 0)))
+            rows.append(
+                (
+                    "[OnlineStandardScaler, RBFSampler, SquareCB()]",
+                    D,
+                    lambda D=D, d=d: rff_pipeline(D, d, 0),
+                )
+            )
             if args.selector:
-                rows.append((
-                    "OnlineSelector(default_candidates() + [pipeline])", D,
-                    lambda D=D: OnlineSelector(
-                        candidates=[*default_candidates(), rff_pipeline(D, d, 0)],
-                        random_state=0,
-                    ),
-                ))
+                rows.append(
+                    (
+                        "OnlineSelector(default_candidates() + [pipeline])",
+                        D,
+                        lambda D=D, d=d: OnlineSelector(
+                            candidates=[*default_candidates(), rff_pipeline(D, d, 0)],
+                            random_state=0,
+                        ),
+                    )
+                )
         for name, D, make in rows:
             rate = rounds_per_second(make, X, y, args.k, args.repeat)
             print(f"{name:<58} {d:>4} {'-' if D is None else D:>5} {rate:>10,.0f}")
@@ -108,8 +123,10 @@ def streams(args):
 
 def error(args) -> None:
     D = args.error_components
-    print(f"\nOnline error of one pass ({args.n_error} rounds), mean over "
-          f"{args.seeds} seed(s); pipeline: scaler + RBFSampler(D={D}, gamma=1/d)")
+    print(
+        f"\nOnline error of one pass ({args.n_error} rounds), mean over "
+        f"{args.seeds} seed(s); pipeline: scaler + RBFSampler(D={D}, gamma=1/d)"
+    )
     print(f"{'stream':<50} {'SquareCB()':>11} {'pipeline':>9}")
     results: dict[str, list[tuple[float, float]]] = {}
     for name, X, y, seed in streams(args):

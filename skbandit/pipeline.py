@@ -307,7 +307,8 @@ class BanditPipeline(BaseBanditClassifier):
         replaced = {k: params.pop(k) for k in list(params) if k in names}
         if replaced:
             self.steps = [
-                (n, replaced.get(n, est)) for n, est in steps  # type: ignore[union-attr]
+                (n, replaced.get(n, est))
+                for n, est in steps
             ]
         if params:
             super().set_params(**params)
@@ -373,91 +374,75 @@ class BanditPipeline(BaseBanditClassifier):
             )
 
     # ---------------------------------------------------------------- steps
-    def _new_steps(self, n_features: int) -> list[tuple[str, Any]]:
+    def _new_steps(self) -> list[tuple[str, Any]]:
         """Clones of the steps, their unset ``random_state`` drawn from the
-        pipeline's, the compiled sampler's ``gamma="scale"`` after a scaler
-        set to ``1 / d``."""
+        pipeline's."""
         pairs = [(n, clone(e)) for n, e in _check_steps(self.steps)]
-        seeds = (
-            None if self.random_state is None else check_random_state(self.random_state)
-        )
-        for _, est in pairs[:-1]:
-            params = est.get_params(deep=False)
-            if seeds is not None and "random_state" in params:
-                if params["random_state"] is None:
-                    est.set_params(random_state=int(seeds.randint(np.iinfo(np.int32).max)))
-        h, scaler, rff = _split(pairs)
-        if rff and scaler and pairs[-2][1].gamma == "scale":
-            pairs[-2][1].set_params(gamma=1.0 / n_features)
+        if self.random_state is not None:
+            seeds = check_random_state(self.random_state)
+            for _, est in pairs[:-1]:
+                params = est.get_params(deep=False)
+                if "random_state" in params and params["random_state"] is None:
+                    seed = int(seeds.randint(np.iinfo(np.int32).max))
+                    est.set_params(random_state=seed)
         return pairs
 
-    def _fit_tail(self, pairs, rows, d: int) -> None:
-        """Fit the compiled sampler on its input at the start (``rows``, or
-        None: only its width ``d`` is known, ``gamma`` must then be a number;
-        after a scaler, only the width is used)."""
+    def _start_tail(self, pairs, rows, d: int) -> None:
+        """Fit the compiled sampler at the start: after a scaler, on its width
+        ``d`` only (``gamma="scale"`` is then ``1 / d``); otherwise on its
+        input ``rows`` (None: only the width is known, as for a selector's
+        candidate, and ``gamma`` must be a number)."""
         h, scaler, rff = _split(pairs)
         if not rff:
             return
         rbf = pairs[-2][1]
+        if scaler and rbf.gamma == "scale":
+            rbf.set_params(gamma=1.0 / d)
         if rows is None or scaler:
             if rbf.gamma == "scale":
                 raise InvalidParameterError(
-                    "RBFSampler(gamma='scale') in front of a selector's candidate "
-                    "needs the first contexts: give gamma a number or put an "
-                    "OnlineStandardScaler before it."
+                    "RBFSampler(gamma='scale') needs the first contexts, which "
+                    "a selector's candidate is not given: give gamma a number "
+                    "or put an OnlineStandardScaler before it."
                 )
             rows = np.zeros((1, d))
         rbf.fit(rows)
 
     def _validate_X(self, X, *, reset: bool):
-        pairs = self.__dict__.get("steps_") if not reset else None
-        h = _split(pairs)[0] if pairs is not None else None
-        if reset:
-            # the width of the Python maps' input is not known yet: clones
-            # first, the compiled sampler's gamma set below
-            pairs = [(n, clone(e)) for n, e in _check_steps(self.steps)]
-            h = _split(pairs)[0]
+        pairs = self._new_steps() if reset else self.steps_
+        h = _split(pairs)[0]
         if not h:
             rows = super()._validate_X(X, reset=reset)
-            if reset:
-                pairs = self._new_steps(rows.shape[1])
-                self._fit_tail(pairs, rows, rows.shape[1])
-                self._start_steps = pairs
-            return rows
-        # Python maps: the raw input's width and names, then the maps
-        first = pairs[0][1]
-        if first.__sklearn_tags__().input_tags.two_d_array:
-            validate_data(self, X, reset=reset, skip_check_array=True)
+        else:
+            # Python maps: the raw input's width and names, then the maps
+            if pairs[0][1].__sklearn_tags__().input_tags.two_d_array:
+                validate_data(self, X, reset=reset, skip_check_array=True)
+            Z = X
+            for _, est in pairs[:h]:
+                Z = est.fit_transform(Z) if reset else est.transform(Z)
+            rows = self._mapped_rows(Z)
+            if not reset and rows.shape[1] != self._tail_width_in:
+                raise ValueError(
+                    f"The Python maps of BanditPipeline gave {rows.shape[1]} "
+                    f"features, {self._tail_width_in} at the start of the stream."
+                )
         if reset:
-            pairs = self._new_steps(0)
-        Z = X
-        for _, est in pairs[:h]:
-            Z = est.fit_transform(Z) if reset else est.transform(Z)
-        # the mapped rows in the common form (float64, canonical CSR, finite),
-        # without changing the raw input's width and names
-        saved = {
-            k: self.__dict__[k]
-            for k in ("n_features_in_", "feature_names_in_")
-            if k in self.__dict__
-        }
+            self._start_tail(pairs, rows, rows.shape[1])
+            self._start_steps = pairs
+        return rows
+
+    def _mapped_rows(self, Z):
+        """The Python maps' output in the common row form (float64, canonical
+        CSR, finite, bounded: the skeleton's validation) without changing the
+        raw input's width and names, which that validation would reset."""
+        names = ("n_features_in_", "feature_names_in_")
+        saved = {k: self.__dict__[k] for k in names if k in self.__dict__}
         try:
-            rows = super()._validate_X(Z, reset=True)
+            return super()._validate_X(Z, reset=True)
         finally:
-            for k in ("n_features_in_", "feature_names_in_"):
+            for k in names:
                 self.__dict__.pop(k, None)
             self.__dict__.update(saved)
-        if reset:
-            h2, scaler, rff = _split(pairs)
-            if rff and scaler and pairs[-2][1].gamma == "scale":
-                pairs[-2][1].set_params(gamma=1.0 / rows.shape[1])
-            self._fit_tail(pairs, rows, rows.shape[1])
-            self._start_steps = pairs
-        elif rows.shape[1] != self._tail_width_in:
-            raise ValueError(
-                f"The Python maps of BanditPipeline gave {rows.shape[1]} features, "
-                f"{self._tail_width_in} at the start of the stream."
-            )
-        return rows
 
     def _lean_rows_allowed(self) -> bool:
         # rows in the common form may skip validation when no map runs in
@@ -474,8 +459,8 @@ class BanditPipeline(BaseBanditClassifier):
         pairs = self.__dict__.pop("_start_steps", None)
         if pairs is None:
             # started without rows (a selector's candidate): compiled maps only
-            pairs = self._new_steps(n_features)
-            self._fit_tail(pairs, None, n_features)
+            pairs = self._new_steps()
+            self._start_tail(pairs, None, n_features)
         h, scaler, rff = _split(pairs)
         n_out = pairs[-2][1].n_components if rff else n_features
         learner = pairs[-1][1]
@@ -548,7 +533,9 @@ class BanditPipeline(BaseBanditClassifier):
                 omega=np.ascontiguousarray(rbf.random_weights_, dtype=np.float64),
                 offset=np.ascontiguousarray(rbf.random_offset_, dtype=np.float64),
             )
-        return FeatureMapKernel(inner, self._tail_width_in, **kwargs)
+        kernel = FeatureMapKernel(inner, self._tail_width_in, **kwargs)
+        kernel.owner = pairs[-1][1]
+        return kernel
 
     def _before_block(self, kernel, n_rows):
         inner = kernel.inner if isinstance(kernel, FeatureMapKernel) else kernel
@@ -562,13 +549,17 @@ class BanditPipeline(BaseBanditClassifier):
         return kernel
 
     def _after_block(self, kernel) -> None:
-        inner = kernel.inner if isinstance(kernel, FeatureMapKernel) else kernel
-        learner = self.steps_[-1][1]
+        # the learner from the kernel when it is a map's (as the selector's
+        # hook reads its candidates from its kernel)
+        if isinstance(kernel, FeatureMapKernel):
+            inner, learner = kernel.inner, kernel.owner
+        else:
+            inner, learner = kernel, self.steps_[-1][1]
         learner._after_block(inner)
-        learner.t_ = self.t_ + kernel.rows_played
+        learner.t_ += kernel.rows_played
 
     def _score_rows(self, X):
-        self.learner_._own_state_arrays()
+        self._own_state_arrays()
         out = np.empty((X.shape[0], self.classes_.shape[0]), dtype=np.float64)
         run_scores(self._make_kernel(), *_kernel_arrays(X), self.t_ + 1, out)
         return out
@@ -621,4 +612,3 @@ def make_bandit_pipeline(
     return BanditPipeline(
         named, max_iter=max_iter, shuffle=shuffle, random_state=random_state
     )
-

@@ -105,8 +105,14 @@ def _logged_pipeline(params: dict, k: int):
     }
     inner_run, _ = LOGGED_ADAPTERS[type(learner).__name__](given, k)
     transforms = [e for _, e in steps[:-1]]
-    sampler = transforms.pop() if transforms and type(transforms[-1]) is RBFSampler else None
-    oss = transforms.pop() if transforms and isinstance(transforms[-1], OnlineStandardScaler) else None
+    sampler = (
+        transforms.pop() if transforms and type(transforms[-1]) is RBFSampler else None
+    )
+    oss = (
+        transforms.pop()
+        if transforms and isinstance(transforms[-1], OnlineStandardScaler)
+        else None
+    )
 
     def run(X, U, t0, state, logged):
         if state is None:
@@ -166,7 +172,11 @@ ENTRIES: list[Entry] = [
             ({"steps": "squarecb"}, "steps"),
             ({"steps": _steps(RBFSampler(), PolynomialFeatures())}, "final step"),
             (
-                {"steps": _steps(OnlineStandardScaler(), PolynomialFeatures(), SquareCB())},
+                {
+                    "steps": _steps(
+                        OnlineStandardScaler(), PolynomialFeatures(), SquareCB()
+                    )
+                },
                 "OnlineStandardScaler",
             ),
             ({"steps": (("a__b", SquareCB()),)}, "without '__'"),

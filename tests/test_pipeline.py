@@ -81,7 +81,9 @@ def test_random_features_match_sklearn_rbfsampler():
 def test_python_maps_run_before_the_learner():
     """A fixed map in Python: the pipeline is the learner on its output."""
     X, y = stream()
-    pipe = make_bandit_pipeline(PolynomialFeatures(degree=2), SquareCB(), random_state=2)
+    pipe = make_bandit_pipeline(
+        PolynomialFeatures(degree=2), SquareCB(), random_state=2
+    )
     pipe.partial_fit(X, y, classes=np.arange(K))
     Z = PolynomialFeatures(degree=2).fit_transform(X)
     ref = SquareCB(random_state=2).partial_fit(Z, y, classes=np.arange(K))
@@ -150,7 +152,11 @@ def test_acting_and_scoring_write_nothing():
     learnt)."""
     X, y = stream()
     pipe = rff_scaler_pipeline().partial_fit(X[:100], y[:100], classes=np.arange(K))
-    before = (pipe.scaler_mean_.copy(), pipe.scaler_var_sum_.copy(), pipe.scaler_count_[0])
+    before = (
+        pipe.scaler_mean_.copy(),
+        pipe.scaler_var_sum_.copy(),
+        pipe.scaler_count_[0],
+    )
     pipe.sample_actions(X[100:150])
     pipe.predict(X[100:150])
     pipe.exploration_distribution(X[100:150])
@@ -208,7 +214,11 @@ def test_selector_refuses_a_pipeline_without_compiled_path():
         ([("rbf", RBFSampler())], "final step .* skbandit bandit learner"),
         ([("s", SquareCB()), ("b", Banditron())], "only the final step"),
         (
-            [("o", OnlineStandardScaler()), ("p", PolynomialFeatures()), ("s", SquareCB())],
+            [
+                ("o", OnlineStandardScaler()),
+                ("p", PolynomialFeatures()),
+                ("s", SquareCB()),
+            ],
             "after the maps",
         ),
         ([("a", RBFSampler()), ("a", SquareCB())], "unique"),

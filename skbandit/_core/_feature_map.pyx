@@ -115,6 +115,8 @@ cdef class FeatureMapKernel(BaseKernel):
     """The wrapped kernel ``inner`` played on the mapped row (module docstring)."""
 
     cdef readonly BaseKernel inner
+    # the estimator owning ``inner`` (set by the pipeline; Python only)
+    cdef public object owner
     # which stages run
     cdef bint standardise
     cdef bint with_mean
@@ -146,6 +148,7 @@ cdef class FeatureMapKernel(BaseKernel):
         if d < 1:
             raise ValueError("FeatureMapKernel needs at least one input feature")
         self.inner = inner
+        self.owner = None
         self.standardise = standardise
         self.with_mean = with_mean
         self.with_std = with_std
