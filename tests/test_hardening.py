@@ -559,9 +559,10 @@ def test_overflow_raises_and_keeps_the_last_finite_block(entry, container, monke
 def test_exploration_distribution_refuses_overflowing_rows(entry):
     est, _, _ = _fitted(entry)
     X = np.full((2, D), 1e100)  # within the bound on feature values
-    # a meta-estimator's state: its candidates' (OnlineSelector), its
-    # learner's (BanditPipeline)
-    for learner in getattr(est, "candidates_", None) or [getattr(est, "learner_", est)]:
+    if entry.name == "BanditPipeline":
+        pytest.skip("its random features are bounded: no row overflows its scores")
+    # a meta-estimator's state: its candidates' (OnlineSelector)
+    for learner in getattr(est, "candidates_", [est]):
         if "dual_coef_" in learner._state_attrs:
             # the rational kernel is at most 2 on the unit ball (where the rows
             # are projected): its scores overflow through the dual coefficients
