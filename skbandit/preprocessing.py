@@ -207,20 +207,7 @@ class OnlineStandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
             The scaled rows.
         """
         check_is_fitted(self)
-        self._validate_params()
-        X = self._rows(X, reset=False)
-        out = np.empty_like(X)
-        standardise_rows(
-            X,
-            self.mean_,
-            self.var_sum_,
-            self._count,
-            self.with_mean,
-            self.with_std,
-            out,
-            False,
-        )
-        return out
+        return self._run(X, update=False, reset=False)
 
     @property
     def n_samples_seen_(self) -> int:
