@@ -6,6 +6,7 @@ ORDER = [
     "plot_learning_curves.py",
     "plot_gamma_sweep.py",
     "plot_separable.py",
+    "plot_nonlinear.py",
     "plot_text_classification.py",
     "plot_live_recommendation.py",
     "plot_out_of_core.py",

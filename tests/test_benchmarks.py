@@ -158,3 +158,14 @@ def test_features_study_measures_the_quadratic_expansion(tmp_path):
         est = SquareCB(random_state=1).partial_fit(rows, y, classes=np.unique(y))
         assert row[f"SquareCB() {name}"] == est.n_mistakes_ / len(y)
     assert row["SquareCB() raw"] != row["SquareCB() quadratic"]
+
+
+def test_bench_feature_maps_smoke_run():
+    out = run_benchmark(
+        "bench_feature_maps.py",
+        "--n-rounds", "300", "--repeat", "1", "--dims", "8", "--components", "16",
+        "--n-error", "300", "--error-components", "16", "--seeds", "1",
+    )  # fmt: skip
+    assert "[OnlineStandardScaler, RBFSampler, SquareCB()]" in out.stdout
+    assert "OnlineSelector(default_candidates() + [pipeline])" in out.stdout
+    assert "digits" in out.stdout and "make_classification" in out.stdout

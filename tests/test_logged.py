@@ -371,7 +371,8 @@ BAD_LOGS = [
 @pytest.mark.parametrize("entry", BANDIT)
 @pytest.mark.parametrize("bad,match", BAD_LOGS)
 def test_bad_logged_feedback_is_refused_without_state_change(entry, bad, match):
-    if match == "0 or 1" and entry.cls._logged_rewards == "unit":
+    # (an instance's: a meta-estimator's is its learners')
+    if match == "0 or 1" and entry.make()._logged_rewards == "unit":
         if np.all(bad(1)[1] == 0.5):
             pytest.skip("0.5 is a valid reward for a learner of rewards in [0, 1]")
         match = r"in \[0, 1\]"

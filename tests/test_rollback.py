@@ -393,6 +393,8 @@ def test_kernel_journal_bound_grows_with_the_row(entry):
     entries (the drivers reserve it per row) and is not negative."""
     X, y = make_stream(n=40, d=D, k=K, seed=30)
     est = entry.make(random_state=30).partial_fit(X, y, classes=np.arange(K))
+    if entry.name == "BanditPipeline":
+        pytest.skip("its learner reads the mapped row: dense, whatever the row")
     kernel = est._make_kernel()
     b0, l0 = kernel.py_journal_bound(0)
     b8, l8 = kernel.py_journal_bound(8)

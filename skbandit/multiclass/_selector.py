@@ -97,6 +97,11 @@ def _check_candidates(candidates) -> list[BaseBanditClassifier]:
             raise InvalidParameterError(
                 f"candidates[{i}] is an OnlineSelector: selectors do not nest."
             )
+        # a meta-learner whose kernel may not exist for every setting (a
+        # BanditPipeline with maps that run in Python) says so here
+        check = getattr(c, "_check_selector_candidate", None)
+        if check is not None:
+            check(i)
     return candidates
 
 

@@ -1,0 +1,334 @@
+"""Compiled feature maps in front of a learner's kernel (``BanditPipeline``).
+
+``FeatureMapKernel`` is a ``BaseKernel`` that turns each row ``x`` (dense or
+CSR, ``d`` features) into features ``z`` in a scratch dense row and plays the
+wrapped learner's kernel (``inner``) on ``z``; the shared pass drivers
+(``run_pass``, ``run_act``, ``run_logged``, ``run_distribution``,
+``run_scores``) and ``OnlineSelector``'s kernel play it unchanged. Its
+``scores`` and ``proba`` are the inner kernel's own arrays.
+
+The map of one round, in this order (each stage optional):
+
+* **running standardisation** (``OnlineStandardScaler``): with ``n`` the rows
+  learnt before this one, ``m_c`` and ``M_c`` the running mean and sum of
+  squared deviations of feature ``c`` over them (Welford 1962),
+  ``u_c = (x_c - m_c) / s_c`` with ``s_c = sqrt(M_c / n)``, and ``s_c = 1``
+  when ``n = 0`` or ``s_c < 10 eps`` (a constant feature, as scikit-learn's
+  ``StandardScaler``); ``with_mean=False`` leaves out ``- m_c``,
+  ``with_std=False`` the division. Row ``t`` is thus scaled with the
+  statistics of rows ``1 .. t-1`` only: ``act`` writes nothing, and the
+  statistics are updated with ``x`` in ``learn``, after the inner learner
+  learnt from ``z``: ``n <- n + 1``, ``delta = x_c - m_c``,
+  ``m_c <- m_c + delta / n``, ``M_c <- M_c + delta (x_c - m_c)`` for every
+  feature (a CSR row's absent entries are zeros), each write recorded in the
+  undo journal first;
+* **random Fourier features** (``sklearn.kernel_approximation.RBFSampler``,
+  Rahimi and Recht 2007): with the fitted sampler's ``Omega``
+  (``random_weights_``, (d, D)) and ``b`` (``random_offset_``),
+  ``a_j = sum_c u_c Omega[c, j]`` summed sequentially over the stored entries
+  in increasing ``c`` (from ``+0.0``), then ``z_j = sqrt(2 / D) cos(a_j + b_j)``
+  with the C library's ``cos``. NumPy's ``u @ Omega`` (BLAS) and ``np.cos``
+  may differ from this in the last bits; ``standardise_rows`` and
+  ``rff_rows`` below are the same arithmetic, one row at a time, for the
+  Python side and the tests.
+"""
+
+from libc.float cimport DBL_EPSILON
+from libc.math cimport cos, sqrt
+
+from skbandit._core._kernel cimport (
+    BaseKernel,
+    Journal,
+    Row,
+    STATUS_OK,
+    jsave_ll,
+    jsave_range,
+)
+
+import numpy as np
+
+
+cdef inline double scale_of(double m2, long long n) noexcept nogil:
+    """The standard deviation ``sqrt(M / n)`` of a feature, 1 when ``n = 0`` or
+    it is below ``10 eps`` (a constant feature is then only centred)."""
+    cdef double s
+    if n == 0:
+        return 1.0
+    s = sqrt(m2 / <double>n)
+    if not s >= 10.0 * DBL_EPSILON:
+        return 1.0
+    return s
+
+
+cdef inline void scale_dense(const double* x, int d, const double* mean,
+                             const double* m2, long long n, bint with_mean,
+                             bint with_std, double* u) noexcept nogil:
+    """``u = (x - m) / s`` for a dense row ``x`` (module docstring)."""
+    cdef int c
+    cdef double v
+    for c in range(d):
+        v = x[c]
+        if with_mean:
+            v = v - mean[c]
+        if with_std:
+            v = v / scale_of(m2[c], n)
+        u[c] = v
+
+
+cdef inline void welford(const double* x, int d, double* mean, double* m2,
+                         long long* n) noexcept nogil:
+    """One row into the running statistics: ``n <- n + 1``, then per feature
+    ``delta = x_c - m_c``, ``m_c <- m_c + delta / n``,
+    ``M_c <- M_c + delta (x_c - m_c)``."""
+    cdef int c
+    cdef double delta
+    cdef long long n1 = n[0] + 1
+    for c in range(d):
+        delta = x[c] - mean[c]
+        mean[c] = mean[c] + delta / <double>n1
+        m2[c] = m2[c] + delta * (x[c] - mean[c])
+    n[0] = n1
+
+
+cdef inline void rff_row(const double* val, const int* ind, int nnz,
+                         const double* omega, const double* offset, int D,
+                         double factor, double* z) noexcept nogil:
+    """``z_j = factor cos(sum_e val_e Omega[col_e, j] + b_j)``, the sum
+    sequential over the stored entries (``ind`` NULL: entry ``e`` is column
+    ``e``)."""
+    cdef int e, j, c
+    cdef double v
+    cdef const double* w
+    for j in range(D):
+        z[j] = 0.0
+    for e in range(nnz):
+        c = e if ind == NULL else ind[e]
+        v = val[e]
+        w = omega + <Py_ssize_t>c * D
+        for j in range(D):
+            z[j] = z[j] + v * w[j]
+    for j in range(D):
+        z[j] = factor * cos(z[j] + offset[j])
+
+
+cdef class FeatureMapKernel(BaseKernel):
+    """The wrapped kernel ``inner`` played on the mapped row (module docstring)."""
+
+    cdef readonly BaseKernel inner
+    # the estimator owning ``inner`` (set by the pipeline; Python only)
+    cdef public object owner
+    # which stages run
+    cdef bint standardise
+    cdef bint with_mean
+    cdef bint with_std
+    cdef bint rff
+    # the running statistics (the estimator's arrays, updated in ``learn``)
+    cdef double[::1] mean
+    cdef double[::1] m2
+    cdef long long[::1] count
+    # the fitted sampler's Omega (d, D) and b (D), and sqrt(2 / D)
+    cdef const double[:, ::1] omega
+    cdef const double[::1] offset
+    cdef int n_out
+    cdef double factor
+    # scratch: the dense row x (CSR rows scattered), the standardised row u,
+    # the features z of the current row
+    cdef double[::1] xd
+    cdef double[::1] u
+    cdef double[::1] z
+    cdef Row zrow
+
+    def __init__(self, BaseKernel inner not None, int n_features, *,
+                 bint standardise=False, bint with_mean=True, bint with_std=True,
+                 double[::1] mean=None, double[::1] m2=None,
+                 long long[::1] count=None, const double[:, ::1] omega=None,
+                 const double[::1] offset=None):
+        cdef int d = n_features
+        BaseKernel.__init__(self, inner.n_classes, d, inner.full_information)
+        if d < 1:
+            raise ValueError("FeatureMapKernel needs at least one input feature")
+        self.inner = inner
+        self.owner = None
+        self.standardise = standardise
+        self.with_mean = with_mean
+        self.with_std = with_std
+        if standardise:
+            if (mean is None or m2 is None or count is None or mean.shape[0] != d
+                    or m2.shape[0] != d or count.shape[0] != 1 or count[0] < 0):
+                raise ValueError("the running statistics must be arrays of "
+                                 f"{d} means, {d} sums of squares and one count >= 0")
+            self.mean, self.m2, self.count = mean, m2, count
+        self.rff = omega is not None
+        if self.rff:
+            if offset is None or omega.shape[0] != d or offset.shape[0] != omega.shape[1]:
+                raise ValueError(f"Omega must be ({d}, D) and b of length D")
+            self.omega, self.offset = omega, offset
+            self.n_out = <int>omega.shape[1]
+            self.factor = sqrt(2.0 / self.n_out)
+        else:
+            self.n_out = d
+        if self.n_out != inner.n_features:
+            raise ValueError(f"the map gives {self.n_out} features, the learner's "
+                             f"kernel reads {inner.n_features}")
+        self.xd = np.zeros(d, dtype=np.float64)
+        self.u = np.zeros(d, dtype=np.float64)
+        self.z = np.zeros(self.n_out, dtype=np.float64)
+        self.zrow.val = &self.z[0]
+        self.zrow.ind = NULL
+        self.zrow.nnz = self.n_out
+        # one round's outputs are the inner kernel's
+        self.scores = inner.scores
+        self.proba = inner.proba
+        self.proba_tmp = inner.proba_tmp
+        self.explorer = inner.explorer
+
+    cdef void dense_x(self, Row x) noexcept nogil:
+        # x as a dense row in ``xd`` (a dense row is read in place)
+        cdef int e
+        if x.ind == NULL:
+            return
+        for e in range(self.n_features):
+            self.xd[e] = 0.0
+        for e in range(x.nnz):
+            self.xd[x.ind[e]] = x.val[e]
+
+    cdef inline const double* x_values(self, Row x) noexcept nogil:
+        return x.val if x.ind == NULL else &self.xd[0]
+
+    cdef void map_row(self, Row x) noexcept nogil:
+        """``z`` for the row ``x`` under the current statistics (no write)."""
+        cdef int e, d = self.n_features
+        cdef double* out = &self.u[0] if self.rff else &self.z[0]
+        if self.standardise:
+            self.dense_x(x)
+            scale_dense(self.x_values(x), d, &self.mean[0], &self.m2[0],
+                        self.count[0], self.with_mean, self.with_std, out)
+            if self.rff:
+                rff_row(out, NULL, d, &self.omega[0, 0], &self.offset[0],
+                        self.n_out, self.factor, &self.z[0])
+        elif self.rff:
+            rff_row(x.val, x.ind, x.nnz, &self.omega[0, 0], &self.offset[0],
+                    self.n_out, self.factor, &self.z[0])
+        else:
+            self.dense_x(x)
+            for e in range(d):
+                self.z[e] = self.x_values(x)[e]
+
+    cdef void update_statistics(self, Row x) noexcept nogil:
+        # after the row was learnt: its values into the running statistics
+        cdef int d = self.n_features
+        if not self.standardise:
+            return
+        self.dense_x(x)
+        jsave_range(self.jd, &self.mean[0], d)
+        jsave_range(self.jd, &self.m2[0], d)
+        jsave_ll(self.jd, &self.count[0])
+        welford(self.x_values(x), d, &self.mean[0], &self.m2[0], &self.count[0])
+
+    cdef void compute_scores(self, Row x, long long t) noexcept nogil:
+        self.map_row(x)
+        self.inner.compute_scores(self.zrow, t)
+
+    cdef void distribution(self, const double* s, long long t, int greedy,
+                           double* p) noexcept nogil:
+        self.inner.distribution(s, t, greedy, p)
+
+    cdef void marginal_distribution(self, long long t, double* out) noexcept nogil:
+        self.inner.marginal_distribution(t, out)
+
+    cdef double tie_marginal(self, long long t, int action) noexcept nogil:
+        return self.inner.tie_marginal(t, action)
+
+    cdef double marginal_over(self, long long t, int action, const int* labels,
+                              int m) noexcept nogil:
+        return self.inner.marginal_over(t, action, labels, m)
+
+    cdef int act(self, Row x, long long t, double u1, double u2,
+                 int* greedy, double* prob, double* marginal) noexcept nogil:
+        cdef int a
+        self.map_row(x)
+        a = self.inner.act(self.zrow, t, u1, u2, greedy, prob, marginal)
+        self.status = self.inner.status
+        self.proba_checked = self.inner.proba_checked
+        return a
+
+    cdef void learn(self, Row x, long long t, int played, int greedy,
+                    double prob, double reward) noexcept nogil:
+        # ``z`` is the row's, from ``act`` (learn follows act on the same row)
+        self.inner.learn(self.zrow, t, played, greedy, prob, reward)
+        self.status = self.inner.status
+        if self.status == STATUS_OK:
+            self.update_statistics(x)
+
+    cdef void learn_full(self, Row x, long long t, int played, int greedy,
+                         int label) noexcept nogil:
+        self.inner.learn_full(self.zrow, t, played, greedy, label)
+        self.status = self.inner.status
+        if self.status == STATUS_OK:
+            self.update_statistics(x)
+
+    cdef Py_ssize_t journal_bound(self, Row x) noexcept nogil:
+        cdef Py_ssize_t m = self.inner.journal_bound(self.zrow)
+        if self.standardise:
+            m += 2 * self.n_features
+        return m
+
+    cdef Py_ssize_t journal_bound_ll(self) noexcept nogil:
+        return self.inner.journal_bound_ll() + (1 if self.standardise else 0)
+
+    cpdef set_journal(self, Journal journal):
+        # the inner kernel's writes go to the same journal
+        BaseKernel.set_journal(self, journal)
+        self.inner.set_journal(journal)
+
+    def py_map(self, const double[::1] x):
+        """The features ``z`` of one dense row under the current statistics."""
+        cdef Row row
+        if x.shape[0] != self.n_features:
+            raise ValueError(f"x has {x.shape[0]} features, expected {self.n_features}")
+        row.val = &x[0]
+        row.ind = NULL
+        row.nnz = self.n_features
+        self.map_row(row)
+        return np.array(self.z, copy=True)
+
+
+def standardise_rows(const double[:, ::1] X, double[::1] mean, double[::1] m2,
+                     long long[::1] count, bint with_mean, bint with_std,
+                     double[:, ::1] out, bint update):
+    """The running standardisation of ``FeatureMapKernel`` over the rows of
+    ``X`` in order: ``out[i]`` is row ``i`` scaled with the statistics of the
+    rows before it, then (``update``) the statistics take row ``i``; without
+    ``update`` every row is scaled with the current statistics."""
+    cdef Py_ssize_t i, n = X.shape[0]
+    cdef int d = <int>X.shape[1]
+    if (mean.shape[0] != d or m2.shape[0] != d or count.shape[0] != 1
+            or out.shape[0] != n or out.shape[1] != d):
+        raise ValueError("inconsistent shapes")
+    if n == 0:
+        return
+    with nogil:
+        for i in range(n):
+            scale_dense(&X[i, 0], d, &mean[0], &m2[0], count[0], with_mean,
+                        with_std, &out[i, 0])
+            if update:
+                welford(&X[i, 0], d, &mean[0], &m2[0], &count[0])
+
+
+def rff_rows(const double[:, ::1] U, const double[:, ::1] omega,
+             const double[::1] offset, double[:, ::1] out):
+    """The random Fourier features of ``FeatureMapKernel`` of the dense rows
+    of ``U``: ``out[i, j] = sqrt(2 / D) cos(sum_c U[i, c] Omega[c, j] + b_j)``,
+    summed sequentially in ``c``."""
+    cdef Py_ssize_t i, n = U.shape[0]
+    cdef int d = <int>U.shape[1], D = <int>omega.shape[1]
+    if omega.shape[0] != d or offset.shape[0] != D or out.shape[0] != n \
+            or out.shape[1] != D:
+        raise ValueError("inconsistent shapes")
+    if n == 0 or D == 0:
+        return
+    cdef double factor = sqrt(2.0 / D)
+    with nogil:
+        for i in range(n):
+            rff_row(&U[i, 0], NULL, d, &omega[0, 0], &offset[0], D, factor,
+                    &out[i, 0])

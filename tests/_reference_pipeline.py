@@ -1,0 +1,200 @@
+"""NumPy reference of ``BanditPipeline``'s compiled maps, and its registry
+entries.
+
+The maps, written again from the documented formulas (``BanditPipeline``,
+``skbandit/_core/_feature_map.pyx``) with the kernel's operations in its
+order: the running standardisation of row ``t`` with the statistics of rows
+``1 .. t-1`` (Welford's recurrence after the row is learnt), then the random
+Fourier features ``sqrt(2 / D) cos(sum_c u_c Omega[c] + b)``, the sum taken
+feature after feature (elementwise NumPy: the same IEEE operations) and the
+cosine the C library's (``math.cos``): bit for bit the kernel's. The learner
+then plays the mapped rows through its own reference (its logged-feedback
+adapter), so the pipeline's reference is the composition.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import scipy.sparse as sp
+from _entry import Entry
+from sklearn.base import clone
+from sklearn.kernel_approximation import RBFSampler
+from sklearn.preprocessing import PolynomialFeatures
+
+from skbandit import BanditPipeline, SquareCB
+from skbandit.preprocessing import OnlineStandardScaler
+
+EPS = np.finfo(np.float64).eps
+
+
+class Scaler:
+    """The running statistics (``n``, ``m``, ``M``)."""
+
+    def __init__(self, d: int, with_mean: bool = True, with_std: bool = True):
+        self.n = 0
+        self.mean = np.zeros(d)
+        self.m2 = np.zeros(d)
+        self.with_mean, self.with_std = with_mean, with_std
+
+    def scale(self, x: np.ndarray) -> np.ndarray:
+        u = x.copy()
+        if self.with_mean:
+            u = u - self.mean
+        if self.with_std:
+            s = np.ones_like(u)
+            if self.n > 0:
+                s = np.sqrt(self.m2 / self.n)
+                s[~(s >= 10.0 * EPS)] = 1.0
+            u = u / s
+        return u
+
+    def update(self, x: np.ndarray) -> None:
+        self.n += 1
+        delta = x - self.mean
+        self.mean = self.mean + delta / self.n
+        self.m2 = self.m2 + delta * (x - self.mean)
+
+    def copy(self) -> Scaler:
+        new = Scaler(self.mean.shape[0], self.with_mean, self.with_std)
+        new.n, new.mean, new.m2 = self.n, self.mean.copy(), self.m2.copy()
+        return new
+
+
+def rff(u: np.ndarray, omega: np.ndarray, offset: np.ndarray) -> np.ndarray:
+    """``sqrt(2 / D) cos(sum_c u_c Omega[c] + b)``, summed in ``c`` order."""
+    a = np.zeros(omega.shape[1])
+    for c in range(u.shape[0]):
+        a = a + u[c] * omega[c]
+    factor = math.sqrt(2.0 / omega.shape[1])
+    return factor * np.array([math.cos(v) for v in a + offset])
+
+
+def map_rows(X, scaler: Scaler | None, sampler, update: bool) -> np.ndarray:
+    """The compiled maps of the rows of X in order (``update``: each row
+    then taken into the statistics)."""
+    X = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=np.float64)
+    out = []
+    for x in X:
+        u = scaler.scale(x) if scaler is not None else x
+        z = rff(u, sampler.random_weights_, sampler.random_offset_) if sampler else u
+        out.append(z)
+        if update and scaler is not None:
+            scaler.update(x)
+    return np.array(out)
+
+
+def _logged_pipeline(params: dict, k: int):
+    """The logged-feedback adapter of BanditPipeline (``_reference_logged``):
+    the maps above, then the final learner's own adapter on the mapped rows.
+    The steps' ``random_state`` must be set (the reference does not know the
+    pipeline's seed)."""
+    from _registry import LOGGED_ADAPTERS
+
+    steps = [(n, clone(e)) for n, e in params["steps"]]
+    learner = steps[-1][1]
+    # the learner's parameters as its own entries give them (those that
+    # differ from its defaults; the pipeline's seed and passes are its own)
+    defaults = type(learner)().get_params(deep=False)
+    given = {
+        key: value
+        for key, value in learner.get_params(deep=False).items()
+        if key not in ("max_iter", "shuffle", "random_state")
+        and value is not defaults[key]
+    }
+    inner_run, _ = LOGGED_ADAPTERS[type(learner).__name__](given, k)
+    transforms = [e for _, e in steps[:-1]]
+    sampler = (
+        transforms.pop() if transforms and type(transforms[-1]) is RBFSampler else None
+    )
+    oss = (
+        transforms.pop()
+        if transforms and isinstance(transforms[-1], OnlineStandardScaler)
+        else None
+    )
+
+    def run(X, U, t0, state, logged):
+        if state is None:
+            Z0 = X
+            for est in transforms:  # fitted on the first contexts
+                Z0 = est.fit_transform(Z0)
+            d = Z0.shape[1]
+            if sampler is not None:
+                if oss is not None and sampler.gamma == "scale":
+                    sampler.set_params(gamma=1.0 / d)
+                sampler.fit(np.zeros((1, d)))
+            scaler = None if oss is None else Scaler(d, oss.with_mean, oss.with_std)
+            state = {"scaler": scaler, "inner": None}
+        Z = X
+        for est in transforms:
+            Z = est.transform(Z)
+        scaler = state["scaler"]
+        if logged is None:  # serving: the statistics are not updated
+            z = map_rows(Z, scaler, sampler, update=False)
+            played, props, _ = inner_run(z, U, t0, state["inner"], None)
+            return played, props, state
+        scaler = None if scaler is None else scaler.copy()
+        z = map_rows(Z, scaler, sampler, update=True)
+        _, _, inner = inner_run(z, U, t0, state["inner"], logged)
+        return None, None, {"scaler": scaler, "inner": inner}
+
+    def final(state):
+        scaler = state["scaler"]
+        if scaler is None:
+            return {"scaler_count_": np.array([0])}
+        return {
+            "scaler_mean_": scaler.mean,
+            "scaler_var_sum_": scaler.m2,
+            "scaler_count_": np.array([scaler.n]),
+        }
+
+    return run, final
+
+
+def _steps(*steps):
+    return tuple((type(e).__name__.lower(), e) for e in steps)
+
+
+ENTRIES: list[Entry] = [
+    Entry(
+        BanditPipeline,
+        params={
+            "steps": _steps(
+                OnlineStandardScaler(),
+                RBFSampler(n_components=24, gamma="scale", random_state=3),
+                SquareCB(),
+            )
+        },
+        intercept=True,
+        invalid_params=(
+            ({"steps": []}, "steps"),
+            ({"steps": "squarecb"}, "steps"),
+            ({"steps": _steps(RBFSampler(), PolynomialFeatures())}, "final step"),
+            (
+                {
+                    "steps": _steps(
+                        OnlineStandardScaler(), PolynomialFeatures(), SquareCB()
+                    )
+                },
+                "OnlineStandardScaler",
+            ),
+            ({"steps": (("a__b", SquareCB()),)}, "without '__'"),
+            ({"steps": (("a", RBFSampler()), ("a", SquareCB()))}, "unique"),
+            ({"max_iter": 0}, "max_iter"),
+        ),
+        valid_edge_params=(
+            {"steps": _steps(SquareCB())},
+            {"steps": _steps(OnlineStandardScaler(with_mean=False), SquareCB())},
+        ),
+        check_params={
+            "steps": _steps(
+                RBFSampler(n_components=50, gamma=0.5, random_state=0), SquareCB()
+            )
+        },
+    ),
+]
+
+LOGGED_ADAPTERS = {
+    "BanditPipeline": _logged_pipeline,
+}
