@@ -438,7 +438,7 @@ def _partitions(X, logged, columns: _Columns) -> list:
                     f"logged {name} has shape {v.shape}: it needs one entry per row "
                     f"of X, shape ({X.shape[0]},)"
                 )
-            vectors.append(v.rechunk(X.chunks[0]).to_delayed())
+            vectors.append(v.rechunk((X.chunks[0],)).to_delayed())
         blocks = X.to_delayed()[:, 0]
         return [
             dask.delayed(tuple, pure=True)([b, a, r, p])
