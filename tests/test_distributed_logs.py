@@ -253,13 +253,14 @@ def test_every_policy_in_one_pass():
 
 def test_ridge_cross_fitting_is_sklearn_ridge_on_the_other_folds():
     # The statistics-based ridge against scikit-learn's Ridge fitted on the
-    # rows of the other folds, per action; action 2 is never logged in fold 0
-    # (its rows elsewhere give the model), and action 1's reward is constant
-    # (predicted by its mean), as evaluate_policy's cross-fitting does.
+    # rows of the other folds, per action. Action 2 is logged in fold 0 only:
+    # fold 0's model has no row of it and predicts the mean reward of the
+    # other folds (evaluate_policy's rule). Action 1's reward is constant:
+    # Ridge predicts its mean.
     X, y, logged = _log(n=600, seed=3)
     folds = np.repeat(np.arange(3), 200)
     actions = logged.actions.copy()
-    actions[(folds == 1) & (actions == 2)] = 0
+    actions[(folds != 0) & (actions == 2)] = 0
     rewards = np.where(actions == 1, 0.25, logged.rewards)
     logged = LoggedFeedback(actions, rewards, logged.propensities)
     H = cross_fit_ridge_predictions(X, logged, CLASSES, folds, alpha=0.5)
@@ -267,12 +268,14 @@ def test_ridge_cross_fitting_is_sklearn_ridge_on_the_other_folds():
         test = folds == f
         for a in range(K):
             train = (folds != f) & (actions == a)
-            if a == 1:
-                expected = np.full(test.sum(), 0.25)
+            if not train.any():
+                expected = np.full(test.sum(), rewards[folds != f].mean())
             else:
                 model = Ridge(alpha=0.5).fit(X[train], rewards[train])
                 expected = model.predict(X[test])
             np.testing.assert_allclose(H[test, a], expected, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(H[:, 1], 0.25, rtol=1e-12)
+    assert not np.any(actions[folds != 0] == 2)  # the no-row case is exercised
 
 
 def test_low_effective_sample_size_warns_per_policy(client):

@@ -122,48 +122,37 @@ class Moments:
 
 @dataclass(frozen=True)
 class _RewardStatistics:
-    """Per action: the moments of ``(x, r)`` over its rows, and the reward range."""
+    """Per action: the moments of ``(x, r)`` over the rows where it was logged."""
 
     moments: tuple[Moments, ...]
-    r_min: np.ndarray
-    r_max: np.ndarray
 
     @classmethod
     def of(cls, X, codes, rewards, k) -> _RewardStatistics:
         Z = np.column_stack([X, rewards])
-        moments, lo, hi = [], np.full(k, np.inf), np.full(k, -np.inf)
-        for a in range(k):
-            rows = codes == a
-            moments.append(Moments.of(Z[rows]))
-            if np.any(rows):
-                lo[a], hi[a] = rewards[rows].min(), rewards[rows].max()
-        return cls(tuple(moments), lo, hi)
+        return cls(tuple(Moments.of(Z[codes == a]) for a in range(k)))
 
     def merge(self, other: _RewardStatistics) -> _RewardStatistics:
-        return _RewardStatistics(
-            tuple(a.merge(b) for a, b in zip(self.moments, other.moments, strict=True)),
-            np.minimum(self.r_min, other.r_min),
-            np.maximum(self.r_max, other.r_max),
-        )
+        pairs = zip(self.moments, other.moments, strict=True)
+        return _RewardStatistics(tuple(a.merge(b) for a, b in pairs))
 
     def ridge(self, alpha: float) -> tuple[np.ndarray, np.ndarray]:
         """``(coef, intercept)`` of shapes (k, d), (k,): one ridge per action.
 
         ``coef = (C_xx + alpha I)^{-1} C_xr`` and ``intercept = rbar - xbar .
-        coef`` (``Ridge(alpha)`` with intercept, which centres ``x`` and ``r``).
-        As in memory, an action with fewer than 2 rows or a constant reward is
-        predicted by its mean reward, and an action without rows by the mean
-        reward of all rows.
+        coef`` (``Ridge(alpha)`` with intercept, which centres ``x`` and
+        ``r``). On fewer than 2 rows or a constant reward ``C_xr = 0``, so the
+        prediction is the mean reward, as :func:`evaluate_policy`'s shortcut
+        gives; an action without rows is predicted by the mean reward of all
+        the rows, as there.
         """
-        k = len(self.moments)
         d = self.moments[0].mean.shape[0] - 1
-        coef, intercept = np.zeros((k, d)), np.zeros(k)
-        everything = Moments(0, np.zeros(d + 1), np.zeros((d + 1, d + 1)))
-        for m in self.moments:
+        everything = self.moments[0]
+        for m in self.moments[1:]:
             everything = everything.merge(m)
+        coef, intercept = np.zeros((len(self.moments), d)), np.zeros(len(self.moments))
         for a, m in enumerate(self.moments):
-            if m.n < 2 or self.r_max[a] == self.r_min[a]:
-                intercept[a] = m.mean[d] if m.n else everything.mean[d]
+            if m.n == 0:
+                intercept[a] = everything.mean[d]
                 continue
             A = m.comoment[:d, :d] + alpha * np.eye(d)
             coef[a] = np.linalg.solve(A, m.comoment[:d, d])
