@@ -194,13 +194,12 @@ def _predict(X, model) -> np.ndarray:
 
 
 def _check_alpha(alpha) -> float:
-    if (
-        isinstance(alpha, bool)
-        or not isinstance(alpha, numbers.Real)
-        or not (np.isfinite(alpha) and alpha > 0)
-    ):
+    number = float("nan")
+    if not isinstance(alpha, bool) and isinstance(alpha, numbers.Real):
+        number = float(alpha)
+    if not (np.isfinite(number) and number > 0):
         raise ValueError(f"alpha must be a positive number, got {alpha!r}")
-    return float(alpha)
+    return number
 
 
 def cross_fit_ridge_predictions(
@@ -386,10 +385,6 @@ def _partition_statistics(
 
 def _merge_lists(a: list[PolicyStatistics], b: list[PolicyStatistics]):
     return [x.merge(y) for x, y in zip(a, b, strict=True)]
-
-
-def _merge(a, b):
-    return a.merge(b)
 
 
 def _tree_reduce(items: list, merge: Callable):
