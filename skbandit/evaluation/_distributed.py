@@ -334,8 +334,12 @@ def _partition_arrays(part, columns: _Columns):
     else:
         names = columns.features
         if names is None:
+            from pandas.api.types import is_numeric_dtype
+
             own = (columns.action, columns.reward, columns.propensity)
-            names = tuple(c for c in part.columns if c not in own)
+            names = tuple(
+                c for c in part.columns if c not in own and is_numeric_dtype(part[c])
+            )
         X = part[list(names)].to_numpy(dtype=np.float64)
         actions = part[columns.action].to_numpy()
         rewards = part[columns.reward].to_numpy(dtype=np.float64)
@@ -542,7 +546,9 @@ def dask_off_policy_evaluation(
         (which must agree).
     feature_columns : sequence of str, default=None
         The context columns of a DataFrame, in the policies' feature order;
-        by default all the columns but the three logged ones, in order.
+        by default its numeric columns but the three logged ones, in order
+        (so the categorical columns that ``read_parquet`` makes of
+        ``key=value`` directories, e.g. ``day=2024-01-31/``, are left out).
     action_column, reward_column, propensity_column : str
         The logged columns of a DataFrame.
     policy : {"greedy", "exploration"}, default="greedy"
