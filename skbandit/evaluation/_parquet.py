@@ -25,6 +25,7 @@ import os
 import pickle
 import tempfile
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -134,11 +135,31 @@ def _check_count(value, name: str) -> None:
         raise ValueError(f"{name} must be a positive integer, got {value!r}")
 
 
-def _fingerprint(path: Path) -> tuple[str, int, int]:
+def _fingerprint(path: Path, parquet=None) -> tuple[str, int, int]:
     import pyarrow.parquet as pq
 
-    meta = pq.ParquetFile(path).metadata
+    meta = (parquet or pq.ParquetFile(path)).metadata
     return str(path), int(meta.num_rows), int(meta.num_row_groups)
+
+
+def _row_groups(files: list[Path], state: LogCheckpoint):
+    """``(file index, row group, ParquetFile)`` from ``state.position`` on, in
+    order; records each file's fingerprint in ``state.files`` when opened."""
+    import pyarrow.parquet as pq
+
+    file_index, group = state.position
+    while file_index < len(files):
+        parquet = pq.ParquetFile(files[file_index])
+        if len(state.files) <= file_index:
+            state.files.append(_fingerprint(files[file_index], parquet))
+        for g in range(group, parquet.metadata.num_row_groups):
+            yield file_index, g, parquet
+        file_index, group = file_index + 1, 0
+
+
+def _read(item, columns):
+    _, group, parquet = item
+    return parquet.read_row_group(group, columns=columns)
 
 
 def _row_group_arrays(table, features: Sequence[str], action, reward, propensity):
@@ -233,28 +254,34 @@ def learn_from_parquet(
             )
         feature_columns = [c for c in names if c not in logged_columns]
     columns = [*feature_columns, *logged_columns]
+    groups = _row_groups(files, state)
     learned = 0
-    while state.position[0] < len(files):
-        file_index, group = state.position
-        parquet = pq.ParquetFile(files[file_index])
-        if len(state.files) <= file_index:
-            state.files.append(_fingerprint(files[file_index]))
-        if group == parquet.metadata.num_row_groups:
-            state.position = (file_index + 1, 0)
-            continue
-        if learned == max_row_groups:
-            break
-        table = parquet.read_row_group(group, columns=columns)
-        X, logged = _row_group_arrays(table, feature_columns, *logged_columns)
-        del table
-        first = not hasattr(state.learner, "classes_")
-        state.learner.partial_fit(X, logged, classes=classes if first else None)
-        learned += 1
-        state.n_rounds += X.shape[0]
-        state.position = (file_index, group + 1)
-        del X, logged
-        if checkpoint is not None and learned % checkpoint_every == 0:
-            state.save(checkpoint)
+    with ThreadPoolExecutor(max_workers=1) as reader:
+        # read ahead: the next row group is read (in pyarrow, without the GIL)
+        # while the current one is learned (in the compiled kernel, without
+        # the GIL); it is submitted once the current table is freed, so at
+        # most one table and one row group's arrays are held.
+        item = next(groups, None)
+        pending = None if item is None else reader.submit(_read, item, columns)
+        while pending is not None:
+            file_index, group, _ = item
+            table = pending.result()
+            X, logged = _row_group_arrays(table, feature_columns, *logged_columns)
+            del table
+            item = None
+            if max_row_groups is None or learned + 1 < max_row_groups:
+                item = next(groups, None)
+            pending = None if item is None else reader.submit(_read, item, columns)
+            first = not hasattr(state.learner, "classes_")
+            state.learner.partial_fit(X, logged, classes=classes if first else None)
+            learned += 1
+            state.n_rounds += X.shape[0]
+            state.position = (file_index, group + 1)
+            del X, logged
+            if checkpoint is not None and learned % checkpoint_every == 0:
+                state.save(checkpoint)
+    if next(groups, None) is None:  # the whole log learned
+        state.position = (len(files), 0)
     if checkpoint is not None:
         state.save(checkpoint)
     return state.learner
