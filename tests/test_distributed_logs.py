@@ -340,10 +340,13 @@ def _learner():
     return Banditron(exploration=EpsilonGreedy(0.1), random_state=0)
 
 
-def test_learning_from_parquet_is_one_in_memory_pass(parquet_log):
+@pytest.mark.parametrize("read_ahead", [True, False])
+def test_learning_from_parquet_is_one_in_memory_pass(parquet_log, read_ahead):
     root, X, y, logged, folds = parquet_log
     reference = _learner().partial_fit(X, logged, classes=CLASSES)
-    learned = learn_from_parquet(_learner(), root, classes=CLASSES)
+    learned = learn_from_parquet(
+        _learner(), root, classes=CLASSES, read_ahead=read_ahead
+    )
     assert learned.t_ == N
     assert pickle.dumps(learned) == pickle.dumps(reference)
 

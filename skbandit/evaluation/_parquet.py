@@ -188,6 +188,7 @@ def learn_from_parquet(
     checkpoint=None,
     checkpoint_every: int = 1,
     max_row_groups: int | None = None,
+    read_ahead: bool = True,
 ):
     """Learn from a Parquet log with ``partial_fit``, one row group at a time.
 
@@ -224,6 +225,12 @@ def learn_from_parquet(
     max_row_groups : int, default=None
         Stop after learning this many row groups in this call (e.g. a time
         budget; resume later from the checkpoint).
+    read_ahead : bool, default=True
+        Read the next row group in a background thread while the current one
+        is learned (pyarrow and the compiled learners release the GIL): faster
+        on two or more cores, at the price of holding the next row group's
+        Arrow table beside the current one's arrays. ``False`` reads it after
+        the current one is learned and freed.
 
     Returns
     -------
@@ -257,21 +264,22 @@ def learn_from_parquet(
     groups = _row_groups(files, state)
     learned = 0
     with ThreadPoolExecutor(max_workers=1) as reader:
-        # read ahead: the next row group is read (in pyarrow, without the GIL)
-        # while the current one is learned (in the compiled kernel, without
-        # the GIL); it is submitted once the current table is freed, so at
-        # most one table and one row group's arrays are held.
+        # With read_ahead, the next row group is read (in pyarrow, without
+        # the GIL) while the current one is learned (in the compiled kernel,
+        # without the GIL); it is submitted once the current table is freed.
         item = next(groups, None)
-        pending = None if item is None else reader.submit(_read, item, columns)
-        while pending is not None:
+        pending = None
+        while item is not None:
             file_index, group, _ = item
-            table = pending.result()
+            table = _read(item, columns) if pending is None else pending.result()
             X, logged = _row_group_arrays(table, feature_columns, *logged_columns)
             del table
             item = None
             if max_row_groups is None or learned + 1 < max_row_groups:
                 item = next(groups, None)
-            pending = None if item is None else reader.submit(_read, item, columns)
+            pending = None
+            if read_ahead and item is not None:
+                pending = reader.submit(_read, item, columns)
             first = not hasattr(state.learner, "classes_")
             state.learner.partial_fit(X, logged, classes=classes if first else None)
             learned += 1
