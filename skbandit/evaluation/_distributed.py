@@ -348,7 +348,7 @@ def _partition_arrays(part, columns: _Columns):
     return X, LoggedFeedback(actions, rewards, propensities)
 
 
-def _partition_reward_statistics(part, columns, classes) -> _RewardStatistics:
+def _partition_reward_statistics(part, index, columns, classes) -> _RewardStatistics:
     X, logged = _partition_arrays(part, columns)
     codes = _logged_codes(logged, classes)
     return _RewardStatistics.of(X, codes, logged.rewards, classes.shape[0])
@@ -360,11 +360,12 @@ def _policy_proba(policy, X, kind: str, k: int) -> np.ndarray:
 
 
 def _partition_statistics(
-    part, columns, classes, policies, kind, clip, model
+    part, index, columns, classes, policies, kind, clip, models
 ) -> list[PolicyStatistics]:
-    """Each policy's statistics on one partition (``model``: the partition's
-    cross-fitted reward model, ``None`` without DR)."""
+    """Each policy's statistics on partition ``index`` (``models``: the
+    cross-fitted reward model of each partition, ``None`` without DR)."""
     X, logged = _partition_arrays(part, columns)
+    model = None if models is None else models[index]
     codes = _logged_codes(logged, classes)
     r, p = logged.rewards, logged.propensities
     n, k = r.shape[0], classes.shape[0]
@@ -404,8 +405,18 @@ def _tree_reduce(items: list, merge: Callable):
     return items[0]
 
 
-def _partitions(X, logged, columns: _Columns) -> list:
-    """One delayed object per partition of the Dask collection."""
+def _on_partition(part, func, *args, partition_info=None):
+    return func(part, partition_info["number"], *args)
+
+
+def _partitions(X, logged, columns: _Columns) -> tuple[int, Callable]:
+    """The number of partitions of the Dask collection and ``apply(func,
+    *args)``: one delayed ``func(partition, index, *args)`` per partition.
+
+    On a DataFrame, ``func`` is fused with the task that makes the partition
+    (``map_partitions``: e.g. the Parquet read), so that the partition lives
+    only inside that task, on one worker.
+    """
     import dask
     import dask.array as da
 
@@ -428,11 +439,17 @@ def _partitions(X, logged, columns: _Columns) -> list:
                 )
             vectors.append(v.rechunk((X.chunks[0],)).to_delayed())
         blocks = X.to_delayed()[:, 0]
-        return [
+        parts = [
             dask.delayed(tuple, pure=True)([b, a, r, p])
             for b, a, r, p in zip(blocks, *vectors, strict=True)
         ]
-    if hasattr(X, "to_delayed") and hasattr(X, "columns"):
+
+        def apply_blocks(func, *args):
+            call = dask.delayed(func, pure=True)
+            return [call(part, i, *args) for i, part in enumerate(parts)]
+
+        return len(parts), apply_blocks
+    if hasattr(X, "map_partitions") and hasattr(X, "columns"):
         if logged is not None:
             raise TypeError(
                 "with a Dask DataFrame, the logged actions, rewards and "
@@ -450,7 +467,19 @@ def _partitions(X, logged, columns: _Columns) -> list:
                 f"columns {missing} are not in the DataFrame, whose columns are "
                 f"{list(X.columns)}"
             )
-        return list(X.to_delayed())
+        frame = X
+
+        def apply_frame(func, *args):
+            out = frame.map_partitions(
+                _on_partition,
+                func,
+                *args,
+                meta=(None, "object"),
+                enforce_metadata=False,
+            )
+            return list(out.to_delayed())
+
+        return frame.npartitions, apply_frame
     raise TypeError(
         "X must be a Dask DataFrame of logged rounds or a 2-D Dask array of "
         f"contexts, got {type(X).__name__}"
@@ -597,18 +626,16 @@ def dask_off_policy_evaluation(
         reward_column,
         propensity_column,
     )
-    parts = _partitions(X, logged, columns)
-    models: list = [None] * len(parts)
+    _, apply = _partitions(X, logged, columns)
+    models = None
     if "dr" in methods:
-        fit = dask.delayed(_partition_reward_statistics, pure=True)
-        (reward_stats,) = dask.compute([fit(p, columns, classes) for p in parts])
-        models = _fold_models(reward_stats, alpha)
+        fits = apply(_partition_reward_statistics, columns, classes)
+        (reward_stats,) = dask.compute(fits)
+        models = dask.delayed(_fold_models(reward_stats, alpha), traverse=False)
     shipped = dask.delayed(dict(policies), pure=True, traverse=False)
-    evaluate = dask.delayed(_partition_statistics, pure=True)
-    stats = [
-        evaluate(part, columns, classes, shipped, policy, clip, model)
-        for part, model in zip(parts, models, strict=True)
-    ]
+    stats = apply(
+        _partition_statistics, columns, classes, shipped, policy, clip, models
+    )
     (merged,) = dask.compute(_tree_reduce(stats, _merge_lists))
     results = {}
     for name, s in zip(policies, merged, strict=True):
