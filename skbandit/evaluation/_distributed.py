@@ -536,14 +536,19 @@ def dask_off_policy_evaluation(
     """Estimate the values of several policies on logs held in a Dask collection.
 
     Each partition is reduced, on the workers, to the sufficient statistics of
-    every policy (the count, means and centred co-moments of ``(w r, w, d)``;
-    see the module :mod:`skbandit.evaluation._distributed` and
-    :func:`evaluate_policy`), the statistics are merged in a fixed binary
-    tree, and the estimates and intervals are formed from the merged
-    statistics: the same numbers as :func:`evaluate_policy` on the whole log
-    in memory, up to rounding, with memory per worker bounded by a few
-    partitions. All the policies are evaluated in one pass over the data
-    (DR takes one more pass first, to fit its reward model).
+    every policy: the count ``n``, the means and the centred co-moments ``C``
+    of ``z_i = (u_i, w_i, d_i)``, with ``w_i = pi(a_i | x_i) / p_i``,
+    ``u_i = w_i r_i`` and ``d_i = sum_a pi(a | x_i) h(x_i, a) + w_i (r_i -
+    h(x_i, a_i))``. The statistics are merged in a fixed binary tree (Chan,
+    Golub and LeVeque: ``mean = mean_A + delta n_B / n``, ``C = C_A + C_B +
+    delta delta^T n_A n_B / n``), and then IPS is ``ubar`` with variance
+    ``C_uu / (n - 1)``, SNIPS ``V = ubar / wbar`` with ``(C_uu - 2 V C_uw +
+    V^2 C_ww) / ((n - 1) wbar^2)`` (the delta method), DR ``dbar`` with
+    ``C_dd / (n - 1)``, each with the interval ``V -+ z sd / sqrt(n)``: the
+    formulas of :func:`evaluate_policy`, so the same numbers as in memory up
+    to rounding, with memory per worker bounded by a few partitions. All the
+    policies are evaluated in one pass over the data (DR takes one more pass
+    first, to fit its reward model).
 
     The doubly robust reward model is cross-fitted by partition: one
     ``Ridge(alpha)`` per action fitted on all the *other* partitions, from
