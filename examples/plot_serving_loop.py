@@ -130,11 +130,12 @@ for epoch in range(N_EPOCHS):
             result["dr"].ci_high,
         )
     history.append(row)
+    deployed = f"deployed {row['deployed']:.3f}, " if "deployed" in row else ""
     print(
-        f"epoch {epoch}: online click rate {row['online']:.3f}; candidate DR "
-        f"estimate {row['candidate']:.3f} [{row['candidate_low']:.3f}, "
-        f"{row['candidate_high']:.3f}] on {estimates['candidate'].n_rounds} "
-        "held-out rounds"
+        f"epoch {epoch}: online click rate {row['online']:.3f}; DR estimates on "
+        f"{estimates['candidate'].n_rounds} held-out rounds: {deployed}candidate "
+        f"{row['candidate']:.3f} [{row['candidate_low']:.3f}, "
+        f"{row['candidate_high']:.3f}]"
     )
     learner = candidate  # deploy
 
