@@ -18,8 +18,20 @@ when the weights leave too few effective rounds, a
 :class:`LowEffectiveSampleSizeWarning` and a finite-sample betting interval
 (IPS, SNIPS) or none (DR), as an :class:`OffPolicyResult`;
 :func:`make_off_policy_scorer` makes it a scorer for ``GridSearchCV``.
+
+Logs that outgrow one process (the ``dask`` extra: ``pip install
+"skbandit[dask]"``): :func:`dask_off_policy_evaluation` evaluates several
+policies over a Dask collection of logged rounds from per-partition
+statistics (the same estimates as in memory; :func:`cross_fit_ridge_predictions`
+is the in-memory twin of its doubly robust reward model), and
+:func:`learn_from_parquet` learns from a Parquet log row group by row group,
+resumably (:class:`LogCheckpoint`).
 """
 
+from skbandit.evaluation._distributed import (
+    cross_fit_ridge_predictions,
+    dask_off_policy_evaluation,
+)
 from skbandit.evaluation._off_policy import (
     LowEffectiveSampleSizeWarning,
     OffPolicyEstimate,
@@ -27,6 +39,11 @@ from skbandit.evaluation._off_policy import (
     evaluate_policy,
     make_off_policy_scorer,
     off_policy_evaluation,
+)
+from skbandit.evaluation._parquet import (
+    LogCheckpoint,
+    learn_from_parquet,
+    parquet_files,
 )
 from skbandit.evaluation._plot import plot_learning_curves
 from skbandit.evaluation._progressive import (
@@ -52,4 +69,9 @@ __all__ = [
     "off_policy_evaluation",
     "plot_learning_curves",
     "progressive_validation",
+    "cross_fit_ridge_predictions",
+    "dask_off_policy_evaluation",
+    "LogCheckpoint",
+    "learn_from_parquet",
+    "parquet_files",
 ]

@@ -1,0 +1,675 @@
+"""Off-policy evaluation over a Dask collection: per-partition statistics, reduced.
+
+The logged rounds ``(x_i, a_i, r_i, p_i)`` live in the partitions of a Dask
+DataFrame (e.g. ``dask.dataframe.read_parquet`` of a directory of daily logs)
+or in the row chunks of Dask arrays. Each partition is reduced to *sufficient
+statistics* (counts, means and centred co-moments); the statistics of two
+partitions merge exactly (Chan, Golub and LeVeque, 1983), and the estimates and
+intervals of :func:`skbandit.evaluation.evaluate_policy` are functions of the
+merged statistics. Several candidate policies are evaluated in the same pass.
+
+For one policy ``pi`` with importance weights ``w_i = pi(a_i | x_i) / p_i``
+(``min(w_i, clip)`` when clipped), per round the vector ``z_i = (u_i, w_i,
+d_i)`` with ``u_i = w_i r_i`` and the doubly robust term ``d_i = sum_a pi(a |
+x_i) h(x_i, a) + w_i (r_i - h(x_i, a_i))``. With ``n``, the means ``(u, w, d)``
+and the centred co-moments ``C = sum_i (z_i - zbar)(z_i - zbar)^T``:
+
+* IPS: ``V = ubar``, ``sd^2 = C_uu / (n - 1)``;
+* SNIPS: ``V = ubar / wbar``, ``sd^2 = (C_uu - 2 V C_uw + V^2 C_ww) /
+  ((n - 1) wbar^2)``, the sample variance of the delta-method terms
+  ``w_i (r_i - V) / wbar`` (whose mean is zero);
+* DR: ``V = dbar``, ``sd^2 = C_dd / (n - 1)``;
+
+and the interval is ``V -+ z sd / sqrt(n)``, as in memory. The effective
+sample size is ``(sum w)^2 / sum w^2 = (n wbar)^2 / (C_ww + n wbar^2)``.
+
+The doubly robust reward model is ridge regression per action (scikit-learn's
+``Ridge(alpha)``, with intercept: the in-memory default), cross-fitted by
+partition: the predictions on a partition come from the models fitted on all
+the other partitions. A ridge fit needs only the per-action count, means and
+co-moments of ``(x, r)``, so the models are fitted from the per-partition
+statistics (leave-one-partition-out merges of prefixes and suffixes, no
+subtraction) without moving rows. :func:`cross_fit_ridge_predictions` is the
+in-memory equivalent with explicit folds.
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from scipy.stats import norm
+
+from skbandit.base import _caller_stacklevel
+from skbandit.evaluation._off_policy import (
+    DEFAULT_MIN_ESS,
+    METHODS,
+    LowEffectiveSampleSizeWarning,
+    OffPolicyEstimate,
+    OffPolicyResult,
+    _check_methods,
+    _check_positive_or_none,
+    _check_target_proba,
+    _interval,
+    _logged_codes,
+    _target_proba,
+)
+from skbandit.feedback import LoggedFeedback
+
+__all__ = [
+    "cross_fit_ridge_predictions",
+    "dask_off_policy_evaluation",
+]
+
+DASK_EXTRA = 'pip install "skbandit[dask]"'
+
+
+def require_dask(what: str, modules: Sequence[str] = ("dask",)) -> None:
+    """Import ``modules`` or raise an ``ImportError`` naming the extra."""
+    import importlib
+
+    for module in modules:
+        try:
+            importlib.import_module(module)
+        except ImportError:
+            raise ImportError(
+                f"{what} needs {module}, which is not installed: {DASK_EXTRA}"
+            ) from None
+
+
+# --------------------------------------------------------------------------
+# sufficient statistics
+# --------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Moments:
+    """Count, mean and centred co-moment matrix of the rows of an (n, m) array.
+
+    ``merge`` combines two sets of rows exactly (Chan, Golub and LeVeque,
+    1983): with ``delta = mean_b - mean_a`` and ``n = n_a + n_b``,
+    ``mean = mean_a + delta n_b / n`` and
+    ``C = C_a + C_b + delta delta^T n_a n_b / n``.
+    """
+
+    n: int
+    mean: np.ndarray
+    comoment: np.ndarray
+
+    @classmethod
+    def of(cls, Z: np.ndarray) -> Moments:
+        m = Z.shape[1]
+        if Z.shape[0] == 0:
+            return cls(0, np.zeros(m), np.zeros((m, m)))
+        mean = Z.mean(axis=0)
+        D = Z - mean
+        return cls(int(Z.shape[0]), mean, D.T @ D)
+
+    def merge(self, other: Moments) -> Moments:
+        if other.n == 0:
+            return self
+        if self.n == 0:
+            return other
+        n = self.n + other.n
+        delta = other.mean - self.mean
+        mean = self.mean + delta * (other.n / n)
+        scale = self.n * other.n / n
+        comoment = self.comoment + other.comoment + np.outer(delta, delta) * scale
+        return Moments(n, mean, comoment)
+
+
+@dataclass(frozen=True)
+class _RewardStatistics:
+    """Per action: the moments of ``(x, r)`` over the rows where it was logged."""
+
+    moments: tuple[Moments, ...]
+
+    @classmethod
+    def of(cls, X, codes, rewards, k) -> _RewardStatistics:
+        Z = np.column_stack([X, rewards])
+        return cls(tuple(Moments.of(Z[codes == a]) for a in range(k)))
+
+    def merge(self, other: _RewardStatistics) -> _RewardStatistics:
+        pairs = zip(self.moments, other.moments, strict=True)
+        return _RewardStatistics(tuple(a.merge(b) for a, b in pairs))
+
+    def ridge(self, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+        """``(coef, intercept)`` of shapes (k, d), (k,): one ridge per action.
+
+        ``coef = (C_xx + alpha I)^{-1} C_xr`` and ``intercept = rbar - xbar .
+        coef`` (``Ridge(alpha)`` with intercept, which centres ``x`` and
+        ``r``). On fewer than 2 rows or a constant reward ``C_xr = 0``, so the
+        prediction is the mean reward, as :func:`evaluate_policy`'s shortcut
+        gives; an action without rows is predicted by the mean reward of all
+        the rows, as there.
+        """
+        d = self.moments[0].mean.shape[0] - 1
+        everything = self.moments[0]
+        for m in self.moments[1:]:
+            everything = everything.merge(m)
+        coef, intercept = np.zeros((len(self.moments), d)), np.zeros(len(self.moments))
+        for a, m in enumerate(self.moments):
+            if m.n == 0:
+                intercept[a] = everything.mean[d]
+                continue
+            A = m.comoment[:d, :d] + alpha * np.eye(d)
+            coef[a] = np.linalg.solve(A, m.comoment[:d, d])
+            intercept[a] = m.mean[d] - m.mean[:d] @ coef[a]
+        return coef, intercept
+
+
+def _leave_one_out(stats: Sequence[Any]) -> list[Any]:
+    """``merge`` of all the items but the ``j``-th, for each ``j``: a prefix
+    merged with a suffix (2 P merges, no subtraction)."""
+    P = len(stats)
+    prefix: list[Any] = [None] * P  # prefix[j]: items 0..j-1
+    suffix: list[Any] = [None] * P  # suffix[j]: items j+1..P-1
+    for j in range(1, P):
+        prefix[j] = stats[0] if j == 1 else prefix[j - 1].merge(stats[j - 1])
+    for j in range(P - 2, -1, -1):
+        suffix[j] = stats[P - 1] if j == P - 2 else stats[j + 1].merge(suffix[j + 1])
+    return [
+        suffix[j]
+        if prefix[j] is None
+        else (prefix[j] if suffix[j] is None else prefix[j].merge(suffix[j]))
+        for j in range(P)
+    ]
+
+
+def _fold_models(stats: Sequence[_RewardStatistics], alpha: float) -> list:
+    """The ridge models of each fold, fitted on the other folds' statistics."""
+    if len(stats) < 2:
+        raise ValueError(
+            "the doubly robust estimator cross-fits its reward model by "
+            f"partition: it needs at least 2 partitions (folds), got {len(stats)}"
+        )
+    return [s.ridge(alpha) for s in _leave_one_out(stats)]
+
+
+def _predict(X, model) -> np.ndarray:
+    coef, intercept = model
+    return X @ coef.T + intercept
+
+
+def _check_alpha(alpha) -> float:
+    number = float("nan")
+    if not isinstance(alpha, bool) and isinstance(alpha, numbers.Real):
+        number = float(alpha)
+    if not (np.isfinite(number) and number > 0):
+        raise ValueError(f"alpha must be a positive number, got {alpha!r}")
+    return number
+
+
+def cross_fit_ridge_predictions(
+    X, logged: LoggedFeedback, classes, folds, *, alpha=1.0
+):
+    """Cross-fitted ridge reward predictions ``h(x_i, a)`` with explicit folds.
+
+    The in-memory equivalent of the doubly robust reward model of
+    :func:`dask_off_policy_evaluation` (where the folds are the partitions):
+    the rows of fold ``f`` are predicted by one ``Ridge(alpha)`` per action
+    (with intercept) fitted on the rows of the other folds where that action
+    was logged: ``coef = (Xc^T Xc + alpha I)^{-1} Xc^T rc`` on the centred
+    rows, ``h(x, a) = x . coef + rbar - xbar . coef``. An action with fewer
+    than 2 such rows or a constant reward is predicted by its mean reward, an
+    action never logged there by the mean reward of those folds (as
+    :func:`evaluate_policy` does). Pass the result as ``reward_predictions``
+    to :func:`evaluate_policy` for the in-memory doubly robust estimate.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_rounds, n_features)
+        Dense contexts, one row per logged round.
+    logged : LoggedFeedback
+    classes : array-like of shape (n_classes,)
+        The actions, sorted.
+    folds : array-like of shape (n_rounds,)
+        The fold of each round (any labels; at least two distinct).
+    alpha : float, default=1.0
+        The ridge penalty (``Ridge``'s default).
+
+    Returns
+    -------
+    H : ndarray of shape (n_rounds, n_classes)
+
+    References
+    ----------
+    .. [1] M. Dudik, J. Langford and L. Li, "Doubly Robust Policy Evaluation
+       and Learning", ICML 2011.
+    .. [2] V. Chernozhukov et al., "Double/debiased machine learning for
+       treatment and structural parameters", The Econometrics Journal, 2018
+       (cross-fitting).
+    """
+    if not isinstance(logged, LoggedFeedback):
+        raise TypeError(f"logged must be a LoggedFeedback, got {type(logged).__name__}")
+    alpha = _check_alpha(alpha)
+    X = np.asarray(X, dtype=np.float64)
+    classes = np.asarray(classes)
+    n = len(logged)
+    folds = np.asarray(folds)
+    if X.ndim != 2 or X.shape[0] != n or folds.shape != (n,):
+        raise ValueError(
+            f"X must be 2-D with one row per logged round and folds one label per "
+            f"round: got X of shape {X.shape}, folds of shape {folds.shape}, "
+            f"{n} logged rounds"
+        )
+    codes = _logged_codes(logged, classes)
+    labels = np.unique(folds)
+    members = [np.flatnonzero(folds == f) for f in labels]
+    stats = [
+        _RewardStatistics.of(X[m], codes[m], logged.rewards[m], classes.shape[0])
+        for m in members
+    ]
+    H = np.empty((n, classes.shape[0]))
+    for m, model in zip(members, _fold_models(stats, alpha), strict=True):
+        H[m] = _predict(X[m], model)
+    return H
+
+
+@dataclass(frozen=True)
+class PolicyStatistics:
+    """What one policy's estimates need from the log: the moments of the
+    per-round ``(u, w[, d])`` (see the module docstring), the clipped rounds
+    and the smallest logged propensity."""
+
+    moments: Moments
+    n_clipped: int
+    min_propensity: float
+
+    def merge(self, other: PolicyStatistics) -> PolicyStatistics:
+        return PolicyStatistics(
+            self.moments.merge(other.moments),
+            self.n_clipped + other.n_clipped,
+            min(self.min_propensity, other.min_propensity),
+        )
+
+
+def estimates_from_statistics(
+    stats: PolicyStatistics, methods: Sequence[str], confidence: float
+) -> dict[str, OffPolicyEstimate]:
+    """The estimates and normal intervals of ``methods`` from reduced statistics.
+
+    The formulas of the module docstring; the intervals through the same
+    ``_interval`` as :func:`evaluate_policy`.
+    """
+    z = float(norm.ppf(0.5 + confidence / 2.0))
+    m = stats.moments
+    n, C = m.n, m.comoment
+    u, w = m.mean[0], m.mean[1]
+    estimates = {}
+    for method in methods:
+        if method == "ips":
+            value, var = u, C[0, 0]
+        elif method == "snips":
+            if w > 0:
+                value = u / w
+                var = (C[0, 0] - 2 * value * C[0, 1] + value**2 * C[1, 1]) / w**2
+            else:
+                value, var = float("nan"), float("nan")
+        else:
+            value, var = m.mean[2], C[2, 2]
+        sd = np.sqrt(max(var, 0.0) / (n - 1))
+        estimates[method] = _interval(method, value, sd, n, z)
+    return estimates
+
+
+# --------------------------------------------------------------------------
+# one partition
+# --------------------------------------------------------------------------
+@dataclass(frozen=True)
+class _Columns:
+    features: tuple[str, ...] | None
+    action: str
+    reward: str
+    propensity: str
+
+
+def _partition_arrays(part, columns: _Columns):
+    """``(X, LoggedFeedback)`` of one partition (a pandas DataFrame, or a
+    tuple of the NumPy chunks of X, actions, rewards and propensities)."""
+    if isinstance(part, tuple):
+        X, actions, rewards, propensities = part
+    else:
+        names = columns.features
+        if names is None:
+            from pandas.api.types import is_numeric_dtype
+
+            own = (columns.action, columns.reward, columns.propensity)
+            names = tuple(
+                c for c in part.columns if c not in own and is_numeric_dtype(part[c])
+            )
+        X = part[list(names)].to_numpy(dtype=np.float64)
+        actions = part[columns.action].to_numpy()
+        rewards = part[columns.reward].to_numpy(dtype=np.float64)
+        propensities = part[columns.propensity].to_numpy(dtype=np.float64)
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    return X, LoggedFeedback(actions, rewards, propensities)
+
+
+def _partition_reward_statistics(part, index, columns, classes) -> _RewardStatistics:
+    X, logged = _partition_arrays(part, columns)
+    codes = _logged_codes(logged, classes)
+    return _RewardStatistics.of(X, codes, logged.rewards, classes.shape[0])
+
+
+def _policy_proba(policy, X, kind: str, k: int) -> np.ndarray:
+    pi = _target_proba(policy, X, kind) if hasattr(policy, "predict") else policy(X)
+    return _check_target_proba(pi, X.shape[0], k)
+
+
+def _partition_statistics(
+    part, index, columns, classes, policies, kind, clip, models
+) -> list[PolicyStatistics]:
+    """Each policy's statistics on partition ``index`` (``models``: the
+    cross-fitted reward model of each partition, ``None`` without DR)."""
+    X, logged = _partition_arrays(part, columns)
+    model = None if models is None else models[index]
+    codes = _logged_codes(logged, classes)
+    r, p = logged.rewards, logged.propensities
+    n, k = r.shape[0], classes.shape[0]
+    H = None if model is None else _predict(X, model)
+    out = []
+    for policy in policies.values():
+        pi = _policy_proba(policy, X, kind, k)
+        w = pi[np.arange(n), codes] / p
+        n_clipped = 0
+        if clip is not None:
+            n_clipped = int(np.count_nonzero(w > clip))
+            w = np.minimum(w, clip)
+        cols = [w * r, w]
+        if H is not None:
+            cols.append((pi * H).sum(axis=1) + w * (r - H[np.arange(n), codes]))
+        min_p = float(p.min()) if n else float("inf")
+        out.append(
+            PolicyStatistics(Moments.of(np.column_stack(cols)), n_clipped, min_p)
+        )
+    return out
+
+
+def _merge_lists(a: list[PolicyStatistics], b: list[PolicyStatistics]):
+    return [x.merge(y) for x, y in zip(a, b, strict=True)]
+
+
+def _tree_reduce(items: list, merge: Callable):
+    """A balanced binary tree of delayed ``merge`` calls, in a fixed order
+    (adjacent pairs, left to right): the result does not depend on the
+    scheduling."""
+    import dask
+
+    merge = dask.delayed(merge, pure=True)
+    while len(items) > 1:
+        pairs = [merge(items[i], items[i + 1]) for i in range(0, len(items) - 1, 2)]
+        items = pairs + ([items[-1]] if len(items) % 2 else [])
+    return items[0]
+
+
+def _on_partition(part, func, *args, partition_info=None):
+    return func(part, partition_info["number"], *args)
+
+
+def _partitions(X, logged, columns: _Columns) -> tuple[int, Callable]:
+    """The number of partitions of the Dask collection and ``apply(func,
+    *args)``: one delayed ``func(partition, index, *args)`` per partition.
+
+    On a DataFrame, ``func`` is fused with the task that makes the partition
+    (``map_partitions``: e.g. the Parquet read), so that the partition lives
+    only inside that task, on one worker.
+    """
+    import dask
+    import dask.array as da
+
+    if isinstance(X, da.Array):
+        if logged is None or len(logged) != 3:
+            raise TypeError(
+                "with a Dask array of contexts, logged must be the tuple (actions, "
+                "rewards, propensities) of 1-D Dask or NumPy arrays"
+            )
+        if X.ndim != 2:
+            raise ValueError(f"X must be a 2-D Dask array, got {X.ndim} dimension(s)")
+        X = X.rechunk({1: -1})
+        vectors = []
+        for name, v in zip(("actions", "rewards", "propensities"), logged, strict=True):
+            v = da.asarray(v)
+            if v.shape != (X.shape[0],):
+                raise ValueError(
+                    f"logged {name} has shape {v.shape}: it needs one entry per row "
+                    f"of X, shape ({X.shape[0]},)"
+                )
+            vectors.append(v.rechunk((X.chunks[0],)).to_delayed())
+        blocks = X.to_delayed()[:, 0]
+        parts = [
+            dask.delayed(tuple, pure=True)([b, a, r, p])
+            for b, a, r, p in zip(blocks, *vectors, strict=True)
+        ]
+
+        def apply_blocks(func, *args):
+            call = dask.delayed(func, pure=True)
+            return [call(part, i, *args) for i, part in enumerate(parts)]
+
+        return len(parts), apply_blocks
+    if hasattr(X, "map_partitions") and hasattr(X, "columns"):
+        if logged is not None:
+            raise TypeError(
+                "with a Dask DataFrame, the logged actions, rewards and "
+                "propensities are its columns (action_column, reward_column, "
+                "propensity_column): logged must be None"
+            )
+        missing = [
+            c
+            for c in (columns.action, columns.reward, columns.propensity)
+            + (columns.features or ())
+            if c not in X.columns
+        ]
+        if missing:
+            raise ValueError(
+                f"columns {missing} are not in the DataFrame, whose columns are "
+                f"{list(X.columns)}"
+            )
+        frame = X
+
+        def apply_frame(func, *args):
+            out = frame.map_partitions(
+                _on_partition,
+                func,
+                *args,
+                meta=(None, "object"),
+                enforce_metadata=False,
+            )
+            return list(out.to_delayed())
+
+        return frame.npartitions, apply_frame
+    raise TypeError(
+        "X must be a Dask DataFrame of logged rounds or a 2-D Dask array of "
+        f"contexts, got {type(X).__name__}"
+    )
+
+
+def _check_policies(policies, classes):
+    if not isinstance(policies, Mapping) or not policies:
+        raise TypeError(
+            "policies must be a non-empty dict {name: fitted learner or callable "
+            f"X -> target probabilities}}, got {type(policies).__name__}"
+        )
+    for name, policy in policies.items():
+        if not (hasattr(policy, "predict") or callable(policy)):
+            raise TypeError(
+                f"policy {name!r} must be a fitted learner or a callable returning "
+                f"the target probabilities, got {type(policy).__name__}"
+            )
+    if classes is None:
+        fitted = [p for p in policies.values() if hasattr(p, "classes_")]
+        if not fitted:
+            raise ValueError(
+                "classes is needed when no policy is a fitted learner with classes_"
+            )
+        classes = fitted[0].classes_
+    classes = np.asarray(classes)
+    for name, policy in policies.items():
+        own = getattr(policy, "classes_", None)
+        if own is not None and not np.array_equal(np.asarray(own), classes):
+            raise ValueError(
+                f"policy {name!r} has classes {np.asarray(own).tolist()}, not "
+                f"{classes.tolist()}: all policies must act on the same classes"
+            )
+    return classes
+
+
+def dask_off_policy_evaluation(
+    policies: Mapping[str, Any],
+    X,
+    logged=None,
+    *,
+    classes=None,
+    feature_columns: Sequence[str] | None = None,
+    action_column: str = "action",
+    reward_column: str = "reward",
+    propensity_column: str = "propensity",
+    policy: str = "greedy",
+    methods: Sequence[str] = METHODS,
+    alpha: float = 1.0,
+    clip: float | None = None,
+    min_effective_sample_size: float | None = DEFAULT_MIN_ESS,
+    confidence: float = 0.95,
+) -> dict[str, OffPolicyResult]:
+    """Estimate the values of several policies on logs held in a Dask collection.
+
+    Each partition is reduced, on the workers, to the sufficient statistics of
+    every policy: the count ``n``, the means and the centred co-moments ``C``
+    of ``z_i = (u_i, w_i, d_i)``, with ``w_i = pi(a_i | x_i) / p_i``,
+    ``u_i = w_i r_i`` and ``d_i = sum_a pi(a | x_i) h(x_i, a) + w_i (r_i -
+    h(x_i, a_i))``. The statistics are merged in a fixed binary tree (Chan,
+    Golub and LeVeque: ``mean = mean_A + delta n_B / n``, ``C = C_A + C_B +
+    delta delta^T n_A n_B / n``), and then IPS is ``ubar`` with variance
+    ``C_uu / (n - 1)``, SNIPS ``V = ubar / wbar`` with ``(C_uu - 2 V C_uw +
+    V^2 C_ww) / ((n - 1) wbar^2)`` (the delta method), DR ``dbar`` with
+    ``C_dd / (n - 1)``, each with the interval ``V -+ z sd / sqrt(n)``: the
+    formulas of :func:`evaluate_policy`, so the same numbers as in memory up
+    to rounding, with memory per worker bounded by a few partitions. All the
+    policies are evaluated in one pass over the data (DR takes one more pass
+    first, to fit its reward model).
+
+    The doubly robust reward model is cross-fitted by partition: one
+    ``Ridge(alpha)`` per action fitted on all the *other* partitions, from
+    their statistics (no rows move). The result depends only on the data and
+    its partitioning, not on the scheduler, the number of workers or any
+    seed. Its in-memory equivalent is :func:`evaluate_policy` with
+    ``reward_predictions=cross_fit_ridge_predictions(X, logged, classes,
+    folds)``, ``folds`` the partition of each row.
+
+    Parameters
+    ----------
+    policies : dict of str to fitted learner or callable
+        The candidate policies: a fitted learner (its greedy policy, or its
+        exploration distribution with ``policy="exploration"``) or a callable
+        mapping a partition's contexts (an ndarray) to the target
+        probabilities ``pi(a | x)``, shape (n_rows, n_classes) in ``classes``
+        order. They are shipped to the workers once.
+    X : dask.dataframe.DataFrame or dask.array.Array
+        The logged rounds: a Dask DataFrame with the contexts and the
+        ``action_column``, ``reward_column`` and ``propensity_column`` (e.g.
+        ``dask.dataframe.read_parquet(path)``), or a 2-D Dask array of
+        contexts with ``logged``.
+    logged : tuple of 3 arrays, default=None
+        With a Dask array ``X``: the logged ``(actions, rewards,
+        propensities)``, 1-D Dask (or NumPy) arrays, rechunked like ``X``'s
+        rows. ``None`` with a DataFrame.
+    classes : array-like of shape (n_classes,), default=None
+        The actions, sorted; by default the fitted policies' ``classes_``
+        (which must agree).
+    feature_columns : sequence of str, default=None
+        The context columns of a DataFrame, in the policies' feature order;
+        by default its numeric columns but the three logged ones, in order
+        (so the categorical columns that ``read_parquet`` makes of
+        ``key=value`` directories, e.g. ``day=2024-01-31/``, are left out).
+    action_column, reward_column, propensity_column : str
+        The logged columns of a DataFrame.
+    policy : {"greedy", "exploration"}, default="greedy"
+        Which policy of the fitted learners is evaluated.
+    methods : sequence of {"ips", "snips", "dr"}, default=all three
+    alpha : float, default=1.0
+        The ridge penalty of the DR reward model.
+    clip, min_effective_sample_size, confidence
+        As in :func:`evaluate_policy` (weight clipping; a
+        :class:`LowEffectiveSampleSizeWarning` per policy whose effective
+        sample size is below ``min_effective_sample_size``; the level).
+
+    Returns
+    -------
+    results : dict of str to OffPolicyResult
+        One per policy, in the order given (``weights`` and
+        ``reward_predictions`` are ``None``: they are never gathered).
+
+    References
+    ----------
+    .. [1] M. Dudik, J. Langford and L. Li, "Doubly Robust Policy Evaluation
+       and Learning", ICML 2011.
+    .. [2] T. F. Chan, G. H. Golub and R. J. LeVeque, "Algorithms for
+       computing the sample variance: analysis and recommendations", The
+       American Statistician 37(3), 1983 (merging moments).
+    .. [3] A. Kong, "A note on importance sampling using standardized
+       weights", Technical report 348, University of Chicago, 1992.
+    """
+    require_dask("dask_off_policy_evaluation", ("dask", "dask.array"))
+    import dask
+
+    methods = _check_methods(methods)
+    if policy not in ("greedy", "exploration"):
+        raise ValueError(f"policy must be 'greedy' or 'exploration', got {policy!r}")
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence}")
+    clip = _check_positive_or_none(clip, "clip")
+    min_ess = _check_positive_or_none(
+        min_effective_sample_size, "min_effective_sample_size"
+    )
+    alpha = _check_alpha(alpha)
+    classes = _check_policies(policies, classes)
+    columns = _Columns(
+        None if feature_columns is None else tuple(feature_columns),
+        action_column,
+        reward_column,
+        propensity_column,
+    )
+    _, apply = _partitions(X, logged, columns)
+    models = None
+    if "dr" in methods:
+        fits = apply(_partition_reward_statistics, columns, classes)
+        (reward_stats,) = dask.compute(fits)
+        models = dask.delayed(_fold_models(reward_stats, alpha), traverse=False)
+    shipped = dask.delayed(dict(policies), pure=True, traverse=False)
+    stats = apply(
+        _partition_statistics, columns, classes, shipped, policy, clip, models
+    )
+    (merged,) = dask.compute(_tree_reduce(stats, _merge_lists))
+    results = {}
+    for name, s in zip(policies, merged, strict=True):
+        n = s.moments.n
+        if n < 2:
+            raise ValueError("off-policy evaluation needs at least 2 logged rounds")
+        w_mean, w_comoment = s.moments.mean[1], s.moments.comoment[1, 1]
+        sum_w2 = w_comoment + n * w_mean**2
+        ess = float((n * w_mean) ** 2 / sum_w2) if sum_w2 > 0 else 0.0
+        if min_ess is not None and ess < min_ess:
+            warnings.warn(
+                f"policy {name!r}: the effective sample size (sum w)^2 / sum w^2 "
+                f"of the importance weights is {ess:.1f} of {n} logged rounds, "
+                f"below min_effective_sample_size={min_ess:g}: the "
+                "normal-approximation intervals are not to be trusted",
+                LowEffectiveSampleSizeWarning,
+                stacklevel=_caller_stacklevel(),
+            )
+        results[name] = OffPolicyResult(
+            name=name,
+            policy=policy if hasattr(policies[name], "predict") else "given",
+            n_rounds=n,
+            confidence=confidence,
+            estimates=estimates_from_statistics(s, methods, confidence),
+            weights=None,
+            effective_sample_size=ess,
+            min_propensity=s.min_propensity,
+            clip=clip,
+            n_clipped=s.n_clipped,
+            reward_predictions=None,
+        )
+    return results
