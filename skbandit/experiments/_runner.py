@@ -290,6 +290,30 @@ class ExperimentResult:
         ]
         return format_table(rows, columns)
 
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> ExperimentResult:
+        """The result recorded in a ``results.json`` (written by :meth:`write`).
+
+        Parameters recorded under names since renamed are translated, in the
+        configuration and in every row (:func:`upgrade_config`,
+        :func:`upgrade_params`), so tables show today's names.
+        """
+        stored = json.loads(Path(path).read_text())
+        config, _ = upgrade_config(stored["config"])
+        rows = []
+        for row in stored["rows"]:
+            row = dict(row)
+            row["params"] = upgrade_params(row["name"], row["params"])
+            row["grid_params"] = upgrade_params(row["name"], row["grid_params"])
+            rows.append(row)
+        return cls(
+            config=config,
+            versions=stored.get("versions", {}),
+            rows=rows,
+            skipped=list(stored.get("skipped", [])),
+            seconds=float(stored.get("seconds", 0.0)),
+        )
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-serialisable: configuration, versions, skipped, rows, summary."""
         return {
@@ -871,7 +895,10 @@ def verify_rows(
     for row in rows:
         key = _row_key(row)
         old = recorded.get(key)
-        what = f"{row['learner']} on {row['dataset']} ({row['params']}, seed {row['seed']})"
+        what = (
+            f"{row['learner']} on {row['dataset']} "
+            f"({row['params']}, seed {row['seed']})"
+        )
         if old is None:
             problems.append(f"{what}: not in the recorded rows")
             continue

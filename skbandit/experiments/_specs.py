@@ -61,8 +61,10 @@ RENAMED_PARAMETERS: dict[tuple[str | None, str], str] = {
 
 def _renamed(name: str, key: str, value: Any) -> tuple[str, Any]:
     """The current ``(key, value)`` of a recorded parameter of learner ``name``."""
-    if key == "exploration" and isinstance(value, int | float) and not isinstance(
-        value, bool
+    if (
+        key == "exploration"
+        and isinstance(value, int | float)
+        and not isinstance(value, bool)
     ):
         return EPSILON, value
     new = RENAMED_PARAMETERS.get((name, key), RENAMED_PARAMETERS.get((None, key)))
