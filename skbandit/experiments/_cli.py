@@ -454,7 +454,11 @@ def _rerun(args) -> int:
     _check_extras(not args.no_plots, args.progress, _wants_dask(args))
     try:
         config = replay_config(
-            stored, prefix=args.n_samples, n_seeds=args.seeds, datasets=args.datasets
+            stored,
+            prefix=args.n_samples,
+            n_seeds=args.seeds,
+            datasets=args.datasets,
+            echo=_echo,
         )
     except ValueError as exc:
         raise _Fail(str(exc)) from None

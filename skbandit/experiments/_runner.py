@@ -545,9 +545,9 @@ def run_config(
         From :meth:`Experiment.config` or a ``results.json``'s ``"config"``.
         Its ``"preprocessing"`` maps data sets to ``"stored"`` (the default for
         a data set it does not name), ``"unit-range"`` or ``"unit-norm"``,
-        applied to the rows after loading. Parameters recorded under names
-        since renamed are translated first (:func:`upgrade_config`; each
-        translation is echoed). Two optional keys serve replays of a prefix
+        applied to the rows after loading. Parameters must have today's
+        names (:func:`rerun` and :func:`replay_config` translate recorded
+        ones). Two optional keys serve replays of a prefix
         (:func:`rerun`): ``"prefix"`` (an int: load ``n_samples`` rows, then
         keep the first ``prefix``) and ``"checkpoints"`` (data set -> rounds
         of the learning curve, instead of the log-spaced ones).
@@ -598,9 +598,7 @@ def run_config(
 
     echo = echo or _quiet
     start = time.perf_counter()
-    config, renamed = upgrade_config(config)
-    for note in renamed:
-        echo(note)
+    config = dict(config)
     config["learners"] = expand_learners(config["learners"])
     check_dataset_names(config["datasets"])
     skipped: list[str] = []
@@ -829,17 +827,22 @@ def replay_config(
     prefix: int | None = None,
     n_seeds: int | None = None,
     datasets: Sequence[str] | None = None,
+    echo: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
-    """The configuration of a ``results.json`` (its parsed ``stored`` dict),
-    optionally narrowed to a cheaper replay whose rows are comparable.
+    """The configuration of a ``results.json`` (its parsed ``stored`` dict)
+    in today's parameter names, optionally narrowed to a cheaper replay whose
+    rows are comparable.
 
+    Parameters recorded under names since renamed are translated by
+    :func:`upgrade_config` (each translation goes to ``echo``).
     ``prefix`` keeps the first rows of each data set (loaded at the recorded
     length, so a generated stream is the same stream) and reads the learning
     curve at the recorded rounds up to it; ``n_seeds`` keeps the first seeds;
-    ``datasets`` a subset of the recorded data sets. Parameters keep their
-    recorded names (:func:`run_config` translates them).
+    ``datasets`` a subset of the recorded data sets.
     """
-    config = dict(stored["config"])
+    config, notes = upgrade_config(stored["config"])
+    for note in notes:
+        (echo or _quiet)(note)
     if datasets is not None:
         unknown = [d for d in datasets if d not in config["datasets"]]
         if unknown:
@@ -950,7 +953,13 @@ def rerun(
     file.
     """
     stored = json.loads(Path(path).read_text())
-    config = replay_config(stored, prefix=prefix, n_seeds=n_seeds, datasets=datasets)
+    config = replay_config(
+        stored,
+        prefix=prefix,
+        n_seeds=n_seeds,
+        datasets=datasets,
+        echo=kwargs.get("echo"),
+    )
     kwargs.setdefault("data_dir", config.get("data_dir"))
     result = run_config(config, **kwargs)
     if verify:
