@@ -513,7 +513,7 @@ def test_python_api_missing_data_names_its_own_arguments(tmp_path, monkeypatch):
 
 
 def test_a_result_without_rows_writes_nothing(tmp_path):
-    result = run_config(_tiny([LearnerSpec("NoSuchLearner")]))
+    result = run_config(_tiny([LearnerSpec("NoSuchLearner")]), skip_unavailable=True)
     assert result.rows == []
     with pytest.raises(ValueError, match="nothing to write"):
         result.write(tmp_path / "out")
@@ -529,6 +529,7 @@ def test_a_result_without_rows_writes_nothing(tmp_path):
                 "200",
                 "--out",
                 str(tmp_path / "cli"),
+                "--skip-unavailable",
             ]
         )
         == 1
