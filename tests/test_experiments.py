@@ -418,55 +418,32 @@ def test_cli_bad_grid_and_bad_json(capsys, tmp_path):
 
 
 def test_cli_compare_runs(tmp_path, capsys):
-    code = main(
-        [
-            "compare",
-            "--datasets",
-            "synsep",
-            "synnonsep",
-            "--learners",
-            "Banditron",
-            "MulticlassPerceptron",
-            "NotYetWritten",
-            "--grid",
-            "exploration__epsilon=0.05,0.2",
-            "--seeds",
-            "1",
-            "--n-samples",
-            "800",
-            "--n-jobs",
-            "1",
-            "--out",
-            str(tmp_path),
-        ]
-    )
+    argv = [
+        "compare",
+        "--datasets",
+        "synsep",
+        "synnonsep",
+        "--learners",
+        "Banditron",
+        "MulticlassPerceptron",
+        "NotYetWritten",
+        "--grid",
+        "exploration__epsilon=0.05,0.2",
+        "--seeds",
+        "1",
+        "--n-samples",
+        "800",
+        "--n-jobs",
+        "1",
+        "--out",
+        str(tmp_path),
+    ]
+    code = main(argv)
     assert code == 1  # a learner that cannot run: an error, nothing written
     captured = capsys.readouterr()
     assert "NotYetWritten" in captured.err and "--skip-unavailable" in captured.err
     assert not (tmp_path / "results.json").exists()
-    code = main(
-        [
-            "compare",
-            "--datasets",
-            "synsep",
-            "synnonsep",
-            "--learners",
-            "Banditron",
-            "MulticlassPerceptron",
-            "NotYetWritten",
-            "--grid",
-            "exploration__epsilon=0.05,0.2",
-            "--seeds",
-            "1",
-            "--n-samples",
-            "800",
-            "--n-jobs",
-            "1",
-            "--out",
-            str(tmp_path),
-            "--skip-unavailable",
-        ]
-    )
+    code = main([*argv, "--skip-unavailable"])
     assert code == 0
     captured = capsys.readouterr()
     assert "NotYetWritten" in captured.err and "skipped" in captured.err
