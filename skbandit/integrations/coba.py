@@ -33,11 +33,13 @@ What a skbandit learner cannot take is refused with a ``ValueError`` (or the
 learner's own error) naming the interaction: an action set that changes
 between interactions (coba's synthetic environments with action features,
 ``n_action_features > 0``), a reward outside the declared ``reward_range``,
-contexts that change form. coba catches a learner's exceptions, logs them
-(nothing with ``run(quiet=True)``) and leaves the learner out of its results;
-so every refusal is also issued as a :class:`CobaLearnerWarning` with the same
-message, which Python prints even under ``quiet=True`` and from coba's worker
-processes.
+contexts that change form. coba catches a learner's exceptions, prints them in
+its log ("Unexpected exception", also under ``run(quiet=True)``) and goes on:
+the experiment ends normally and the learner has no rows in its results. So
+every refusal is also issued as a :class:`CobaLearnerWarning` with the same
+message, a Python warning that can be recorded or filtered
+(``warnings.catch_warnings``, ``pytest.warns``) and that shows on stderr also
+when coba's log goes to a file.
 
 Rewards: skbandit learners learn rewards in [0, 1]. coba's synthetic
 environments ``from_linear_synthetic`` and ``from_kernel_synthetic`` make
@@ -85,7 +87,8 @@ class CobaLearnerWarning(UserWarning):
     """A :class:`CobaLearner` refused an interaction (the message says why).
 
     Issued with the exception the adapter raises, because coba catches a
-    learner's exceptions and, under ``run(quiet=True)``, reports nothing.
+    learner's exceptions, only logs them and leaves the learner out of its
+    results.
     """
 
 
