@@ -15,7 +15,7 @@ from conftest import shared_data_file
 from skbandit.base import BaseBanditClassifier
 from skbandit.experiments import EXPERIMENTS, rerun, run_config
 from skbandit.experiments._cli import main
-from skbandit.experiments._doctables import render_tables
+from skbandit.experiments._doctables import _MARKED, render_tables
 from skbandit.experiments._learners import make_learner, vw_available
 from skbandit.experiments._runner import (
     ExperimentResult,
@@ -263,11 +263,12 @@ def test_docs_tables_are_the_committed_runs():
     docs/experiments.md``), not typed by hand."""
     page = ROOT / "docs" / "experiments.md"
     text = page.read_text()
-    assert text.count("<!-- table: ") >= 7
+    tables = list(_MARKED.finditer(text))
+    assert len(tables) >= 7
     assert render_tables(text, ROOT) == text
-    first = text.index("<!-- table: ")
-    tampered = text[:first] + text[first:].replace("0.0", "0.1", 1)
+    body = tables[0].start("body")
+    tampered = text[:body] + text[body:].replace("0.0", "0.1", 1)
     assert render_tables(tampered, ROOT) != tampered
-    for marker in text.split("<!-- table: ")[1:]:
-        path = ROOT / marker.split(" -->")[0]
+    for table in tables:
+        path = ROOT / table["path"]
         assert ExperimentResult.load(path).rows
