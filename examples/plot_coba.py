@@ -23,6 +23,12 @@ the action crossed with the context, and the action crossed with the
 term makes VW a much richer model than skbandit's linear learners, so each VW
 learner also runs with ``features=(1, "a", "ax")`` (linear in the context, the
 model class of skbandit's learners): the interactions change the ranking.
+
+**Needs** coba, Vowpal Wabbit's Python package and matplotlib: ``pip install
+"skbandit[coba]" vowpalwabbit matplotlib``, or the ``docs`` extra, which builds
+this gallery (``pip install "skbandit[docs]"``). coba's VW learners import
+``vowpalwabbit`` only when they run, and coba leaves a learner that fails out
+of its results, so the example checks for it first.
 """
 
 # %%
@@ -35,6 +41,13 @@ model class of skbandit's learners): the interactions change the ranking.
 # into rows with its ``vectorizer``, here a ``DictVectorizer`` fitted on the 400
 # column names (the default, a ``FeatureHasher`` of 2**16 columns, also works,
 # at the cost of wider weights).
+try:
+    import vowpalwabbit  # noqa: F401  (coba's VW learners need it)
+except ImportError:
+    raise ImportError(
+        "this example runs coba's Vowpal Wabbit learners, which need vowpalwabbit: "
+        'pip install vowpalwabbit (or pip install "skbandit[docs]")'
+    ) from None
 import coba
 import matplotlib.pyplot as plt
 import numpy as np

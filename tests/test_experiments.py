@@ -23,6 +23,7 @@ from skbandit.experiments import (
 )
 from skbandit.experiments._cli import main
 from skbandit.experiments._data import DatasetUnavailable
+from skbandit.experiments._learners import LearnerUnavailable
 from skbandit.experiments._specs import LearnerSpec
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -123,12 +124,12 @@ def _tiny(learners, datasets=("synsep",), n=600, seeds=(0, 1)):
     }
 
 
-def test_missing_learner_is_skipped_with_a_message():
+def test_missing_learner_stops_the_run_unless_skipped():
+    config = _tiny([LearnerSpec("NoSuchLearner"), LearnerSpec("Banditron")])
+    with pytest.raises(LearnerUnavailable, match="'NoSuchLearner' on synsep"):
+        run_config(config)
     messages = []
-    result = run_config(
-        _tiny([LearnerSpec("NoSuchLearner"), LearnerSpec("Banditron")]),
-        echo=messages.append,
-    )
+    result = run_config(config, echo=messages.append, skip_unavailable=True)
     assert any("NoSuchLearner" in m and "skipped" in m for m in result.skipped)
     assert any("NoSuchLearner" in m for m in messages)
     assert {r["learner"] for r in result.rows} == {"Banditron"}
@@ -138,21 +139,42 @@ def test_learners_are_looked_up_by_name_at_run_time(monkeypatch):
     config = _tiny(
         [LearnerSpec("LateLearner", grid={"exploration__epsilon": [0.1, 0.3]})]
     )
-    assert run_config(config).rows == []
+    with pytest.raises(LearnerUnavailable, match="no learner named 'LateLearner'"):
+        run_config(config)
     monkeypatch.setattr(skbandit, "LateLearner", skbandit.Banditron, raising=False)
     result = run_config(config)
     assert len(result.rows) == 4
     assert {r["params"]["exploration__epsilon"] for r in result.rows} == {0.1, 0.3}
 
 
-def test_bad_parameters_skip_the_learner():
-    result = run_config(_tiny([LearnerSpec("Banditron", params={"nope": 1})]))
-    assert result.rows == [] and "not accepted" in result.skipped[0]
+def test_refused_parameters_stop_the_run_naming_learner_and_parameter():
+    """The chen2009-table1 defect: OffsetTree refused exploration=0.1 and the
+    run went on without it; now nothing runs and the message names the
+    learner, the data set, the parameter and the reason."""
+    config = _tiny(
+        [
+            LearnerSpec("Banditron"),
+            LearnerSpec(
+                "OffsetTree", label="Offset Tree PA", params={"exploration": 0.1}
+            ),
+        ]
+    )
+    with pytest.raises(LearnerUnavailable) as exc:
+        run_config(config)
+    message = str(exc.value)
+    for part in ("'Offset Tree PA' on synsep", "'exploration'", "skip_unavailable"):
+        assert part in message
+    result = run_config(config, skip_unavailable=True)
+    assert {r["learner"] for r in result.rows} == {"Banditron"}
+    assert "not accepted" in result.skipped[0] and "skipped" in result.skipped[0]
 
 
 def test_vw_rows_skipped_without_vowpalwabbit(monkeypatch):
     monkeypatch.setitem(sys.modules, "vowpalwabbit", None)
-    result = run_config(_tiny([LearnerSpec("vw"), LearnerSpec("Banditron")]))
+    config = _tiny([LearnerSpec("vw"), LearnerSpec("Banditron")])
+    with pytest.raises(LearnerUnavailable, match="pip install vowpalwabbit"):
+        run_config(config)
+    result = run_config(config, skip_unavailable=True)
     assert any("vowpalwabbit" in m for m in result.skipped)
     assert {r["learner"] for r in result.rows} == {"Banditron"}
 
@@ -396,31 +418,35 @@ def test_cli_bad_grid_and_bad_json(capsys, tmp_path):
 
 
 def test_cli_compare_runs(tmp_path, capsys):
-    code = main(
-        [
-            "compare",
-            "--datasets",
-            "synsep",
-            "synnonsep",
-            "--learners",
-            "Banditron",
-            "MulticlassPerceptron",
-            "NotYetWritten",
-            "--grid",
-            "exploration__epsilon=0.05,0.2",
-            "--seeds",
-            "1",
-            "--n-samples",
-            "800",
-            "--n-jobs",
-            "1",
-            "--out",
-            str(tmp_path),
-        ]
-    )
+    argv = [
+        "compare",
+        "--datasets",
+        "synsep",
+        "synnonsep",
+        "--learners",
+        "Banditron",
+        "MulticlassPerceptron",
+        "NotYetWritten",
+        "--grid",
+        "exploration__epsilon=0.05,0.2",
+        "--seeds",
+        "1",
+        "--n-samples",
+        "800",
+        "--n-jobs",
+        "1",
+        "--out",
+        str(tmp_path),
+    ]
+    code = main(argv)
+    assert code == 1  # a learner that cannot run: an error, nothing written
+    captured = capsys.readouterr()
+    assert "NotYetWritten" in captured.err and "--skip-unavailable" in captured.err
+    assert not (tmp_path / "results.json").exists()
+    code = main([*argv, "--skip-unavailable"])
     assert code == 0
     captured = capsys.readouterr()
-    assert "NotYetWritten skipped" in captured.err
+    assert "NotYetWritten" in captured.err and "skipped" in captured.err
     for name in ("Banditron", "sklearn:SGD-log", "sklearn:PA-I"):
         assert name in captured.out
     stored = json.loads((tmp_path / "results.json").read_text())
@@ -464,7 +490,7 @@ def test_python_api_missing_data_names_its_own_arguments(tmp_path, monkeypatch):
 
 
 def test_a_result_without_rows_writes_nothing(tmp_path):
-    result = run_config(_tiny([LearnerSpec("NoSuchLearner")]))
+    result = run_config(_tiny([LearnerSpec("NoSuchLearner")]), skip_unavailable=True)
     assert result.rows == []
     with pytest.raises(ValueError, match="nothing to write"):
         result.write(tmp_path / "out")
@@ -480,6 +506,7 @@ def test_a_result_without_rows_writes_nothing(tmp_path):
                 "200",
                 "--out",
                 str(tmp_path / "cli"),
+                "--skip-unavailable",
             ]
         )
         == 1

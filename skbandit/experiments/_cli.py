@@ -129,6 +129,14 @@ def _common(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="progress bar (needs tqdm and a terminal)",
     )
+    parser.add_argument(
+        "--skip-unavailable",
+        action="store_true",
+        help="run without the learner settings that cannot run here (an "
+        "unknown learner, vowpalwabbit not installed, a parameter a learner "
+        "refuses), each named in a message; without this flag such a setting "
+        "stops the run before it starts (exit code 1)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -202,9 +210,28 @@ def build_parser() -> argparse.ArgumentParser:
     rerun = sub.add_parser(
         "rerun",
         help="re-run the configuration of a results.json",
-        description="Re-run exactly the configuration stored in a results.json.",
+        description="Re-run exactly the configuration stored in a results.json. "
+        "Parameters recorded under names since renamed are translated (each "
+        "translation is printed; docs/experiments.md lists them). --n-samples "
+        "N replays the first N rows of each data set (read at the recorded "
+        "rounds of the learning curves), --seeds N the first N recorded seeds, "
+        "--datasets some of the recorded data sets; --verify compares the "
+        "replayed rows with the recorded ones (exit code 1 if any differs).",
     )
     rerun.add_argument("json", type=Path, help="a results.json written by run")
+    rerun.add_argument(
+        "--datasets",
+        nargs="+",
+        default=None,
+        metavar="NAME",
+        help="only these recorded data sets",
+    )
+    rerun.add_argument(
+        "--verify",
+        action="store_true",
+        help="compare the replayed rows with the recorded ones: the same "
+        "mistakes at every learning-curve round they share",
+    )
     _common(rerun)
     return parser
 
@@ -309,9 +336,10 @@ def _run(args) -> int:
     return _execute(config, args, args.out or Path("skbandit-results") / spec.name)
 
 
-def _execute(config, args, out: Path) -> int:
+def _execute(config, args, out: Path, stored: dict | None = None) -> int:
     from skbandit.experiments import run_config
     from skbandit.experiments._data import DatasetUnavailable, missing_data_advice
+    from skbandit.experiments._learners import LearnerUnavailable
 
     if args.scheduler is not None and args.backend not in (None, "dask"):
         raise _Fail(
@@ -328,7 +356,17 @@ def _execute(config, args, out: Path) -> int:
             download=not args.no_download,
             progress=args.progress,
             echo=_echo,
+            skip_unavailable=args.skip_unavailable,
         )
+    except LearnerUnavailable as exc:
+        raise _Fail(
+            str(exc).replace(
+                "skip_unavailable=True (skbandit ... --skip-unavailable)",
+                "--skip-unavailable",
+            )
+            + "; nothing written",
+            1,
+        ) from None
     except DatasetUnavailable as exc:
         raise _Fail(
             "no data set could be loaded, nothing written: "
@@ -341,6 +379,22 @@ def _execute(config, args, out: Path) -> int:
             ),
             1,
         ) from None
+    if stored is not None:
+        from skbandit.experiments._runner import verify_rows
+
+        problems = verify_rows(stored["rows"], result.rows)
+        for problem in problems:
+            _echo(f"differs: {problem}")
+        if problems:
+            raise _Fail(
+                f"{len(problems)} of {len(result.rows)} replayed rows differ from "
+                f"{args.json}; nothing written",
+                1,
+            )
+        print(
+            f"verified: {len(result.rows)} replayed rows match {args.json} at "
+            "every learning-curve round they share"
+        )
     return _finish(result, out, not args.no_plots)
 
 
@@ -390,12 +444,24 @@ def _rerun(args) -> int:
 
     if not args.json.is_file():
         raise _Fail(f"no such file: {args.json}")
+    from skbandit.experiments._runner import replay_config
+
     try:
         stored = json.loads(args.json.read_text())
-        config = stored["config"]
-    except (ValueError, KeyError):
+        stored["config"]["datasets"]
+    except (ValueError, KeyError, TypeError):
         raise _Fail(f"{args.json} is not a results.json written by skbandit") from None
     _check_extras(not args.no_plots, args.progress, _wants_dask(args))
+    try:
+        config = replay_config(
+            stored,
+            prefix=args.n_samples,
+            n_seeds=args.seeds,
+            datasets=args.datasets,
+            echo=_echo,
+        )
+    except ValueError as exc:
+        raise _Fail(str(exc)) from None
     if args.data_dir is None and config.get("data_dir"):
         args.data_dir = Path(config["data_dir"])
     how = _parse_preprocessing(args.preprocessing)
@@ -404,7 +470,7 @@ def _rerun(args) -> int:
             how = dict.fromkeys(config["datasets"], how)
         config["preprocessing"] = {**config.get("preprocessing", {}), **how}
     out = args.out or args.json.parent / "rerun"
-    return _execute(config, args, out)
+    return _execute(config, args, out, stored if args.verify else None)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -12,7 +12,8 @@ __all__ = ["LearnerUnavailable", "bandit_learner_names", "make_learner"]
 
 
 class LearnerUnavailable(RuntimeError):
-    """A learner that cannot run here (not implemented yet, not installed)."""
+    """A learner that cannot run here (unknown name, not installed, parameters
+    it refuses); the message names the learner and the reason."""
 
 
 def _sklearn_factory(key: str):
@@ -60,8 +61,7 @@ def make_learner(name: str, params: dict[str, Any], seed: int):
     if name == "vw":
         if not vw_available():
             raise LearnerUnavailable(
-                "Vowpal Wabbit rows skipped: vowpalwabbit is not installed "
-                "(pip install vowpalwabbit)"
+                "vw: Vowpal Wabbit is not installed (pip install vowpalwabbit)"
             )
         return VWLearner(params.get("args", "--cbify {k} --epsilon 0.05"), seed)
     if name.startswith("sklearn:"):
@@ -72,10 +72,10 @@ def make_learner(name: str, params: dict[str, Any], seed: int):
     cls = getattr(skbandit, name, None)
     if cls is None or not inspect.isclass(cls) or not hasattr(cls, "partial_fit"):
         raise LearnerUnavailable(
-            f"{name} skipped: skbandit has no learner named {name!r} "
-            "(not implemented yet)"
+            f"{name}: skbandit has no learner named {name!r} (not implemented yet)"
         )
     # nested parameters (``exploration__epsilon``) are set after construction
+    given = dict(params)
     nested = {key: params.pop(key) for key in list(params) if "__" in key}
     try:
         estimator = cls(**params, random_state=seed)  # type: ignore[call-arg]  # cls: a skbandit learner class found by name
@@ -84,7 +84,7 @@ def make_learner(name: str, params: dict[str, Any], seed: int):
         estimator._validate_params()  # type: ignore[attr-defined]  # (idem)
     except (TypeError, ValueError) as exc:
         raise LearnerUnavailable(
-            f"{name} skipped: parameters {params} are not accepted ({exc})"
+            f"{name}: parameters {given} are not accepted ({exc})"
         ) from None
     return estimator
 

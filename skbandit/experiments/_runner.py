@@ -39,12 +39,20 @@ from skbandit.experiments._specs import (
     Experiment,
     get_experiment,
     param_points,
+    upgrade_config,
+    upgrade_params,
 )
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["ExperimentResult", "rerun", "run_config", "run_experiment"]
+__all__ = [
+    "ExperimentResult",
+    "rerun",
+    "run_config",
+    "run_experiment",
+    "verify_rows",
+]
 
 
 def _quiet(message: str) -> None:
@@ -282,6 +290,30 @@ class ExperimentResult:
         ]
         return format_table(rows, columns)
 
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> ExperimentResult:
+        """The result recorded in a ``results.json`` (written by :meth:`write`).
+
+        Parameters recorded under names since renamed are translated, in the
+        configuration and in every row (:func:`upgrade_config`,
+        :func:`upgrade_params`), so tables show today's names.
+        """
+        stored = json.loads(Path(path).read_text())
+        config, _ = upgrade_config(stored["config"])
+        rows = []
+        for row in stored["rows"]:
+            row = dict(row)
+            row["params"] = upgrade_params(row["name"], row["params"])
+            row["grid_params"] = upgrade_params(row["name"], row["grid_params"])
+            rows.append(row)
+        return cls(
+            config=config,
+            versions=stored.get("versions", {}),
+            rows=rows,
+            skipped=list(stored.get("skipped", [])),
+            seconds=float(stored.get("seconds", 0.0)),
+        )
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-serialisable: configuration, versions, skipped, rows, summary."""
         return {
@@ -503,6 +535,7 @@ def run_config(
     download: bool = True,
     progress: bool = False,
     echo: Callable[[str], None] | None = None,
+    skip_unavailable: bool = False,
 ) -> ExperimentResult:
     """Run an exact configuration (as written in ``results.json``).
 
@@ -512,7 +545,12 @@ def run_config(
         From :meth:`Experiment.config` or a ``results.json``'s ``"config"``.
         Its ``"preprocessing"`` maps data sets to ``"stored"`` (the default for
         a data set it does not name), ``"unit-range"`` or ``"unit-norm"``,
-        applied to the rows after loading.
+        applied to the rows after loading. Parameters must have today's
+        names (:func:`rerun` and :func:`replay_config` translate recorded
+        ones). Two optional keys serve replays of a prefix
+        (:func:`rerun`): ``"prefix"`` (an int: load ``n_samples`` rows, then
+        keep the first ``prefix``) and ``"checkpoints"`` (data set -> rounds
+        of the learning curve, instead of the log-spaced ones).
     n_jobs : int, default=1
         joblib workers (``-1``: all cores).
     backend : str, default=None
@@ -535,6 +573,13 @@ def run_config(
         A progress bar over tasks (tqdm installed and a terminal only).
     echo : callable, default=None
         Receives one-line messages (skipped data sets and learners).
+    skip_unavailable : bool, default=False
+        What to do with a learner setting that cannot run (an unknown name,
+        Vowpal Wabbit not installed, a parameter the learner refuses): by
+        default the run stops before any task starts with
+        ``LearnerUnavailable``, whose message names every such setting
+        (learner, data set, parameters, reason); with True those settings are
+        left out, each with a message in ``result.skipped``.
 
     Returns
     -------
@@ -542,6 +587,8 @@ def run_config(
 
     Raises
     ------
+    LearnerUnavailable
+        When a learner setting cannot run and ``skip_unavailable`` is False.
     DatasetUnavailable
         When none of the configured data sets could be loaded (nothing to
         run); its ``datasets`` lists them. Data sets that fail while others
@@ -561,6 +608,17 @@ def run_config(
             skipped.append(message)
             echo(message)
 
+    unavailable_points = _unavailable(config)
+    if unavailable_points and not skip_unavailable:
+        reasons = list(dict.fromkeys(unavailable_points.values()))
+        raise LearnerUnavailable(
+            f"experiment {config.get('experiment')!r} cannot run "
+            f"{len(unavailable_points)} learner setting(s): "
+            + "; ".join(reasons)
+            + ". Fix the configuration, or pass skip_unavailable=True "
+            "(skbandit ... --skip-unavailable) to run without them"
+        )
+
     data, tasks, unavailable = {}, [], []
     for dataset in config["datasets"]:
         try:
@@ -571,17 +629,18 @@ def run_config(
             unavailable.append(str(exc))
             skip(f"{exc}: skipped")
             continue
+        if config.get("prefix") is not None:
+            X, y = X[: config["prefix"]], y[: config["prefix"]]
         X = preprocess(X, config.get("preprocessing", {}).get(dataset, "stored"))
         classes = np.unique(y)
         data[dataset] = (X, y, classes)
-        checkpoints = log_checkpoints(len(y), config["n_checkpoints"]).tolist()
+        checkpoints = _checkpoints(config, dataset, len(y))
         for learner in config["learners"]:
             grid_keys = list(learner.get("grid", {}))
             for params in param_points(learner, dataset):
-                try:
-                    make_learner(learner["name"], params, seed=0)
-                except LearnerUnavailable as exc:
-                    skip(str(exc))
+                reason = unavailable_points.get(_point_key(dataset, learner, params))
+                if reason is not None:
+                    skip(f"{reason}: skipped")
                     continue
                 grid_params = {k: params[k] for k in grid_keys if k in params}
                 for key, value in (
@@ -648,6 +707,40 @@ def run_config(
     )
 
 
+def _point_key(dataset: str, learner: dict[str, Any], params: dict[str, Any]):
+    return (
+        dataset,
+        learner["label"],
+        json.dumps(params, sort_keys=True, default=_json_default),
+    )
+
+
+def _unavailable(config: dict[str, Any]) -> dict[tuple, str]:
+    """Every (data set, learner, parameters) of ``config`` that cannot run,
+    with the reason (learner label, data set, the learner's own message)."""
+    out = {}
+    for dataset in config["datasets"]:
+        for learner in config["learners"]:
+            for params in param_points(learner, dataset):
+                try:
+                    make_learner(learner["name"], params, seed=0)
+                except LearnerUnavailable as exc:
+                    out[_point_key(dataset, learner, params)] = (
+                        f"{learner['label']!r} on {dataset}: {exc}"
+                    )
+    return out
+
+
+def _checkpoints(config: dict[str, Any], dataset: str, n: int) -> list[int]:
+    """The learning curve's rounds: the configured ones up to ``n`` (and
+    ``n``), else ``n_checkpoints`` log-spaced ones."""
+    given = config.get("checkpoints", {}).get(dataset)
+    if given is None:
+        return log_checkpoints(n, config["n_checkpoints"]).tolist()
+    rounds = sorted({int(r) for r in given if 1 <= int(r) <= n} | {n})
+    return rounds
+
+
 def run_experiment(
     experiment: str | Experiment,
     *,
@@ -665,6 +758,7 @@ def run_experiment(
     plots: bool = True,
     progress: bool = False,
     echo: Callable[[str], None] | None = None,
+    skip_unavailable: bool = False,
 ) -> ExperimentResult:
     """Run a registered (or given) experiment; optionally write its files.
 
@@ -679,9 +773,10 @@ def run_experiment(
     preprocessing : str or dict, optional
         Override the spec's preprocessing: ``"stored"``, ``"unit-range"`` or
         ``"unit-norm"`` for every data set, or a dict per data set.
-    n_jobs, backend, scheduler, data_dir, download, progress, echo :
+    n_jobs, backend, scheduler, data_dir, download, progress, echo, skip_unavailable :
         As in :func:`run_config` (``backend="dask"``: a Dask cluster, the one
-        at ``scheduler`` or a local one started for the run).
+        at ``scheduler`` or a local one started for the run; a learner that
+        cannot run stops the run unless ``skip_unavailable=True``).
     out : path-like, default=None
         Folder for CSV, JSON and PNG files; nothing is written when None or
         when no run was possible.
@@ -719,19 +814,159 @@ def run_experiment(
         download=download,
         progress=progress,
         echo=echo,
+        skip_unavailable=skip_unavailable,
     )
     if out is not None and result.rows:
         result.write(out, plots=plots)
     return result
 
 
-def rerun(path: str | os.PathLike, **kwargs: Any) -> ExperimentResult:
+def replay_config(
+    stored: dict[str, Any],
+    *,
+    prefix: int | None = None,
+    n_seeds: int | None = None,
+    datasets: Sequence[str] | None = None,
+    echo: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
+    """The configuration of a ``results.json`` (its parsed ``stored`` dict)
+    in today's parameter names, optionally narrowed to a cheaper replay whose
+    rows are comparable.
+
+    Parameters recorded under names since renamed are translated by
+    :func:`upgrade_config` (each translation goes to ``echo``).
+    ``prefix`` keeps the first rows of each data set (loaded at the recorded
+    length, so a generated stream is the same stream) and reads the learning
+    curve at the recorded rounds up to it; ``n_seeds`` keeps the first seeds;
+    ``datasets`` a subset of the recorded data sets.
+    """
+    config, notes = upgrade_config(stored["config"])
+    for note in notes:
+        (echo or _quiet)(note)
+    if datasets is not None:
+        unknown = [d for d in datasets if d not in config["datasets"]]
+        if unknown:
+            raise ValueError(
+                f"data set(s) {unknown} are not in the recorded run; choose "
+                "from: " + ", ".join(config["datasets"])
+            )
+        config["datasets"] = [d for d in config["datasets"] if d in datasets]
+    if n_seeds is not None:
+        if not 1 <= n_seeds <= len(config["seeds"]):
+            raise ValueError(
+                f"n_seeds must be in [1, {len(config['seeds'])}] (the recorded "
+                f"seeds {config['seeds']}); got {n_seeds}"
+            )
+        config["seeds"] = config["seeds"][:n_seeds]
+    if prefix is not None:
+        if prefix < 1:
+            raise ValueError(f"prefix must be a positive number of rows; got {prefix}")
+        rounds: dict[str, list[int]] = {}
+        for row in stored.get("rows", []):
+            rounds.setdefault(row["dataset"], row["curve_rounds"])
+        config["prefix"] = int(prefix)
+        config["checkpoints"] = {
+            d: [r for r in rounds.get(d, []) if r <= prefix] for d in rounds
+        }
+    return config
+
+
+def _row_key(row: dict[str, Any]) -> tuple:
+    params = upgrade_params(row["name"], row["params"])
+    return (
+        row["dataset"],
+        row["learner"],
+        json.dumps(params, sort_keys=True, default=_json_default),
+        row["seed"],
+    )
+
+
+def verify_rows(
+    stored_rows: Sequence[dict[str, Any]], rows: Sequence[dict[str, Any]]
+) -> list[str]:
+    """Where the rows of a replay differ from the recorded ones (empty: none).
+
+    Rows are matched by data set, learner label, parameters (recorded names
+    translated by :func:`upgrade_params`) and seed; a match must have the
+    same played and greedy mistakes at every learning-curve round the two
+    have in common (every round, with the final mistakes, for a full
+    replay). Each replayed row must find its recorded row and share at least
+    one round with it.
+    """
+    recorded = {_row_key(r): r for r in stored_rows}
+    problems = []
+    for row in rows:
+        key = _row_key(row)
+        old = recorded.get(key)
+        what = (
+            f"{row['learner']} on {row['dataset']} "
+            f"({row['params']}, seed {row['seed']})"
+        )
+        if old is None:
+            problems.append(f"{what}: not in the recorded rows")
+            continue
+        then = dict(
+            zip(
+                old["curve_rounds"],
+                zip(old["curve_mistakes"], old["curve_greedy_mistakes"], strict=True),
+                strict=True,
+            )
+        )
+        common = 0
+        for t, now in zip(
+            row["curve_rounds"],
+            zip(row["curve_mistakes"], row["curve_greedy_mistakes"], strict=True),
+            strict=True,
+        ):
+            if t not in then:
+                continue
+            common += 1
+            if tuple(then[t]) != tuple(now):
+                problems.append(
+                    f"{what}: at round {t} (played, greedy) mistakes "
+                    f"{tuple(now)}, recorded {tuple(then[t])}"
+                )
+                break
+        if common == 0:
+            problems.append(f"{what}: no learning-curve round in common")
+    return problems
+
+
+def rerun(
+    path: str | os.PathLike,
+    *,
+    prefix: int | None = None,
+    n_seeds: int | None = None,
+    datasets: Sequence[str] | None = None,
+    verify: bool = False,
+    **kwargs: Any,
+) -> ExperimentResult:
     """Re-run the configuration stored in a ``results.json``.
 
-    Keyword arguments are passed to :func:`run_config`; ``data_dir`` defaults
-    to the one recorded in the file.
+    Parameters recorded under names since renamed are translated
+    (:func:`skbandit.experiments._specs.upgrade_config`). ``prefix``,
+    ``n_seeds`` and ``datasets`` narrow the replay (:func:`replay_config`).
+    With ``verify=True`` the replayed rows are compared with the recorded
+    ones (:func:`verify_rows`) and a difference raises ``AssertionError``
+    naming the rows. Other keyword arguments are passed to
+    :func:`run_config`; ``data_dir`` defaults to the one recorded in the
+    file.
     """
     stored = json.loads(Path(path).read_text())
-    config = stored["config"]
+    config = replay_config(
+        stored,
+        prefix=prefix,
+        n_seeds=n_seeds,
+        datasets=datasets,
+        echo=kwargs.get("echo"),
+    )
     kwargs.setdefault("data_dir", config.get("data_dir"))
-    return run_config(config, **kwargs)
+    result = run_config(config, **kwargs)
+    if verify:
+        problems = verify_rows(stored["rows"], result.rows)
+        if problems:
+            raise AssertionError(
+                f"{len(problems)} of {len(result.rows)} replayed rows differ from "
+                f"{path}: " + "; ".join(problems[:10])
+            )
+    return result

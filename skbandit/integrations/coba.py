@@ -29,12 +29,34 @@ with ``LoggedFeedback``. Served and learned in the same order, this loop
 plays exactly the actions of skbandit's own simulator (the on-policy
 equivalence), which the test suite checks inside a coba experiment.
 
+What a skbandit learner cannot take is refused with a ``ValueError`` (or the
+learner's own error) naming the interaction: an action set that changes
+between interactions (coba's synthetic environments with action features,
+``n_action_features > 0``), a reward outside the declared ``reward_range``,
+contexts that change form. coba catches a learner's exceptions, prints them in
+its log ("Unexpected exception", also under ``run(quiet=True)``) and goes on:
+the experiment ends normally and the learner has no rows in its results. So
+every refusal is also issued as a :class:`CobaLearnerWarning` with the same
+message, a Python warning that can be recorded or filtered
+(``warnings.catch_warnings``, ``pytest.warns``) and that shows on stderr also
+when coba's log goes to a file.
+
+Rewards: skbandit learners learn rewards in [0, 1]. coba's synthetic
+environments ``from_linear_synthetic`` and ``from_kernel_synthetic`` make
+continuous rewards a little outside it (observed: -0.27 to 1.30), so declare
+their range, ``CobaLearner(SquareCB(), reward_range=(-1, 2))``: each reward
+``r`` is learned as ``(r - low) / (high - low)``, an affine map that keeps
+every action's order (the same best action). A learner of 0/1 rewards
+(``Banditron``, ...) still refuses the fractions.
+
 Needs the optional extra ``coba``: ``pip install "skbandit[coba]"``.
 """
 
 from __future__ import annotations
 
+import math
 import numbers
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -55,10 +77,47 @@ except ImportError as exc:  # pragma: no cover - exercised without the extra
         "(or pip install 'coba>=8.1,<9')"
     ) from exc
 
-__all__ = ["CobaLearner", "make_coba_environment"]
+__all__ = ["CobaLearner", "CobaLearnerWarning", "make_coba_environment"]
 
 # the hashing space of dict (sparse) contexts when no vectorizer is given
 DEFAULT_N_HASHED_FEATURES = 2**16
+
+
+class CobaLearnerWarning(UserWarning):
+    """A :class:`CobaLearner` refused an interaction (the message says why).
+
+    Issued with the exception the adapter raises, because coba catches a
+    learner's exceptions, only logs them and leaves the learner out of its
+    results.
+    """
+
+
+def _refuse(exc: Exception) -> Exception:
+    """Issue ``exc``'s message as a ``CobaLearnerWarning``; return ``exc``."""
+    warnings.warn(
+        f"CobaLearner: {exc} (coba leaves this learner out of its results)",
+        CobaLearnerWarning,
+        stacklevel=3,
+    )
+    return exc
+
+
+def _check_reward_range(reward_range) -> tuple[float, float] | None:
+    if reward_range is None:
+        return None
+    try:
+        low, high = (float(v) for v in reward_range)
+    except (TypeError, ValueError):
+        raise ValueError(
+            "reward_range must be None or a pair (low, high) of numbers; got "
+            f"{reward_range!r}"
+        ) from None
+    if not (math.isfinite(low) and math.isfinite(high) and low < high):
+        raise ValueError(
+            "reward_range must be a pair (low, high) of finite numbers with "
+            f"low < high; got {reward_range!r}"
+        )
+    return low, high
 
 
 def _default_vectorizer() -> FeatureHasher:
@@ -74,9 +133,14 @@ class CobaLearner(coba.Learner):
     action set of the first interaction (coba's actions can be any objects:
     numbers, strings, one-hot lists, dicts); ``predict`` returns the action
     object coba offered at the drawn position, with its propensity. Every
-    later interaction must offer the same actions in the same order (a
-    skbandit learner has a fixed set of classes): otherwise ``predict`` raises
-    a ``ValueError`` naming the interaction.
+    later interaction must offer the same actions (equal, not necessarily the
+    same objects) in the same order (a skbandit learner has a fixed set of
+    classes): otherwise ``predict`` refuses the interaction, a ``ValueError``
+    naming it, also issued as a :class:`CobaLearnerWarning` (coba catches
+    learners' exceptions). coba's synthetic environments with action features
+    (``n_action_features > 0``) draw new actions every interaction and are
+    refused at the second one; with ``n_action_features=0`` their actions are
+    fixed one-hot tuples.
 
     Each interaction runs the live loop: ``predict(context, actions)`` calls
     ``learner.sample_actions(row)`` (the first call with ``classes=range(k)``)
@@ -102,6 +166,17 @@ class CobaLearner(coba.Learner):
         failure guarantee), so a vectorizer no wider than the data needs is
         faster. Dense contexts (a number or a sequence of numbers) are used
         as they are.
+    reward_range : (float, float), default=None
+        The range ``[low, high]`` of the environment's rewards: each reward
+        ``r`` is learned as ``(r - low) / (high - low)`` (in [0, 1], the
+        rewards skbandit learners learn). None: rewards are learned as they
+        are and must lie in [0, 1]. A reward outside the range (or not
+        finite) is refused at the interaction that brings it: ``learn``
+        raises a ``ValueError`` naming the interaction, the reward and the
+        range, also issued as a :class:`CobaLearnerWarning`. coba's
+        ``from_linear_synthetic`` and ``from_kernel_synthetic`` rewards
+        stray a little outside [0, 1] (-0.27 to 1.30 observed): declare,
+        for example, ``reward_range=(-1, 2)``.
 
     Attributes
     ----------
@@ -128,7 +203,7 @@ class CobaLearner(coba.Learner):
     1
     """
 
-    def __init__(self, learner, *, vectorizer=None) -> None:
+    def __init__(self, learner, *, vectorizer=None, reward_range=None) -> None:
         if not hasattr(learner, "sample_actions"):
             raise TypeError(
                 "CobaLearner wraps a skbandit bandit learner (with sample_actions "
@@ -136,6 +211,8 @@ class CobaLearner(coba.Learner):
             )
         self.learner = learner
         self.vectorizer = vectorizer
+        self.reward_range = reward_range
+        self._reward_range = _check_reward_range(reward_range)
         self.learner_ = clone(learner)
         self._vectorizer = _default_vectorizer() if vectorizer is None else vectorizer
         self.actions_: list | None = None
@@ -151,6 +228,8 @@ class CobaLearner(coba.Learner):
                 params[key] = value
         if self.vectorizer is not None:
             params["vectorizer"] = type(self.vectorizer).__name__
+        if self._reward_range is not None:
+            params["reward_range"] = list(self._reward_range)
         return params
 
     def _row(self, context):
@@ -160,10 +239,12 @@ class CobaLearner(coba.Learner):
             self._sparse = sparse
         elif sparse != self._sparse:
             first, now = ("dict", "dense") if self._sparse else ("dense", "dict")
-            raise ValueError(
-                f"the contexts changed form: the first was {first}, interaction "
-                f"{self.n_interactions_} has a {now} one; a learner needs one "
-                "feature space"
+            raise _refuse(
+                ValueError(
+                    f"the contexts changed form: the first was {first}, interaction "
+                    f"{self.n_interactions_} has a {now} one; a learner needs one "
+                    "feature space"
+                )
             )
         if sparse:
             row = self._vectorizer.transform([{str(k): v for k, v in context.items()}])
@@ -192,13 +273,16 @@ class CobaLearner(coba.Learner):
             a is b or _equal(a, b) for a, b in zip(actions, self.actions_, strict=True)
         )
         if not same:
-            raise ValueError(
-                f"the action set changed at interaction {self.n_interactions_}: "
-                f"the first interaction offered {len(self.actions_)} actions "
-                f"{_preview(self.actions_)}, this one {len(actions)} actions "
-                f"{_preview(actions)}. A skbandit learner has a fixed set of "
-                "classes: every interaction must offer the same actions in the "
-                "same order."
+            raise _refuse(
+                ValueError(
+                    f"the action set changed at interaction {self.n_interactions_}: "
+                    f"the first interaction offered {len(self.actions_)} actions "
+                    f"{_preview(self.actions_)}, this one {len(actions)} actions "
+                    f"{_preview(actions)}. A skbandit learner has a fixed set of "
+                    "classes: every interaction must offer the same actions in "
+                    "the same order (coba's synthetic environments do with "
+                    "n_action_features=0)."
+                )
             )
 
     def predict(self, context, actions):
@@ -227,9 +311,40 @@ class CobaLearner(coba.Learner):
             )
         position = _position(action, self.actions_)
         row = self._row(context)
-        self.learner_.partial_fit(
-            row, LoggedFeedback([position], [float(reward)], [float(probability)])
-        )
+        learned = self._rescale(reward)
+        try:
+            self.learner_.partial_fit(
+                row, LoggedFeedback([position], [learned], [float(probability)])
+            )
+        except (TypeError, ValueError) as exc:
+            raise _refuse(exc) from None
+
+    def _rescale(self, reward) -> float:
+        """The learned reward: ``(reward - low) / (high - low)``, refused
+        outside ``[low, high]`` (default ``[0, 1]``, unchanged)."""
+        low, high = self._reward_range or (0.0, 1.0)
+        try:
+            value = float(reward)
+        except (TypeError, ValueError):
+            value = math.nan
+        if not low <= value <= high:  # NaN too
+            advice = (
+                "declare the environment's range, CobaLearner(..., "
+                "reward_range=(low, high)), to learn (r - low) / (high - low)"
+                if self._reward_range is None
+                else "widen reward_range to the environment's range"
+            )
+            why = "" if self._reward_range else " (skbandit learns rewards in [0, 1])"
+            raise _refuse(
+                ValueError(
+                    f"interaction {self.n_interactions_ - 1} has the reward "
+                    f"{reward!r:.40}, outside the reward range [{low:g}, {high:g}]"
+                    f"{why}: {advice}"
+                )
+            )
+        if self._reward_range is None:
+            return value
+        return (value - low) / (high - low)
 
 
 def _equal(a, b) -> bool:
@@ -240,8 +355,12 @@ def _equal(a, b) -> bool:
 
 
 def _preview(actions) -> str:
-    items = [repr(a) for a in list(actions)[:5]]
+    items = [_short(repr(a)) for a in list(actions)[:5]]
     return "[" + ", ".join(items) + (", ...]" if len(actions) > 5 else "]")
+
+
+def _short(text: str, width: int = 40) -> str:
+    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 def _position(action, actions: Sequence) -> int:
