@@ -296,6 +296,11 @@ def test_low_effective_sample_size_warns_per_policy(client):
             min_effective_sample_size=1000,
         )
     assert results["rare"].effective_sample_size < 1000
+    # below the threshold no normal interval is given (as in evaluate_policy),
+    # and the betting interval needs the rounds in order: withheld, with why
+    est = results["rare"]["ips"]
+    assert est.interval == "withheld" and "logged order" in est.reason
+    assert np.isnan(est.ci_low) and np.isnan(est.ci_high) and np.isfinite(est.value)
 
 
 def test_bad_input_is_named():

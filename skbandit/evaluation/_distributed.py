@@ -56,6 +56,7 @@ from skbandit.evaluation._off_policy import (
     _check_target_proba,
     _interval,
     _logged_codes,
+    _low_ess_estimate,
     _target_proba,
 )
 from skbandit.feedback import LoggedFeedback
@@ -650,12 +651,27 @@ def dask_off_policy_evaluation(
         w_mean, w_comoment = s.moments.mean[1], s.moments.comoment[1, 1]
         sum_w2 = w_comoment + n * w_mean**2
         ess = float((n * w_mean) ** 2 / sum_w2) if sum_w2 > 0 else 0.0
+        estimates = estimates_from_statistics(s, methods, confidence)
         if min_ess is not None and ess < min_ess:
+            # evaluate_policy's betting interval bets round after round in the
+            # logged order, which no per-partition sum gives: withheld here
+            why = (
+                f"effective sample size {ess:.1f} < "
+                f"min_effective_sample_size={min_ess:g}"
+            )
+            note = (
+                "no normal-approximation interval, and the betting interval "
+                "needs the rounds in logged order in one process (evaluate_policy "
+                "on the collected rounds): no interval"
+            )
+            estimates = {
+                m: _low_ess_estimate(e, why, None, note) for m, e in estimates.items()
+            }
             warnings.warn(
                 f"policy {name!r}: the effective sample size (sum w)^2 / sum w^2 "
                 f"of the importance weights is {ess:.1f} of {n} logged rounds, "
-                f"below min_effective_sample_size={min_ess:g}: the "
-                "normal-approximation intervals are not to be trusted",
+                f"below min_effective_sample_size={min_ess:g}: the intervals are "
+                "withheld (NaN bounds; see each estimate's reason)",
                 LowEffectiveSampleSizeWarning,
                 stacklevel=_caller_stacklevel(),
             )
@@ -664,7 +680,7 @@ def dask_off_policy_evaluation(
             policy=policy if hasattr(policies[name], "predict") else "given",
             n_rounds=n,
             confidence=confidence,
-            estimates=estimates_from_statistics(s, methods, confidence),
+            estimates=estimates,
             weights=None,
             effective_sample_size=ess,
             min_propensity=s.min_propensity,
