@@ -306,10 +306,7 @@ class BanditPipeline(BaseBanditClassifier):
         )
         replaced = {k: params.pop(k) for k in list(params) if k in names}
         if replaced:
-            self.steps = [
-                (n, replaced.get(n, est))
-                for n, est in steps
-            ]
+            self.steps = [(n, replaced.get(n, est)) for n, est in steps]
         if params:
             super().set_params(**params)
         return self
