@@ -22,8 +22,9 @@ has ``partial_fit``):
   learner's scores before the timed call.
 * ``warm``: a learner that first learnt a log of k rows in which row i played
   class i with propensity 1/k and reward i mod 2 (``LoggedFeedback``;
-  full-information learners learn the labels i instead), so every class's model was updated and the scores no longer tie
-  (the ``tied`` column says so); then timed as above.
+  full-information learners learn the labels i instead), so every class's
+  model was updated and the scores no longer tie (the ``tied`` column says
+  so); then timed as above.
 
 At the largest k the warm state is measured only for the learners of
 ``--warm-at-largest`` (``SquareCB`` and ``Banditron``: the rounds/s target);

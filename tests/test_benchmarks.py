@@ -158,3 +158,23 @@ def test_features_study_measures_the_quadratic_expansion(tmp_path):
         est = SquareCB(random_state=1).partial_fit(rows, y, classes=np.unique(y))
         assert row[f"SquareCB() {name}"] == est.n_mistakes_ / len(y)
     assert row["SquareCB() raw"] != row["SquareCB() quadratic"]
+
+
+def test_bench_many_classes_smoke_run(tmp_path):
+    """bench_many_classes.py times every learner, fresh and warm, and VW."""
+    out = run_benchmark(
+        "bench_many_classes.py",
+        "--classes", "20", "30", "--rounds", "10", "--markdown",
+        "--json", str(tmp_path / "r.json"),
+    )  # fmt: skip
+    rows = json.loads((tmp_path / "r.json").read_text())["rows"]
+    learners = {r["learner"] for r in rows if not r["learner"].startswith("VW")}
+    assert {"SquareCB", "Banditron", "OnlineSelector", "OffsetTree"} <= learners
+    for name in learners:
+        warm = {r["k"] for r in rows if r["learner"] == name and r["state"] == "warm"}
+        assert warm == ({20, 30} if name in ("SquareCB", "Banditron") else {20})
+    # the warm-up broke the ties, the fresh learners tie somewhere
+    assert all(r["tied"] == 0.0 for r in rows if r["state"] == "warm")
+    assert any(r["tied"] > 0.0 for r in rows if r["state"] == "fresh")
+    assert "VW --cbify 30" in out.stdout
+    assert "| `SquareCB` | untied |" in out.stdout

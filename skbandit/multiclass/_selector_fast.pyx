@@ -8,7 +8,10 @@ One round at index ``t`` with candidates ``c = 0 .. C - 1`` and leader ``l``:
 
 * every candidate computes its scores and its distribution ``P_c`` (its
   policy's marginal distribution: exact ties of its greedy label averaged as in
-  ``BaseKernel.marginal_distribution``);
+  ``BaseKernel.marginal_distribution``, O(k)); for the played action ``a``,
+  ``P_c(a)`` and ``Q(a)`` are then taken from the sequential tie mean
+  (``BaseKernel.tie_marginal``, ``exact_at``), so the round's propensity and
+  estimates do not depend on the closed form's rounding;
 * the played distribution is the mixture
   ``Q = (1 - mix_t) P_l + mix_t * (beta_0 P_0 + ... + beta_{C-1} P_{C-1})``
   with ``mix_t`` the rate of round ``t`` of the selector's epsilon-greedy rule
