@@ -56,6 +56,7 @@ from _reference import (
 from sklearn.base import clone
 
 from skbandit import Banditron, OnlineSelector, SquareCB
+from skbandit._core._kernel import run_scores
 from skbandit.exploration import EpsilonGreedy
 
 
@@ -97,8 +98,20 @@ class EstimatorRef:
         self.est._reset(np.asarray(classes), d)
 
     def distribution(self, X, i, t):
-        self.est.t_ = t - 1  # exploration_distribution plays round t_ + 1
-        return self.est.exploration_distribution(X[i : i + 1])[0]
+        # the definition: the mean over the tied greedy labels g of p_g
+        kernel = self.est._make_kernel()
+        s = np.empty((1, kernel.n_classes))  # the kernel's own sums
+        row = np.ascontiguousarray(X[i], dtype=np.float64)
+        empty = np.zeros(1, dtype=np.int32)
+        run_scores(kernel, row, empty, empty, True, t, s)
+        s = s[0]
+
+        def dist(g):
+            return kernel.py_distribution(s, t, g)
+
+        return np.array(
+            [marginal_propensity(dist, maximisers(s), b) for b in range(len(s))]
+        )
 
     def greedy(self, X, i, t, u2):
         self._kernel = self.est._make_kernel()

@@ -169,3 +169,23 @@ def test_bench_feature_maps_smoke_run():
     assert "[OnlineStandardScaler, RBFSampler, SquareCB()]" in out.stdout
     assert "OnlineSelector(default_candidates() + [pipeline])" in out.stdout
     assert "digits" in out.stdout and "make_classification" in out.stdout
+
+
+def test_bench_many_classes_smoke_run(tmp_path):
+    """bench_many_classes.py times every learner, fresh and warm, and VW."""
+    out = run_benchmark(
+        "bench_many_classes.py",
+        "--classes", "20", "30", "--rounds", "10", "--markdown",
+        "--json", str(tmp_path / "r.json"),
+    )  # fmt: skip
+    rows = json.loads((tmp_path / "r.json").read_text())["rows"]
+    learners = {r["learner"] for r in rows if not r["learner"].startswith("VW")}
+    assert {"SquareCB", "Banditron", "OnlineSelector", "OffsetTree"} <= learners
+    for name in learners:
+        warm = {r["k"] for r in rows if r["learner"] == name and r["state"] == "warm"}
+        assert warm == ({20, 30} if name in ("SquareCB", "Banditron") else {20})
+    # the warm-up broke the ties, the fresh learners tie somewhere
+    assert all(r["tied"] == 0.0 for r in rows if r["state"] == "warm")
+    assert any(r["tied"] > 0.0 for r in rows if r["state"] == "fresh")
+    assert "VW --cbify 30" in out.stdout
+    assert "| `SquareCB` | untied |" in out.stdout

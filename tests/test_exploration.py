@@ -254,6 +254,150 @@ def test_conservative_formula():
 
 
 # ---------------------------------------------------------------------------
+# the compiled rules and their twins against hand-computed values: a mistake
+# made in both (which the bit-for-bit comparison above cannot see) fails here
+# ---------------------------------------------------------------------------
+def _both(rule, s, t, g, **context):
+    """The twin's and the compiled explorer's distribution (``context``: the
+    learner's per-class counts or statistic, as each expects it)."""
+    s = np.asarray(s, dtype=np.float64)
+    twin_ctx = {
+        key: (v[0][v[1]] if key == "statistic" else v) for key, v in context.items()
+    }
+    twin = rule.distribution(s, t, g, **twin_ctx)
+    compiled = rule._compile(len(s), **context).py_distribution(s, t, g)
+    return twin, compiled
+
+
+def _check(rule, s, t, g, want, **context):
+    for got in _both(rule, s, t, g, **context):
+        assert_allclose(got, want, rtol=1e-13, atol=1e-15)
+
+
+def test_greedy_plays_the_greedy_label():
+    _check(Greedy(), [0.2, 0.9, 0.9], 7, 2, [0.0, 0.0, 1.0])
+
+
+def test_epsilon_greedy_by_hand():
+    """1 - e + e/k to the greedy label, e/k to the others."""
+    _check(EpsilonGreedy(0.3), [0.3, 0.9, 0.1], 5, 1, [0.1, 0.8, 0.1])
+    _check(EpsilonGreedy(0.2), [0.0] * 4, 5, 0, [0.85, 0.05, 0.05, 0.05])
+    _check(EpsilonGreedy(1.0), [3.0, 1.0], 5, 0, [0.5, 0.5])
+    _check(EpsilonGreedy(0.0), [3.0, 1.0, 2.0], 5, 2, [0.0, 0.0, 1.0])
+
+
+def test_epsilon_greedy_decay_schedule_by_hand():
+    """e_t = max(min_e, e t^-decay): 0.8, 0.8 / 2 at t = 4, 0.8 / 4 at t = 16,
+    the floor 0.1 at t = 100 (0.08 below it); max(min_e, e) at t = 1."""
+    rule = EpsilonGreedy(0.8, decay=0.5, min_epsilon=0.1)
+    compiled = rule._compile(4)
+    for t, e in [(1, 0.8), (4, 0.4), (16, 0.2), (100, 0.1)]:
+        assert rule.rate(t) == pytest.approx(e, rel=1e-15)
+        assert compiled.py_rate(t) == pytest.approx(e, rel=1e-15)
+        _check(rule, [0.0, 1.0, 3.0, 2.0], t, 2, [e / 4, e / 4, 1 - e + e / 4, e / 4])
+    low = EpsilonGreedy(0.05, decay=1.0, min_epsilon=0.2)
+    assert low.rate(1) == low._compile(2).py_rate(1) == 0.2
+    assert EpsilonGreedy(0.3, decay=0.0).rate(10**6) == 0.3
+
+
+def test_adaptive_rate_by_hand():
+    """SOBA: e_t = min(1, sqrt(k (1 + S) / t)) with S the learner's statistic:
+    k = 4, S = 0.5, t = 600 gives sqrt(6 / 600) = 0.1; t = 3 gives 1; the
+    statistic is read in place (S = 3 at t = 1600: sqrt(16 / 1600) = 0.1)."""
+    rule = EpsilonGreedy("adaptive")
+    stat = np.array([7.0, 0.5])
+    compiled = rule._compile(4, statistic=(stat, 1))
+    assert compiled.py_rate(4, 600) == pytest.approx(0.1, rel=1e-15)
+    assert rule.rate(600, 4, 0.5) == pytest.approx(0.1, rel=1e-15)
+    assert compiled.py_rate(4, 3) == rule.rate(3, 4, 0.5) == 1.0
+    want = [0.925, 0.025, 0.025, 0.025]
+    _check(rule, [1.0, 0.0, 0.0, 0.0], 600, 0, want, statistic=(stat, 1))
+    stat[1] = 3.0
+    assert compiled.py_rate(4, 1600) == pytest.approx(0.1, rel=1e-15)
+
+
+def test_softmax_by_hand():
+    """(1 - e) softmax(scale s) + e / k: with scale = ln 2 and s = (0, 1, 2),
+    softmax = (1, 2, 4) / 7, whatever the greedy label."""
+    want = 0.8 * np.array([1.0, 2.0, 4.0]) / 7 + 0.2 / 3
+    for g in range(3):
+        _check(Softmax(0.2, scale=math.log(2.0)), [0.0, 1.0, 2.0], 9, g, want)
+    _check(Softmax(0.0, scale=0.0), [5.0, -1.0], 9, 0, [0.5, 0.5])
+
+
+def test_inverse_gap_by_hand():
+    """p_a = 1 / (k + gamma (s_g - s_a)), the greedy the rest (Foster and
+    Rakhlin 2020), gamma_t = scale t^exponent: scale 2, exponent 1/2, t = 4
+    gives gamma = 4; with gaps 0.5 and 1 at k = 3, p = (1 - 1/5 - 1/7, 1/5,
+    1/7) = (23/35, 1/5, 1/7)."""
+    rule = InverseGap(2.0, exponent=0.5, clip=False)
+    assert rule.schedule(4) == pytest.approx(4.0, rel=1e-15)
+    _check(rule, [1.0, 0.5, 0.0], 4, 0, [23 / 35, 1 / 5, 1 / 7])
+    # the clip maps the scores to [0, 1] first: (2, 0.5, -1) -> (1, 0.5, 0)
+    clip = InverseGap(2.0, exponent=0.5, clip=True)
+    _check(clip, [2.0, 0.5, -1.0], 4, 0, [23 / 35, 1 / 5, 1 / 7])
+    # a label tied with the greedy one gets 1/k: (1 - 1/3 - 1/7, 1/3, 1/7)
+    _check(rule, [1.0, 1.0, 0.0], 4, 0, [11 / 21, 1 / 3, 1 / 7])
+    # gamma infinite: the untied labels 0, a tied one still 1/k (no inf * 0)
+    huge = InverseGap(1e300, exponent=2.0, clip=False)
+    _check(huge, [1.0, 1.0, 0.0], 10, 1, [1 / 3, 2 / 3, 0.0])
+
+
+def test_inverse_gap_per_class_clocks_by_hand():
+    """gamma_a = min(gamma_t, scale (k (n_a + 1))^exponent): at t = 100, k = 3,
+    scale 2, exponent 1/2, gamma_t = 20; class 1 with n = 5 updates has
+    2 sqrt(18) = 6 sqrt(2), class 2 with none 2 sqrt(3), and after one update
+    (``class_updated``) 2 sqrt(6)."""
+    rule = InverseGap(2.0, exponent=0.5, clip=False)
+    counts = np.array([40, 5, 0], dtype=np.int64)
+    s = [1.0, 0.5, 0.0]
+    p1 = 1 / (3 + 6 * math.sqrt(2) * 0.5)
+    p2 = 1 / (3 + 2 * math.sqrt(3) * 1.0)
+    _check(rule, s, 100, 0, [1 - p1 - p2, p1, p2], counts=counts)
+    compiled = rule._compile(3, counts=counts)
+    counts[2] += 1
+    compiled.py_class_updated(2)
+    p2 = 1 / (3 + 2 * math.sqrt(6))
+    assert_allclose(
+        compiled.py_distribution(np.array(s), 100, 0), [1 - p1 - p2, p1, p2],
+        rtol=1e-13,
+    )  # fmt: skip
+    # a class past the clock of round t plays gamma_t: 2 sqrt(3 * 41) > 20
+    _check(rule, [0.0, 1.0, 0.5], 100, 1, [1 / 23, 1 - 1 / 23 - 1 / 13, 1 / 13],
+           counts=np.array([40, 5, 40], dtype=np.int64))  # fmt: skip
+
+
+def test_gap_map_by_hand():
+    """Gaptron: p = (1 - u) e_g + u / k, u = e + (1 - e) a(s) with m* = s_g -
+    max_{r != g} s_r: hinge a = max(0, 1 - 2 k m*), smooth hinge
+    a = max(0, 1 - m*)^2, logistic a = min(1, -log2 max softmax(s))."""
+    # hinge, k = 4: m* = 0.05, a = 1 - 8 * 0.05 = 0.6, e = 0.5: u = 0.8
+    s = [0.1, 0.0, 0.05, -1.0]
+    _check(GapMap(0.5, loss="hinge"), s, 3, 0, [0.4, 0.2, 0.2, 0.2])
+    # hinge, m* >= 1 / (2k): a = 0, u = e
+    _check(GapMap(0.2, loss="hinge"), [1.0, 0.0], 3, 0, [0.9, 0.1])
+    # smooth hinge, k = 3: m* = 0.5, a = 0.25, e = 0: u = 0.25
+    u = 0.25
+    want = [1 - u + u / 3, u / 3, u / 3]
+    _check(GapMap(0.0, loss="smooth_hinge"), [0.5, 0.0, -0.5], 3, 0, want)
+    _check(GapMap(0.0, loss="smooth_hinge"), [2.0, 0.5, 1.0], 3, 0, [1, 0, 0])
+    # logistic, k = 2: softmax (3/4, 1/4), a = log2(4/3)
+    u = math.log2(4 / 3)
+    want = [1 - u / 2, u / 2]
+    _check(GapMap(0.0, loss="logistic"), [math.log(3.0), 0.0], 3, 0, want)
+    # logistic at a tie: max softmax 1/2, a = 1: uniform
+    _check(GapMap(0.0, loss="logistic"), [0.3, 0.3], 3, 1, [0.5, 0.5])
+
+
+def test_conservative_by_hand():
+    """The greedy label when its score is >= threshold, else uniform."""
+    _check(Conservative(), [-0.1, 0.0, -2.0], 1, 1, [0.0, 1.0, 0.0])
+    _check(Conservative(), [-0.1, -0.3], 1, 0, [0.5, 0.5])
+    _check(Conservative(threshold=0.4), [0.4, 0.1], 1, 0, [1.0, 0.0])
+    _check(Conservative(threshold=0.5), [0.4, 0.1], 1, 0, [0.5, 0.5])
+
+
+# ---------------------------------------------------------------------------
 # parameter objects
 # ---------------------------------------------------------------------------
 @pytest.mark.parametrize("cls", list(RULES.values()), ids=list(RULES))

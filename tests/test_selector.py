@@ -274,7 +274,9 @@ def test_one_candidate_is_the_candidate_itself():
         P = sel.candidates_[0].exploration_distribution(X[i : i + 1])[0]
         fb = BanditFeedback(y[i : i + 1])
         sel.partial_fit(X[i : i + 1], fb)
-        assert fb.propensities_[0] == P[fb.actions_[0]]
+        # (the logged propensity is the tie marginal's sequential sum, the
+        # distribution its closed form: equal but for the last bits on ties)
+        assert fb.propensities_[0] == pytest.approx(P[fb.actions_[0]], rel=1e-15)
     assert sel.value_estimates_[0] == pytest.approx(1 - sel.n_mistakes_ / 300)
 
 

@@ -7,6 +7,15 @@
 # ``t`` (1-based global index) for the scores ``s`` and the tie-broken greedy
 # label ``greedy`` (an exact maximiser of ``s``) to ``p``. A rule may keep
 # per-class context that the learner updates (``class_updated``).
+#
+# Tie symmetry (every rule keeps it; the tie marginal relies on it): when
+# labels g and g' tie at the top score, p_g(a) and p_g'(a) are the same bits
+# for every other label a != g, g', p_g(g) = p_g'(g') mathematically, and
+# p_g(g') the same value for every tied g' != g. The rules read the greedy
+# label only through ``s[greedy]`` (the same at every tied label) and the
+# position of the greedy term; so the policy's marginal over the tied labels
+# needs at most two distributions (``BaseKernel.marginal_over``,
+# ``marginal_distribution``), O(k) instead of one per tied label.
 
 cimport cython
 from libc.math cimport exp, log2, pow

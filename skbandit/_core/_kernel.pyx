@@ -321,47 +321,37 @@ cdef class BaseKernel:
     cdef void marginal_distribution(self, long long t, double* out) noexcept nogil:
         # The policy's probability of each action for the scores in
         # ``self.scores``, tie-breaking included: with exact maximisers
-        # g_1 < ... < g_m, out[a] = (p_{g_1}(a) + ... + p_{g_m}(a)) / m,
-        # summed in class order then divided by m.
+        # g_1 < ... < g_m, out[a] = (p_{g_1}(a) + ... + p_{g_m}(a)) / m. By the
+        # rules' tie symmetry (``Explorer``), p_g(a) for a tied g != a is one
+        # value whichever tied g is greedy, and p_g(g) one value for every tied
+        # g (mathematically); so out[a] = p_{g_1}(a) for an untied a, and
+        # out[a] = (hi + (m - 1) lo) / m for every tied a, with hi = p_{g_1}(g_1)
+        # and lo = p_{g_2}(g_1): at most two distributions, O(k) however many
+        # classes tie (the sequential mean, as ``tie_marginal`` computes it for
+        # one action, would take m distributions; this closed form equals it
+        # mathematically and may differ from it in the last bits).
         cdef int k = self.n_classes
-        cdef int r, a, m
+        cdef int a, m, g2
         cdef const double* s = &self.scores[0]
-        cdef double best, hi, lo
+        cdef double best, v
         cdef int g = argmax_ties(s, k, 0.0, &m)
-        if m == 1:
-            self.distribution(s, t, g, out)
+        self.distribution(s, t, g, out)
+        if m == 1 or self.explorer.ignores_greedy:
+            # (the mean of m equal distributions is the distribution)
             return
         best = s[g]
-        for a in range(k):
-            out[a] = 0.0
-        if self.explorer.ignores_greedy:
-            # every tied label's distribution is the same: computed once, its
-            # m equal terms summed as the loop below would sum them
-            self.distribution(s, t, g, &self.proba_tmp[0])
-            for r in range(m):
-                for a in range(k):
-                    out[a] = out[a] + self.proba_tmp[a]
-        elif self.explorer.ties_share_rate:
-            # p_r(a) is hi for a = r and lo otherwise (``ties_share_rate``),
-            # both from one distribution: the same terms in the same order
-            self.distribution(s, t, g, &self.proba_tmp[0])
-            hi = self.proba_tmp[g]
-            lo = self.proba_tmp[g + 1 if g + 1 < k else 0]
-            for r in range(k):
-                if s[r] == best:
-                    for a in range(k):
-                        out[a] = out[a] + (hi if a == r else lo)
-        else:
-            for r in range(k):
-                if s[r] == best:
-                    self.distribution(s, t, r, &self.proba_tmp[0])
-                    for a in range(k):
-                        out[a] = out[a] + self.proba_tmp[a]
-        for a in range(k):
-            out[a] = out[a] / m
+        g2 = g + 1
+        while not s[g2] == best:
+            g2 += 1
+        self.distribution(s, t, g2, &self.proba_tmp[0])
+        v = (out[g] + (m - 1) * self.proba_tmp[g]) / m
+        for a in range(g, k):
+            if s[a] == best:
+                out[a] = v
 
     cdef double tie_marginal(self, long long t, int action) noexcept nogil:
-        # ``marginal_distribution(t)[action]``, computed for one action.
+        # ``marginal_over`` the exact maximisers of ``self.scores``: the
+        # sequential mean of p_g(action) over the tied labels g.
         cdef int k = self.n_classes
         cdef int r, m = 0
         cdef const double* s = &self.scores[0]
@@ -378,36 +368,45 @@ cdef class BaseKernel:
     cdef double marginal_over(self, long long t, int action, const int* labels,
                               int m) noexcept nogil:
         # The probability of ``action`` when the greedy label is drawn
-        # uniformly among ``labels[0..m-1]`` (in increasing order): the sum of
-        # its probabilities under each, in that order, divided by m. The one
-        # implementation of the tie marginal (``tie_marginal``, and kernels
-        # that find their tied labels otherwise, e.g. OffsetTree's walk).
-        # An explorer that ignores the greedy label (``ignores_greedy``: the
-        # softmax) gives every tied label the same distribution: it is
-        # computed once and its term added m times, the same sum (with k = 20
-        # classes all tied, as in a fresh model's rounds on unseen columns, this
-        # is 20 distributions of 20 exponentials less per round).
-        # An explorer whose tied labels share one rate (``ties_share_rate``:
-        # the gap map) gives p_g(action) = hi when g = action and lo otherwise,
-        # both read off one distribution: the same terms, in the same order.
-        cdef int i
-        cdef double total = 0.0, v, hi, lo
-        if self.explorer.ignores_greedy:
-            self.distribution(&self.scores[0], t, labels[0], &self.proba_tmp[0])
-            v = self.proba_tmp[action]
-            for i in range(m):
-                total = total + v
-            return total / m
-        if self.explorer.ties_share_rate and m >= 2:
-            self.distribution(&self.scores[0], t, labels[0], &self.proba_tmp[0])
-            hi = self.proba_tmp[labels[0]]
-            lo = self.proba_tmp[labels[1]]
-            for i in range(m):
-                total = total + (hi if labels[i] == action else lo)
-            return total / m
+        # uniformly among the tied ``labels[0..m-1]`` (in increasing order,
+        # m >= 1): the sum of p_g(action) over g in ``labels``, in that order,
+        # divided by m. The one implementation of the tie marginal of a played
+        # action (``tie_marginal``, and kernels that find their tied labels
+        # otherwise, e.g. OffsetTree's walk).
+        # By the rules' tie symmetry (``Explorer``) each term is one of two
+        # values: hi = p_action(action) when g = action, and lo = p_g(action)
+        # for every other tied g (the same bits whichever it is). Both are read
+        # off at most two distributions and the m terms summed in the same
+        # order as a distribution per tied label would: the same bits in O(k)
+        # instead of O(m k). A rule that ignores the greedy label (the
+        # softmax, ``ignores_greedy``) or plays every tied label at one rate
+        # (the gap map, ``ties_share_rate``) needs one distribution.
+        cdef int i, pos = -1
+        cdef double total = 0.0, hi, lo
+        cdef double* p = &self.proba_tmp[0]
         for i in range(m):
-            self.distribution(&self.scores[0], t, labels[i], &self.proba_tmp[0])
-            total = total + self.proba_tmp[action]
+            if labels[i] == action:
+                pos = i
+        if self.explorer.ignores_greedy:
+            self.distribution(&self.scores[0], t, labels[0], p)
+            hi = p[action]
+            lo = hi
+        elif self.explorer.ties_share_rate and m >= 2:
+            self.distribution(&self.scores[0], t, labels[0], p)
+            hi = p[labels[0]]
+            lo = p[labels[1]] if pos >= 0 else p[action]
+        elif pos < 0:
+            self.distribution(&self.scores[0], t, labels[0], p)
+            hi = p[action]  # (unused: no term has g = action)
+            lo = hi
+        else:
+            self.distribution(&self.scores[0], t, action, p)
+            hi = p[action]
+            if m >= 2:
+                self.distribution(&self.scores[0], t, labels[1 if pos == 0 else 0], p)
+            lo = p[action]
+        for i in range(m):
+            total = total + (hi if i == pos else lo)
         return total / m
 
     cdef int act(self, Row x, long long t, double u1, double u2,

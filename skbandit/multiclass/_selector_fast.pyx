@@ -8,7 +8,10 @@ One round at index ``t`` with candidates ``c = 0 .. C - 1`` and leader ``l``:
 
 * every candidate computes its scores and its distribution ``P_c`` (its
   policy's marginal distribution: exact ties of its greedy label averaged as in
-  ``BaseKernel.marginal_distribution``);
+  ``BaseKernel.marginal_distribution``, O(k)); for the played action ``a``,
+  ``P_c(a)`` and ``Q(a)`` are then taken from the sequential tie mean
+  (``BaseKernel.tie_marginal``, ``exact_at``), so the round's propensity and
+  estimates do not depend on the closed form's rounding;
 * the played distribution is the mixture
   ``Q = (1 - mix_t) P_l + mix_t * (beta_0 P_0 + ... + beta_{C-1} P_{C-1})``
   with ``mix_t`` the rate of round ``t`` of the selector's epsilon-greedy rule
@@ -294,6 +297,34 @@ cdef class SelectorKernel(BaseKernel):
         for a in range(self.n_classes):
             out[a] = (1.0 - mix) * self.P_tmp[lead, a] + mix * self.avg_tmp[a]
 
+    cdef void exact_at(self, long long t, int a) noexcept nogil:
+        # P_c(a), for every candidate whose scores tie, as the sequential mean
+        # over its tied labels (``BaseKernel.tie_marginal``: the bits of one
+        # distribution per tied label, in O(k)), and Q(a) from them: the
+        # propensity and the estimates' P_c(a) of the round are then those of
+        # the definition bit for bit, while ``average`` computed each P_c in
+        # O(k) by its closed form (equal mathematically, used for the draw).
+        cdef int c, j, lead = <int>self.lead[0]
+        cdef bint tied = False
+        cdef double total = 0.0
+        cdef double mix = self.mixer.rate(t), top = self.mixer.epsilon
+        for c in range(self.n_cand):
+            if self.m[c] > 1:
+                self.P[c, a] = (<BaseKernel>self.ptrs[c]).tie_marginal(t, a)
+                tied = True
+        if not tied:
+            return
+        for c in range(self.n_cand):
+            total = total + self.beta[c] * self.P[c, a]
+        if top > mix:
+            # ``mixture``'s share for a challenger on trial: the same operations
+            j = self.ahead()
+            if j >= 0:
+                total = (mix * total + (top - mix) * self.P[j, a]) / top
+                mix = top
+        self.avg[a] = total
+        self.proba[a] = (1.0 - mix) * self.P[lead, a] + mix * self.avg[a]
+
     cdef int act(self, Row x, long long t, double u1, double u2,
                  int* greedy, double* prob, double* marginal) noexcept nogil:
         cdef int k = self.n_classes
@@ -312,6 +343,7 @@ cdef class SelectorKernel(BaseKernel):
                                         k, u2, &mc)
         greedy[0] = self.g[<int>self.lead[0]]
         a = sample_inverse_cdf(&self.proba[0], k, u1)
+        self.exact_at(t, a)
         prob[0] = self.proba[a]
         marginal[0] = self.proba[a]
         self.u1 = u1
@@ -344,6 +376,9 @@ cdef class SelectorKernel(BaseKernel):
         cdef int C = self.n_cand
         cdef int c, mode, b
         cdef double pc, q, v = 0.0, lo = 0.0
+        if played != self.drawn:
+            # a logged action: its P_c as the draw's (``exact_at``)
+            self.exact_at(t, played)
         if self.any_own:
             # the acceptance uniform: (u1 - Q(0) - ... - Q(b-1)) / Q(b) for the
             # action b drawn by u1
