@@ -3,9 +3,12 @@
 On each stream of a suite of ``streams.py`` and each seed, one pass (one
 ``partial_fit`` call, ``classes`` given, learner ``random_state=seed``) of
 
-* each default candidate alone (``default_candidates()``, the same parameters);
-* ``OnlineSelector`` at each setting of ``--grid`` (``exploration`` x
-  ``exploration_decay`` x ``min_exploration`` x ``window`` x ``confidence`` x
+* each linear default candidate alone (``default_candidates()``, the same
+  parameters);
+* ``OnlineSelector(candidates=default_candidates())`` (the four linear
+  candidates; the nonlinear candidate that ``OnlineSelector()`` adds on narrow
+  rows is evaluated by ``eval_nonlinear.py``) at each setting of ``--grid``
+  (``exploration`` x ``exploration_decay`` x ``min_exploration`` x ``window`` x ``confidence`` x
   ``eliminated_share``; with ``exploration_decay=0`` the floor
   ``min_exploration`` plays no part) or at its defaults. The first three are
   the selector's ``exploration=EpsilonGreedy(exploration,
@@ -159,7 +162,11 @@ def _selector(setting: dict) -> OnlineSelector:
         "decay": s.pop("exploration_decay", 1 / 3),
         "min_epsilon": s.pop("min_exploration", 0.02),
     }
-    return OnlineSelector(exploration=EpsilonGreedy(**rate), **s)
+    # the linear candidates (the nonlinear one of the defaults is evaluated by
+    # eval_nonlinear.py): the selector against these four run alone
+    return OnlineSelector(
+        candidates=default_candidates(), exploration=EpsilonGreedy(**rate), **s
+    )
 
 
 def _error(est, X, y) -> float:

@@ -38,6 +38,7 @@ from skbandit import (
 )
 from skbandit.exploration import EpsilonGreedy
 from skbandit.multiclass._selector import default_candidates
+from skbandit.pipeline import BanditPipeline
 
 
 def _uniforms(seed, n):
@@ -211,7 +212,10 @@ def test_matches_reference_default_candidates(kind):
         eliminated_share=0.3,
         random_state=seed,
     )
-    cands = [ref.EstimatorRef(c, classes, X.shape[1]) for c in default_candidates()]
+    defaults = default_candidates(X.shape[1])  # the nonlinear candidate first
+    assert isinstance(defaults[0], BanditPipeline) and len(defaults) == 5
+    defaults[0].set_params(random_state=seed)  # drawn with the selector's seed
+    cands = [ref.EstimatorRef(c, classes, X.shape[1]) for c in defaults]
     expected = ref.selector(
         X,
         y,
@@ -372,7 +376,7 @@ def test_estimates_are_unbiased_for_each_candidates_value():
         random_state=0,
     )
     sel.partial_fit(X[:1], y[:1], classes=range(4))
-    truth = np.zeros(4)
+    truth = np.zeros(len(sel.candidates_))
     for i in range(1, X.shape[0]):
         for c, cand in enumerate(sel.candidates_):
             truth[c] += cand.exploration_distribution(X[i : i + 1])[0, y[i]]

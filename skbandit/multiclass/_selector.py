@@ -25,16 +25,50 @@ from skbandit.multiclass._selector_fast import SelectorKernel
 if TYPE_CHECKING:
     from skbandit._typing import RandomStateLike
 
-__all__ = ["OnlineSelector", "default_candidates"]
+__all__ = ["OnlineSelector", "default_candidates", "nonlinear_candidate"]
 
 # ``candidate_learning``: the kernel's codes (``_selector_fast.pyx``)
 _LEARNING_MODES = {"all": 0, "own": 1, "capped": 2}
 
 
-def default_candidates() -> list[BaseBanditClassifier]:
-    """The candidates ``OnlineSelector(candidates=None)`` runs, in order (the
-    first is the leader until the evidence says otherwise).
+#: The widest rows for which ``default_candidates`` includes the nonlinear
+#: candidate: its map costs ``O(D d)`` a round (``D = 1000`` features), which
+#: pays on dense tables and small images, not on wide or sparse rows.
+NONLINEAR_MAX_FEATURES = 256
 
+
+def nonlinear_candidate() -> BaseBanditClassifier:
+    """The nonlinear candidate of ``default_candidates``: a
+    :class:`~skbandit.BanditPipeline` of running standardisation, 1,000 random
+    Fourier features of the Gaussian kernel ``exp(-||u - u'||^2 / d)``
+    (``RBFSampler(gamma="scale")``, ``gamma = 1 / d`` after the scaler; Rahimi
+    and Recht 2007) and ``SquareCB(regressor="adagrad", learning_rate=0.1)``.
+    Chosen on the dense tuning streams (``benchmarks/eval_nonlinear.py``,
+    ``docs/results/nonlinear/``)."""
+    from sklearn.kernel_approximation import RBFSampler
+
+    from skbandit.linear_model import SquareCB
+    from skbandit.pipeline import BanditPipeline
+    from skbandit.preprocessing import OnlineStandardScaler
+
+    return BanditPipeline(
+        [
+            ("onlinestandardscaler", OnlineStandardScaler()),
+            ("rbfsampler", RBFSampler(gamma="scale", n_components=1000)),
+            ("squarecb", SquareCB(regressor="adagrad", learning_rate=0.1)),
+        ]
+    )
+
+
+def default_candidates(n_features: int | None = None) -> list[BaseBanditClassifier]:
+    """The candidates ``OnlineSelector(candidates=None)`` runs on rows of
+    ``n_features`` features, in order (the first is the leader until the
+    evidence says otherwise).
+
+    * ``nonlinear_candidate()``, first, when ``n_features`` is at most
+      ``NONLINEAR_MAX_FEATURES`` (256): random Fourier features of the
+      standardised rows learnt by SquareCB (a nonlinear policy; ``O(D d + D
+      k)`` a round with ``D = 1000``);
     * ``SquareCB()``: inverse gap weighting at its defaults (``gamma_t = 300
       t^0.75`` per class, the normalized (NAG) regression oracle);
     * ``SquareCB(exploration=InverseGap(300, exponent=0.5))``: the anytime
@@ -44,17 +78,35 @@ def default_candidates() -> list[BaseBanditClassifier]:
       learners; strong where the greedy action is learnt fast;
     * ``OffsetTree()``: the offset-tree reduction (importance-weighted binary
       learners at the nodes).
+
+    ``n_features=None`` gives the linear candidates only.
     """
     from skbandit.exploration import InverseGap
     from skbandit.linear_model import SquareCB
     from skbandit.multiclass import ConservativeOneVsAll, OffsetTree
 
-    return [
+    linear: list[BaseBanditClassifier] = [
         SquareCB(),
         SquareCB(exploration=InverseGap(300.0, exponent=0.5)),
         ConservativeOneVsAll(),
         OffsetTree(),
     ]
+    if n_features is None or n_features > NONLINEAR_MAX_FEATURES:
+        return linear
+    return [nonlinear_candidate(), *linear]
+
+
+def _seed_default_features(candidates, random_state) -> None:
+    """The default nonlinear candidate's random features are drawn with the
+    selector's ``random_state`` when it is an int, with 0 otherwise: a fixed
+    map of the rows, so the selector's state stays a function of its seed
+    (its own generator is not drawn from)."""
+    from skbandit.pipeline import BanditPipeline
+
+    seed = int(random_state) if isinstance(random_state, Integral) else 0
+    for c in candidates:
+        if isinstance(c, BanditPipeline) and c.random_state is None:
+            c.set_params(random_state=seed)
 
 
 def _length_error(candidates, kernels) -> RuntimeError:
@@ -70,9 +122,11 @@ def _item_slots(items) -> list[tuple]:
     return [(SLOT_ITEM, items, i) for i in range(len(items) + 1)]
 
 
-def _check_candidates(candidates) -> list[BaseBanditClassifier]:
+def _check_candidates(
+    candidates, n_features: int | None = None
+) -> list[BaseBanditClassifier]:
     if candidates is None:
-        return default_candidates()
+        return default_candidates(n_features)
     if isinstance(candidates, BaseBanditClassifier) or not hasattr(
         candidates, "__len__"
     ):
@@ -233,10 +287,13 @@ class OnlineSelector(ExplorationMixin, BaseBanditClassifier):
     ----------
     candidates : list of skbandit learners, default=None
         The candidate learners (bandit-feedback skbandit estimators; cloned at
-        the start of a fit). ``None`` runs ``default_candidates()``:
-        ``SquareCB()``, ``SquareCB(exploration=InverseGap(300, exponent=0.5))``,
-        ``ConservativeOneVsAll()`` and ``OffsetTree()``. The first candidate
-        is the leader at the start.
+        the start of a fit). ``None`` runs ``default_candidates(d)`` for rows
+        of ``d`` features: ``SquareCB()``, ``SquareCB(exploration=InverseGap(300,
+        exponent=0.5))``, ``ConservativeOneVsAll()`` and ``OffsetTree()``, after
+        ``nonlinear_candidate()`` (random Fourier features of the standardised
+        rows learnt by SquareCB, drawn with ``random_state`` when it is an int,
+        with 0 otherwise) when ``d <= 256``. The first candidate is the leader
+        at the start.
     exploration : "epsilon_greedy", EpsilonGreedy or None, default=None
         The exploration share ``μ_t`` (:mod:`skbandit.exploration`): the rate of
         an ``EpsilonGreedy`` rule whose "uniform" part is the candidates'
@@ -446,7 +503,9 @@ class OnlineSelector(ExplorationMixin, BaseBanditClassifier):
 
     # ---------------------------------------------------------------- state
     def _init_state(self, n_features, n_classes):
-        candidates = [clone(c) for c in _check_candidates(self.candidates)]
+        candidates = [clone(c) for c in _check_candidates(self.candidates, n_features)]
+        if self.candidates is None:
+            _seed_default_features(candidates, self.random_state)
         for c in candidates:
             c.n_features_in_ = n_features
             c._reset(self.classes_, n_features)
