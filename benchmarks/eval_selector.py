@@ -8,8 +8,8 @@ On each stream of a suite of ``streams.py`` and each seed, one pass (one
 * ``OnlineSelector(candidates=default_candidates())`` (the four linear
   candidates; the nonlinear candidate that ``OnlineSelector()`` adds on narrow
   rows is evaluated by ``eval_nonlinear.py``) at each setting of ``--grid``
-  (``exploration`` x ``exploration_decay`` x ``min_exploration`` x ``window`` x ``confidence`` x
-  ``eliminated_share``; with ``exploration_decay=0`` the floor
+  (``exploration`` x ``exploration_decay`` x ``min_exploration`` x ``window``
+  x ``confidence`` x ``eliminated_share``; with ``exploration_decay=0`` the floor
   ``min_exploration`` plays no part) or at its defaults. The first three are
   the selector's ``exploration=EpsilonGreedy(exploration,
   decay=exploration_decay, min_epsilon=min_exploration)``; the settings keep
