@@ -1,8 +1,10 @@
 """Nonlinear representations against Vowpal Wabbit tuned in hindsight.
 
 On each stream of a suite of ``streams.py`` and each seed, one pass (one
-``partial_fit`` call, ``classes`` given, learner ``random_state=seed``) of each
-learner of ``--learners`` (``LEARNERS`` below), with
+``partial_fit`` call, ``classes`` given, learner ``random_state=seed``) of
+``OnlineSelector()`` (the recommended default), the selector of the four
+linear candidates (``OnlineSelector(linear)``, the default before the
+nonlinear candidate) and ``SquareCB()``, with
 
 * ``vw-tuned``: Vowpal Wabbit's smallest online error over the grid
   ``streams.VW_GRID`` on that stream and seed (chosen in hindsight, per stream
@@ -129,9 +131,13 @@ def _full_info_regression(X, y, classes, lr: float = 0.1) -> float:
 
 def _learners():
     from skbandit import OnlineSelector, SquareCB
+    from skbandit.multiclass._selector import default_candidates
 
     return {
         "OnlineSelector()": lambda s: OnlineSelector(random_state=s),
+        "OnlineSelector(linear)": lambda s: OnlineSelector(
+            candidates=default_candidates(), random_state=s
+        ),
         "SquareCB()": lambda s: SquareCB(random_state=s),
     }
 
