@@ -399,7 +399,10 @@ def _logged_selector(params: dict, k: int):
 
     def run(X, U, t0, state, logged):
         if state is None:
-            cands = p["candidates"] or default_candidates()
+            cands = p["candidates"] or default_candidates(X.shape[1])
+            for c in cands:  # the default nonlinear candidate: features of seed 0
+                if "steps" in c.get_params() and c.random_state is None:
+                    c.set_params(random_state=0)
             state = SelectorState(
                 [EstimatorRef(c, np.arange(k), X.shape[1]) for c in cands],
                 mix=mixer.epsilon,

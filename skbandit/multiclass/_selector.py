@@ -96,17 +96,15 @@ def default_candidates(n_features: int | None = None) -> list[BaseBanditClassifi
     return [nonlinear_candidate(), *linear]
 
 
-def _seed_default_features(candidates, random_state) -> None:
-    """The default nonlinear candidate's random features are drawn with the
-    selector's ``random_state`` when it is an int, with 0 otherwise: a fixed
-    map of the rows, so the selector's state stays a function of its seed
-    (its own generator is not drawn from)."""
+def _seed_default_features(candidates) -> None:
+    """The default nonlinear candidate's random features are drawn with seed 0:
+    a fixed map of the rows (as a hashing seed is), so the selector's state
+    stays a function of its own seed and its generator is not drawn from."""
     from skbandit.pipeline import BanditPipeline
 
-    seed = int(random_state) if isinstance(random_state, Integral) else 0
     for c in candidates:
         if isinstance(c, BanditPipeline) and c.random_state is None:
-            c.set_params(random_state=seed)
+            c.set_params(random_state=0)
 
 
 def _length_error(candidates, kernels) -> RuntimeError:
@@ -291,9 +289,8 @@ class OnlineSelector(ExplorationMixin, BaseBanditClassifier):
         of ``d`` features: ``SquareCB()``, ``SquareCB(exploration=InverseGap(300,
         exponent=0.5))``, ``ConservativeOneVsAll()`` and ``OffsetTree()``, after
         ``nonlinear_candidate()`` (random Fourier features of the standardised
-        rows learnt by SquareCB, drawn with ``random_state`` when it is an int,
-        with 0 otherwise) when ``d <= 256``. The first candidate is the leader
-        at the start.
+        rows learnt by SquareCB; its features drawn with seed 0, a fixed map)
+        when ``d <= 256``. The first candidate is the leader at the start.
     exploration : "epsilon_greedy", EpsilonGreedy or None, default=None
         The exploration share ``μ_t`` (:mod:`skbandit.exploration`): the rate of
         an ``EpsilonGreedy`` rule whose "uniform" part is the candidates'
@@ -505,7 +502,7 @@ class OnlineSelector(ExplorationMixin, BaseBanditClassifier):
     def _init_state(self, n_features, n_classes):
         candidates = [clone(c) for c in _check_candidates(self.candidates, n_features)]
         if self.candidates is None:
-            _seed_default_features(candidates, self.random_state)
+            _seed_default_features(candidates)
         for c in candidates:
             c.n_features_in_ = n_features
             c._reset(self.classes_, n_features)
