@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import pickle
 from numbers import Integral, Real
 from typing import TYPE_CHECKING, Self
 
@@ -253,7 +254,9 @@ class RegressionReduction(
     _default_exploration = SquareCB._default_exploration
     _exploration_values = SquareCB._exploration_values
 
-    _state_attrs = ("estimators_", "n_updates_", "_buffer")
+    # the arrays of the state protocol (skbandit._base._state); the regressors
+    # and the buffer are added by ``_get_state``
+    _state_attrs = ("n_updates_",)
 
     def __init__(
         self,
@@ -282,6 +285,13 @@ class RegressionReduction(
         tags.input_tags.sparse = base.__sklearn_tags__().input_tags.sparse
         return tags
 
+    def __getstate__(self):
+        # the validated-parameter slots are compiled (not picklable): a copy
+        # or an unpickled learner validates its parameters anew
+        state = dict(super().__getstate__())
+        state.pop("_validated_params", None)
+        return state
+
     # ------------------------------------------------------------- state
     def _init_state(self, n_features: int, n_classes: int) -> None:
         base = _default_regressor() if self.estimator is None else self.estimator
@@ -306,15 +316,32 @@ class RegressionReduction(
         self._buffer = []  # (X rows, actions, rewards, scores) per segment
 
     def _get_state(self) -> dict:
+        """The state protocol's copy (``skbandit._base._state``), with the
+        regressors as their pickle (bytes: equal exactly when the objects'
+        contents are) and the buffer as arrays (its rows dense)."""
         state = super()._get_state()
-        state["estimators_"] = copy.deepcopy(self.estimators_)
-        state["_buffer"] = list(self._buffer)
+        state["estimators_"] = pickle.dumps(
+            self.estimators_, protocol=pickle.HIGHEST_PROTOCOL
+        )
+        buffer, k = self._buffer, self.classes_.shape[0]
+        rows = [e[0].toarray() if sp.issparse(e[0]) else e[0] for e in buffer]
+        state["_buffer"] = {
+            "X": np.vstack(rows) if rows else np.empty((0, self.n_features_in_)),
+            "actions": np.concatenate([e[1] for e in buffer] or [np.empty(0, int)]),
+            "rewards": np.concatenate([e[2] for e in buffer] or [np.empty(0)]),
+            "scores": np.vstack([e[3] for e in buffer] or [np.empty((0, k))]),
+        }
         return state
 
     def _set_state(self, state: dict) -> None:
         state = dict(state)
-        state["estimators_"] = copy.deepcopy(state["estimators_"])
-        state["_buffer"] = list(state["_buffer"])
+        self.estimators_ = pickle.loads(state.pop("estimators_"))
+        b = state.pop("_buffer")
+        self._buffer = (
+            [(b["X"].copy(), b["actions"].copy(), b["rewards"].copy(), b["scores"].copy())]
+            if b["actions"].shape[0]
+            else []
+        )
         super()._set_state(state)
 
     @property
@@ -390,6 +417,10 @@ class RegressionReduction(
             )
         return S
 
+    def _score_rows(self, X) -> np.ndarray:
+        """Scores of validated rows (the skeleton's hook): predicted rewards."""
+        return self._predict_rewards(X)
+
     def _per_class_fitted(self) -> bool:
         """Whether the fitted state holds one regressor per class (else one
         multi-output regressor; there are at least two classes)."""
@@ -418,7 +449,8 @@ class RegressionReduction(
             return
         self._before_update()
         Xs = [entry[0] for entry in buffer]
-        X = sp.vstack(Xs, format="csr") if sp.issparse(Xs[0]) else np.vstack(Xs)
+        sparse = any(sp.issparse(rows) for rows in Xs)
+        X = sp.vstack(Xs, format="csr") if sparse else np.vstack(Xs)
         actions = np.concatenate([entry[1] for entry in buffer])
         # the regressors model the reward's offset from initial_reward
         rewards = np.concatenate([entry[2] for entry in buffer])
