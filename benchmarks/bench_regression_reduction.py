@@ -1,4 +1,4 @@
-"""Online error and rounds/s of ``RegressionReduction`` beside the linear ``SquareCB()``.
+"""Online error and rounds/s of ``RegressionReduction`` beside ``SquareCB()``.
 
 On generated nonlinear streams (no download), one pass, seeds 0..S-1, the
 online error ``n_mistakes_ / t_`` and the rounds per second of one
@@ -156,7 +156,9 @@ def main(argv=None) -> None:
                 start = time.perf_counter()
                 est.partial_fit(Xs[:n], y[:n], classes=classes)
                 seconds = time.perf_counter() - start
-                rows.setdefault(label, []).append((est.n_mistakes_ / est.t_, n / seconds))
+                rows.setdefault(label, []).append(
+                    (est.n_mistakes_ / est.t_, n / seconds)
+                )
             full = full_information_mlp(X, y, seed)
             rows.setdefault("full information MLP(64), batch 8", []).append(
                 (full, float("nan"))

@@ -7,10 +7,10 @@ distribution (the rule's NumPy twin, ``BaseExploration.distribution``, through
 ``batch_size`` rounds and the targets each regressor learns. Per round ``t``
 (1-based, global), with ``k`` classes and ``r0 = initial_reward``:
 
-1. Scores, one row at a time: ``s_a = r0 + model_a.predict(x)`` for a class
-   whose regressor has learned (``n_a > 0``), else ``r0`` (``per_class``); one
-   multi-output model: ``r0`` for every class before its first update, then
-   ``r0 + model.predict(x)``.
+1. Outputs, one row at a time: ``o_a = model_a.predict(x)`` for a class whose
+   regressor has learned (``n_a > 0``), else 0 (``per_class``); one
+   multi-output model: 0 before its first update, then ``model.predict(x)``.
+   Scores ``s = r0 + o``.
 2. ``explore_round``: greedy label among the exact maximisers by ``u2``, the
    rule's distribution (``counts = n``: SquareCB's per-class floor), inverse
    CDF on ``u1``, the marginal over tied greedy labels.
@@ -18,8 +18,8 @@ distribution (the rule's NumPy twin, ``BaseExploration.distribution``, through
    and reward on a logged round); when the buffer holds ``batch_size`` rounds,
    ``per_class``: for each played class in increasing order, its model learns
    its rows with targets ``r - r0``; multi-output: the model learns every row
-   with targets ``s - r0``, ``r - r0`` at the played class. ``n_a`` counts the
-   rows of class ``a`` learned.
+   with targets ``o`` (zero residual), ``r - r0`` at the played class.
+   ``n_a`` counts the rows of class ``a`` learned.
 
 The regressor of the entries is ``BucketMean``: the mean target of the rows
 learned so far, separately for ``x_0 > 0`` and ``x_0 <= 0`` (per output for a
@@ -89,9 +89,7 @@ def regression_reduction(
     """``(played, propensities, state)`` of the rows of X from ``state``
     (None: fresh); ``logged = (actions, rewards, propensities)`` learns the
     logged rounds instead of simulating with labels ``y``."""
-    rule = resolved_exploration(
-        "RegressionReduction", {"exploration": exploration}, k
-    )
+    rule = resolved_exploration("RegressionReduction", {"exploration": exploration}, k)
     r0 = float(initial_reward)
     if state is None:
         n_models = k if per_class else 1
@@ -108,16 +106,15 @@ def regression_reduction(
     for i in range(n):
         x = X[i : i + 1]
         if per_class:
-            s = np.array(
-                [
-                    r0 + float(models[a].predict(x)[0]) if counts[a] > 0 else r0
-                    for a in range(k)
-                ]
-            )
+            out = np.array(
+                [float(models[a].predict(x)[0]) if counts[a] > 0 else 0.0
+                 for a in range(k)]
+            )  # fmt: skip
         elif counts.sum() == 0:
-            s = np.full(k, r0)
+            out = np.zeros(k)
         else:
-            s = r0 + np.asarray(models[0].predict(x))[0]
+            out = np.asarray(models[0].predict(x))[0]
+        s = r0 + out
         a, _, _, marginal = explore_round(
             _Counted(rule, counts), s, t0 + i + 1, U[i, 0], U[i, 1]
         )
@@ -127,7 +124,7 @@ def regression_reduction(
         else:
             a, r = int(logged[0][i]), float(logged[1][i])
             played[i], props[i] = a, float(logged[2][i])
-        buffer.append((x, a, r, s))
+        buffer.append((x, a, r, out))
         if len(buffer) == batch_size:
             _learn(models, counts, buffer, per_class, r0)
             buffer.clear()
@@ -155,7 +152,7 @@ def _learn(models, counts, buffer, per_class, r0) -> None:
             models[a].partial_fit(Xb[mask], targets[mask])
             counts[a] += int(mask.sum())
         return
-    Y = np.array([b[3] for b in buffer]) - r0
+    Y = np.array([b[3] for b in buffer])
     for j, a in enumerate(actions):
         Y[j, a] = targets[j]
         counts[a] += 1

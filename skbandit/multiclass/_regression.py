@@ -1,9 +1,8 @@
-"""Any scikit-learn regressor with ``partial_fit`` as a bandit learner's reward model."""
+"""Any scikit-learn regressor with ``partial_fit`` as a bandit learner's model."""
 
 from __future__ import annotations
 
 import copy
-import pickle
 from numbers import Integral, Real
 from typing import TYPE_CHECKING, Self
 
@@ -11,6 +10,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context, clone
 from sklearn.linear_model import SGDRegressor
+from sklearn.utils import get_tags
 from sklearn.utils._param_validation import HasMethods, Interval
 from sklearn.utils.validation import check_consistent_length, check_is_fitted
 
@@ -87,8 +87,8 @@ class RegressionReduction(
        ``partial_fit``: with ``per_class=True`` class :math:`a`'s regressor
        takes the rows where :math:`a` was played, target the reward :math:`r`;
        with ``per_class=False`` the multi-output regressor takes every row with
-       target vector :math:`y = s` (its own predictions at play time) except
-       :math:`y_a = r` at the played class, so that the squared loss
+       target vector its own outputs at play time except the played class's
+       target, so that the squared loss
        :math:`\frac12 \lVert \hat y(x) - y \rVert^2` has the gradient of the
        played class's loss :math:`\frac12 (\hat y_a(x) - r)^2` alone (the
        other outputs' residuals are zero), the update SquareCB's oracle makes.
@@ -282,7 +282,10 @@ class RegressionReduction(
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         base = _default_regressor() if self.estimator is None else self.estimator
-        tags.input_tags.sparse = base.__sklearn_tags__().input_tags.sparse
+        try:
+            tags.input_tags.sparse = get_tags(base).input_tags.sparse
+        except (AttributeError, TypeError):  # not an estimator (refused by fit)
+            tags.input_tags.sparse = False
         return tags
 
     def __getstate__(self):
@@ -313,32 +316,37 @@ class RegressionReduction(
             models.append(model)
         self.estimators_ = models
         self.n_updates_ = np.zeros(n_classes, dtype=np.int64)
-        self._buffer = []  # (X rows, actions, rewards, scores) per segment
+        self._buffer = []  # (X rows, actions, rewards, offsets) per segment
 
     def _get_state(self) -> dict:
-        """The state protocol's copy (``skbandit._base._state``), with the
-        regressors as their pickle (bytes: equal exactly when the objects'
-        contents are) and the buffer as arrays (its rows dense)."""
+        """The state protocol's copy (``skbandit._base._state``), with deep
+        copies of the regressors (``_ModelCopies``: equal when every attribute
+        is, arrays bitwise) and the buffer as arrays (its rows dense)."""
         state = super()._get_state()
-        state["estimators_"] = pickle.dumps(
-            self.estimators_, protocol=pickle.HIGHEST_PROTOCOL
-        )
+        state["estimators_"] = _ModelCopies(self.estimators_)
         buffer, k = self._buffer, self.classes_.shape[0]
         rows = [e[0].toarray() if sp.issparse(e[0]) else e[0] for e in buffer]
         state["_buffer"] = {
             "X": np.vstack(rows) if rows else np.empty((0, self.n_features_in_)),
             "actions": np.concatenate([e[1] for e in buffer] or [np.empty(0, int)]),
             "rewards": np.concatenate([e[2] for e in buffer] or [np.empty(0)]),
-            "scores": np.vstack([e[3] for e in buffer] or [np.empty((0, k))]),
+            "offsets": np.vstack([e[3] for e in buffer] or [np.empty((0, k))]),
         }
         return state
 
     def _set_state(self, state: dict) -> None:
         state = dict(state)
-        self.estimators_ = pickle.loads(state.pop("estimators_"))
+        self.estimators_ = copy.deepcopy(state.pop("estimators_").models)
         b = state.pop("_buffer")
         self._buffer = (
-            [(b["X"].copy(), b["actions"].copy(), b["rewards"].copy(), b["scores"].copy())]
+            [
+                (
+                    b["X"].copy(),
+                    b["actions"].copy(),
+                    b["rewards"].copy(),
+                    b["offsets"].copy(),
+                )
+            ]
             if b["actions"].shape[0]
             else []
         )
@@ -356,6 +364,8 @@ class RegressionReduction(
         from the deep copy ``_before_update`` made before their first update in
         the call) and the generator to its state before the call."""
         saved = dict(self.__dict__)
+        if "_buffer" in saved:  # (appended to in place)
+            saved["_buffer"] = list(saved["_buffer"])
         rng = self.__dict__.get("_rng")
         rng_state = None if rng is None else _rng_snapshot(rng)
         self._call_copies = {}
@@ -385,30 +395,12 @@ class RegressionReduction(
 
     # --------------------------------------------------------- the model
     def _predict_rewards(self, X) -> np.ndarray:
-        """Predicted rewards (n_samples, n_classes) under the current models."""
-        n, k = X.shape[0], self.classes_.shape[0]
-        init = float(self.initial_reward)
-        if n == 0:
-            return np.empty((0, k))
-        if not self._per_class_fitted():
-            if self.n_updates_.sum() == 0:
-                return np.full((n, k), init)
-            S = init + np.asarray(self.estimators_[0].predict(X), dtype=np.float64)
-            if S.shape != (n, k):
-                raise ValueError(
-                    f"{type(self).__name__}(per_class=False): the regressor "
-                    f"predicted an array of shape {S.shape} for {n} rows; it "
-                    f"must predict the {k} classes' rewards, shape ({n}, {k})."
-                )
-        else:
-            S = np.empty((n, k))
-            for a, model in enumerate(self.estimators_):
-                if self.n_updates_[a] == 0:
-                    S[:, a] = init
-                else:
-                    S[:, a] = np.asarray(model.predict(X), dtype=np.float64).reshape(n)
-                    S[:, a] += init
-        S = np.ascontiguousarray(S)
+        """Predicted rewards (n_samples, n_classes): ``initial_reward`` plus
+        the regressors' outputs (``_predict_offsets``)."""
+        return self._predict_rewards_from(self._predict_offsets(X))
+
+    def _predict_rewards_from(self, D) -> np.ndarray:
+        S = float(self.initial_reward) + D
         if not np.all(np.isfinite(S)):
             raise ValueError(
                 f"{type(self).__name__}: the regressor predicted a non-finite "
@@ -416,6 +408,28 @@ class RegressionReduction(
                 "The call was rolled back."
             )
         return S
+
+    def _predict_offsets(self, X) -> np.ndarray:
+        """The regressors' outputs (n_samples, n_classes): the predicted
+        offsets of the rewards from ``initial_reward``, 0 for a class whose
+        regressor has not learned yet."""
+        n, k = X.shape[0], self.classes_.shape[0]
+        if n == 0 or self.n_updates_.sum() == 0:
+            return np.zeros((n, k))
+        if not self._per_class_fitted():
+            D = np.asarray(self.estimators_[0].predict(X), dtype=np.float64)
+            if D.shape != (n, k):
+                raise ValueError(
+                    f"{type(self).__name__}(per_class=False): the regressor "
+                    f"predicted an array of shape {D.shape} for {n} rows; it "
+                    f"must predict the {k} classes' rewards, shape ({n}, {k})."
+                )
+            return np.ascontiguousarray(D)
+        D = np.zeros((n, k))
+        for a, model in enumerate(self.estimators_):
+            if self.n_updates_[a] > 0:
+                D[:, a] = np.asarray(model.predict(X), dtype=np.float64).reshape(n)
+        return D
 
     def _score_rows(self, X) -> np.ndarray:
         """Scores of validated rows (the skeleton's hook): predicted rewards."""
@@ -461,9 +475,8 @@ class RegressionReduction(
                 self.estimators_[a].partial_fit(X[mask], rewards[mask])
                 self.n_updates_[a] += int(np.count_nonzero(mask))
         else:
-            # play-time scores: zero residual on the classes not played
+            # the play-time outputs: zero residual on the classes not played
             Y = np.concatenate([entry[3] for entry in buffer])
-            Y -= float(self.initial_reward)
             Y[np.arange(Y.shape[0]), actions] = rewards
             try:
                 self.estimators_[0].partial_fit(X, Y)
@@ -533,7 +546,8 @@ class RegressionReduction(
             m = min(n - pos, B - self._n_buffered())
             seg = rows[pos : pos + m]
             Xs = X[seg]
-            S = self._predict_rewards(Xs)
+            D = self._predict_offsets(Xs)
+            S = self._predict_rewards_from(D)
             explorer = self._explorer_now(rule)
             acts = np.empty(m, dtype=np.int64)
             for j in range(m):
@@ -552,7 +566,7 @@ class RegressionReduction(
                     rewards[pos + j] = logged[1][i]
                     props[pos + j] = logged[2][i]
             played[pos : pos + m] = acts
-            self._buffer.append((Xs, acts, rewards[pos : pos + m].copy(), S))
+            self._buffer.append((Xs, acts, rewards[pos : pos + m].copy(), D))
             pos += m
             if self._n_buffered() >= B:
                 self._flush()
@@ -810,19 +824,59 @@ class RegressionReduction(
         proba : ndarray of shape (n_samples, n_classes)
             Rows sum to one; columns in ``classes_`` order.
         """
-        S = self._scores(X)
+        return self._distribution(self._scores(X), self.t_ + 1)
+
+    def _distribution(self, S, t: int) -> np.ndarray:
+        """The policy's distribution at round ``t`` for each row of scores
+        ``S`` (exact ties of the greedy class sharing its mass)."""
         explorer = self._explorer_now()
-        t = self.t_ + 1
         out = np.empty_like(S)
         for j in range(S.shape[0]):
             out[j] = self._tie_marginal(explorer, S[j], t)
         return out
 
 
+class _ModelCopies:
+    """Deep copies of the regressors, for the state protocol: two are equal
+    when every attribute of every regressor is (recursively; arrays bitwise,
+    generators by state). A pickle is not a comparable copy: its bytes change
+    with a round trip."""
+
+    __slots__ = ("models",)
+    __hash__ = None  # type: ignore[assignment]
+
+    def __init__(self, models) -> None:
+        self.models = copy.deepcopy(models)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, _ModelCopies) and _same(self.models, other.models)
+
+    def __repr__(self) -> str:
+        return f"_ModelCopies({self.models!r})"
+
+
+def _same(a, b) -> bool:
+    """Structural equality of two objects' contents (``_ModelCopies``)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, np.ndarray):
+        return a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
+    if isinstance(a, list | tuple):
+        return len(a) == len(b) and all(map(_same, a, b))
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_same(a[key], b[key]) for key in a)
+    if isinstance(a, np.random.RandomState):
+        return _same(a.get_state(legacy=False), b.get_state(legacy=False))
+    if isinstance(a, np.random.Generator):
+        return _same(a.bit_generator.state, b.bit_generator.state)
+    if hasattr(a, "__dict__") and not isinstance(a, type):
+        return _same(vars(a), vars(b))
+    return bool(a == b) or (a != a and b != b)  # (NaN equals NaN here)
+
+
 def _check_logged_length(X, logged: LoggedFeedback) -> None:
     if X.shape[0] != len(logged):
         raise ValueError(
-            f"X has {X.shape[0]} rows but the LoggedFeedback has "
-            f"{len(logged)} rounds."
+            f"X has {X.shape[0]} rows but the LoggedFeedback has {len(logged)} rounds."
         )
     check_consistent_length(X, logged.actions)
