@@ -326,7 +326,8 @@ class RegressionReduction(
             models.append(model)
         self.estimators_ = models
         self.n_updates_ = np.zeros(n_classes, dtype=np.int64)
-        self._buffer = []  # (X rows, actions, rewards, offsets) per segment
+        # (X rows, actions, rewards, offsets) per segment of play
+        self._buffer: list[tuple] = []
 
     def _get_state(self) -> dict:
         """The state protocol's copy (``skbandit._base._state``), with deep
@@ -759,7 +760,7 @@ class RegressionReduction(
             self._reset(classes, X.shape[1])
         n = X.shape[0]
         pending = self._n_pending
-        uniforms = ActingMixin._peek_uniforms(self, pending, n)  # type: ignore[arg-type]
+        uniforms = ActingMixin._peek_uniforms(self, pending, n)
         S = self._predict_rewards(X)
         explorer = self._explorer_now()
         actions = np.empty(n, dtype=np.int64)
