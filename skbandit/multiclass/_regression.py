@@ -15,6 +15,7 @@ from sklearn.utils._param_validation import HasMethods, Interval
 from sklearn.utils.validation import check_consistent_length, check_is_fitted
 
 from skbandit._base._acting import ActingMixin
+from skbandit._base._scoring import ScoringMixin
 from skbandit._base._state import StateMixin, _rng_restore, _rng_snapshot
 from skbandit._base._validation import InputValidationMixin, _check_classes
 from skbandit._core._kernel import py_argmax_ties, py_sample_checked
@@ -38,6 +39,7 @@ def _default_regressor() -> SGDRegressor:
 class RegressionReduction(
     ExplorationMixin,
     ClassifierMixin,
+    ScoringMixin,
     StateMixin,
     InputValidationMixin,
     BaseEstimator,
@@ -443,7 +445,9 @@ class RegressionReduction(
         return D
 
     def _score_rows(self, X) -> np.ndarray:
-        """Scores of validated rows (the skeleton's hook): predicted rewards."""
+        """Scores of validated rows (``ScoringMixin``'s hook, which
+        ``decision_function`` and ``predict`` read): predicted rewards."""
+        self._check_structure()
         return self._predict_rewards(X)
 
     def _per_class_fitted(self) -> bool:
@@ -778,46 +782,6 @@ class RegressionReduction(
         check_is_fitted(self)
         return self.__dict__.get("_n_pending", 0)
 
-    def _scores(self, X) -> np.ndarray:
-        check_is_fitted(self)
-        self._check_structure()
-        return self._predict_rewards(self._validate_X(X, reset=False))
-
-    def decision_function(self, X: MatrixLike) -> np.ndarray:
-        """Predicted rewards of each class on each row.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Rows to score.
-
-        Returns
-        -------
-        scores : ndarray of shape (n_samples, n_classes) or (n_samples,)
-            With two classes, ``score(classes_[1]) - score(classes_[0])``.
-        """
-        scores = self._scores(X)
-        if scores.shape[1] == 2:
-            return scores[:, 1] - scores[:, 0]
-        return scores
-
-    def predict(self, X: MatrixLike) -> np.ndarray:
-        """Greedy prediction: the class with the highest predicted reward.
-
-        Exact ties go to the first class in ``classes_`` order.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Rows to classify.
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
-        """
-        scores = self._scores(X)
-        return self.classes_[np.argmax(scores, axis=1)]
-
     def exploration_distribution(self, X: MatrixLike) -> np.ndarray:
         """Probability of playing each class on each row at the next round.
 
@@ -835,6 +799,7 @@ class RegressionReduction(
         proba : ndarray of shape (n_samples, n_classes)
             Rows sum to one; columns in ``classes_`` order.
         """
+        # (ScoringMixin's: check_is_fitted, _validate_X, _score_rows)
         return self._distribution(self._scores(X), self.t_ + 1)
 
     def _distribution(self, S, t: int) -> np.ndarray:
