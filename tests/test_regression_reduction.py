@@ -22,6 +22,7 @@ from numpy.testing import assert_array_equal
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.linear_model import SGDRegressor
 from sklearn.neural_network import MLPRegressor
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from skbandit import BanditFeedback, RegressionReduction, SquareCB
 from skbandit.exploration import EpsilonGreedy
@@ -272,3 +273,22 @@ def test_learns_a_nonlinear_stream_the_linear_learner_cannot():
     linear_error = np.mean(linear.predict(X[3000:]) != y[3000:])
     assert linear_error > 0.4  # the stream is not linearly learnable
     assert nonlinear_error < 0.5 * linear_error
+
+
+# scikit-learn's checks with a network as the reward model (one multi-output
+# MLP; its training-accuracy check runs 5 passes over about 100 rows: the
+# network needs a larger step than MLPRegressor's default 1e-3)
+@parametrize_with_checks(
+    [
+        RegressionReduction(
+            estimator=MLPRegressor(
+                hidden_layer_sizes=(16,), learning_rate_init=0.01, random_state=0
+            ),
+            per_class=False,
+            batch_size=4,
+            random_state=0,
+        )
+    ]
+)
+def test_sklearn_checks_with_a_network(estimator, check):
+    check(estimator)
