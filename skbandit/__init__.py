@@ -43,5 +43,6 @@ if TYPE_CHECKING:  # the same names, for static analysis (mypy, IDEs)
     from skbandit.multiclass import ConservativeOneVsAll as ConservativeOneVsAll
     from skbandit.multiclass import OffsetTree as OffsetTree
     from skbandit.multiclass import OnlineSelector as OnlineSelector
+    from skbandit.multiclass import RegressionReduction as RegressionReduction
     from skbandit.multiclass import SeparableOneVsAll as SeparableOneVsAll
     # END GENERATED

@@ -41,6 +41,10 @@ class Entry:
     # the scores include a fitted intercept (``intercept_``): an all-zero row
     # does not make every class tie
     intercept: bool = False
+    # a meta-estimator whose rounds run in Python around arbitrary models (no
+    # compiled kernel, journal or one-row calls): the tests of the compiled
+    # machinery (``KERNEL_ENTRIES`` in ``_registry.py``) do not apply to it
+    python_loop: bool = False
 
     @property
     def name(self) -> str:
@@ -66,4 +70,6 @@ class Entry:
 def _is_bandit(cls: type, params: tuple) -> bool:
     est = cls(**dict(params), random_state=0)
     est.partial_fit(np.ones((1, 1)), [0], classes=[0, 1])
+    if not hasattr(est, "_make_kernel"):  # a Python-loop learner (python_loop)
+        return True
     return not est._make_kernel().full_information

@@ -25,6 +25,7 @@ from _entry import Entry
 __all__ = [
     "BANDIT_ENTRIES",
     "ENTRIES",
+    "KERNEL_ENTRIES",
     "LOGGED_ADAPTERS",
     "Entry",
     "entry_params",
@@ -64,6 +65,12 @@ def _discover() -> tuple[list[Entry], dict[str, Callable[..., Any]]]:
 ENTRIES, LOGGED_ADAPTERS = _discover()
 
 BANDIT_ENTRIES = [e for e in ENTRIES if e.bandit]
+
+# The learners whose rounds run in the compiled drivers (``skbandit._core``):
+# the tests of that machinery (undo journal, one-row calls, lean rows, kernel
+# cache, live sessions) run over these; a Python-loop meta-estimator
+# (``Entry.python_loop``) has none of it and is left out of them.
+KERNEL_ENTRIES = [e for e in ENTRIES if not e.python_loop]
 
 
 def entry_params(entries: list[Entry] | None = None) -> list[Any]:

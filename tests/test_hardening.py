@@ -20,7 +20,8 @@ from _helpers import (
     assert_same_state,
     snapshot,
 )
-from _registry import ENTRIES, entry_params
+from _registry import KERNEL_ENTRIES as ENTRIES
+from _registry import entry_params
 from numpy.testing import assert_array_equal
 from sklearn import get_config
 
@@ -31,7 +32,7 @@ from skbandit._core._testing import PoisonedKernel, RecordingKernel
 from skbandit.base import LinearBanditClassifier, _kernel_arrays
 from skbandit.exploration import EpsilonGreedy, InverseGap
 
-ALL = entry_params()
+ALL = entry_params(ENTRIES)
 K, D = 4, 6
 
 

@@ -11,7 +11,7 @@ import pickle
 import numpy as np
 import pytest
 from _helpers import assert_same_learner
-from _registry import ENTRIES
+from _registry import KERNEL_ENTRIES as ENTRIES
 
 import skbandit.base as base
 from skbandit import Banditron, LoggedFeedback, OnlineSelector, SquareCB

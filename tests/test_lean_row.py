@@ -17,7 +17,7 @@ from _helpers import (
     single_rows,
     snapshot,
 )
-from _registry import ENTRIES
+from _registry import KERNEL_ENTRIES as ENTRIES
 from sklearn.base import BaseEstimator
 
 import skbandit._base._validation as val

@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from _helpers import assert_same_learner, assert_same_state, snapshot
-from _registry import BANDIT_ENTRIES
+from _registry import KERNEL_ENTRIES
 from numpy.testing import assert_array_equal
 from sklearn.utils._param_validation import InvalidParameterError
 
@@ -34,6 +34,9 @@ from skbandit._base._validation import _one_code
 from skbandit._core._kernel import Journal, OneRow, lean_rows
 from skbandit.exploration import EpsilonGreedy, InverseGap
 from skbandit.feedback import OffPolicyWarning
+
+# (the Python-loop learners have no live session: KERNEL_ENTRIES)
+BANDIT_ENTRIES = [e for e in KERNEL_ENTRIES if e.bandit]
 
 
 def _buffered_rng(seed=0) -> np.random.Generator:

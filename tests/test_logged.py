@@ -51,6 +51,8 @@ def _distribution_at_round(est, X, t):
     from skbandit._core._kernel import run_distribution
     from skbandit.base import _kernel_arrays
 
+    if not hasattr(est, "_make_kernel"):  # a Python-loop learner (python_loop)
+        return est._distribution(est._scores(X), t)
     out = np.empty((X.shape[0], len(est.classes_)))
     assert run_distribution(est._make_kernel(), *_kernel_arrays(X), t, out) == len(X)
     return out

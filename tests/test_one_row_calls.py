@@ -25,11 +25,11 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from _helpers import assert_same_learner, single_rows
-from _registry import entry_params
+from _registry import KERNEL_ENTRIES, entry_params
 
 from skbandit import LoggedFeedback, OffPolicyWarning, SeparableOneVsAll
 
-ALL = entry_params()
+ALL = entry_params(KERNEL_ENTRIES)
 K = 3
 # caches a failed call may drop (the kernel's) or leave made (the validated
 # parameters' slots: valid whatever the call did afterwards)

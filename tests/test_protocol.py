@@ -561,7 +561,11 @@ def test_exploration_distribution(entry, k):
     ):
         # any other rule: its NumPy twin at the next round, ties shared (the
         # per-class context of inverse gap weighting: the update counts)
-        context = {"counts": est.n_updates_} if entry.name == "SquareCB" else {}
+        context = (
+            {"counts": est.n_updates_}
+            if entry.name in ("SquareCB", "RegressionReduction")
+            else {}
+        )
         t = est.t_ + 1
         for s, p in zip(S, P, strict=True):
             G = np.flatnonzero(s == s.max())

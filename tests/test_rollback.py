@@ -22,13 +22,14 @@ import pytest
 import scipy.sparse as sp
 from _data import make_stream
 from _helpers import assert_same_learner, assert_same_log, assert_same_state, snapshot
-from _registry import ENTRIES, entry_params
+from _registry import KERNEL_ENTRIES as ENTRIES
+from _registry import entry_params
 
 from skbandit import SOBA, BanditFeedback, Banditron, LoggedFeedback
 from skbandit._core._kernel import Journal
 from skbandit.base import BaseBanditClassifier
 
-ALL = entry_params()
+ALL = entry_params(ENTRIES)
 
 
 @pytest.fixture(autouse=True)

@@ -18,6 +18,9 @@ if TYPE_CHECKING:  # the same names, for static analysis (mypy, IDEs)
         ConservativeOneVsAll as ConservativeOneVsAll,
     )
     from skbandit.multiclass._offset_tree import OffsetTree as OffsetTree
+    from skbandit.multiclass._regression import (
+        RegressionReduction as RegressionReduction,
+    )
     from skbandit.multiclass._selector import OnlineSelector as OnlineSelector
     from skbandit.multiclass._separable_ova import (
         SeparableOneVsAll as SeparableOneVsAll,
