@@ -123,8 +123,12 @@ def test_defaults_fingerprint_covers_every_public_learner():
             assert len(row) == 1, (cls.__name__, kind)
             for field in ("plays", "state", "scores", "logged", "fit"):
                 assert f" {field} " in row[0]
-    # a dense row and its CSR twin play and learn the same
+    # a dense row and its CSR twin play and learn the same (but for a learner
+    # that hands the rows as given to a user's model, which may round its
+    # sparse and dense paths apart: RegressionReduction)
     for cls in public_estimator_classes():
+        if not getattr(cls, "_dense_csr_alike", True):
+            continue
         dense, csr = (
             next(line for line in lines if line.split()[:2] == [cls.__name__, kind])
             for kind in ("dense", "csr")

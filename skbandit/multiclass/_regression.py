@@ -133,6 +133,9 @@ class RegressionReduction(
     ----------
     estimator : regressor with ``partial_fit`` or None, default=None
         The reward model, cloned (one clone per class with ``per_class=True``).
+        It receives the rows as given, dense or CSR, so a dense input and its
+        CSR twin play alike only when its sparse and dense paths round alike
+        (scikit-learn's ``SGDRegressor``'s differ in the last bits).
         ``None``: ``SGDRegressor(learning_rate="constant", eta0=0.01,
         penalty=None)``, plain SGD with a constant step (the features should
         be of unit scale: put a scaler in front, or use
@@ -245,6 +248,11 @@ class RegressionReduction(
     >>> print(P.shape, f"{P.sum():.6f}")
     (1, 4) 1.000000
     """
+
+    # rows reach the regressor as given, dense or CSR: the two inputs play
+    # alike only when the regressor's sparse and dense paths round alike
+    # (scikit-learn's SGDRegressor's do not, in the last bits)
+    _dense_csr_alike = False
 
     _parameter_constraints: dict = {
         "estimator": [HasMethods(["partial_fit", "predict"]), None],
