@@ -155,7 +155,15 @@ NAMED: dict[str, tuple[str, str, str]] = {
 }
 
 #: mutant id -> why it cannot change behaviour (left out of the rate)
-EQUIVALENT: dict[str, str] = {}
+EQUIVALENT: dict[str, str] = {
+    "selector:_selector_fast.pyx:446": (
+        "var <= 0 clamps a zero variance to zero: the same value"
+    ),
+    "selector:_selector.py:663": (
+        "the round index passed to run_scores for decision_function: no "
+        "kernel's scores depend on it (t enters the distributions only)"
+    ),
+}
 
 #: (pattern, replacement) pairs; a line takes the first that applies at a
 #: position drawn among its matches.

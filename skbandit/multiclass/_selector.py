@@ -97,13 +97,12 @@ def default_candidates(n_features: int | None = None) -> list[BaseBanditClassifi
 
 
 def _seed_default_features(candidates) -> None:
-    """The default nonlinear candidate's random features are drawn with seed 0:
-    a fixed map of the rows (as a hashing seed is), so the selector's state
-    stays a function of its own seed and its generator is not drawn from."""
-    from skbandit.pipeline import BanditPipeline
-
+    """The default candidates take ``random_state=0``: the nonlinear one draws
+    its random features with it (a fixed map of the rows, as a hashing seed
+    is), the others draw nothing from theirs (the selector's uniforms drive
+    every candidate), so the selector's state stays a function of its seed."""
     for c in candidates:
-        if isinstance(c, BanditPipeline) and c.random_state is None:
+        if c.random_state is None:
             c.set_params(random_state=0)
 
 
