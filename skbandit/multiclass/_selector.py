@@ -289,7 +289,8 @@ class OnlineSelector(ExplorationMixin, BaseBanditClassifier):
         exponent=0.5))``, ``ConservativeOneVsAll()`` and ``OffsetTree()``, after
         ``nonlinear_candidate()`` (random Fourier features of the standardised
         rows learnt by SquareCB; its features drawn with seed 0, a fixed map)
-        when ``d <= 256``. The first candidate is the leader at the start.
+        when ``d <= 256`` and there are at most 100 classes. The first
+        candidate is the leader at the start.
     exploration : "epsilon_greedy", EpsilonGreedy or None, default=None
         The exploration share ``μ_t`` (:mod:`skbandit.exploration`): the rate of
         an ``EpsilonGreedy`` rule whose "uniform" part is the candidates'
