@@ -93,7 +93,13 @@ from bench_live import HASHED_CLASSES, hashed_stream
 from sklearn.base import BaseEstimator
 
 import skbandit
-from skbandit import SOBA, LoggedFeedback, OffPolicyWarning, SeparableOneVsAll
+from skbandit import (
+    SOBA,
+    BanditPipeline,
+    LoggedFeedback,
+    OffPolicyWarning,
+    SeparableOneVsAll,
+)
 
 TARGET = 1.1
 
@@ -145,13 +151,16 @@ def cases(args: argparse.Namespace) -> list[Case]:
 # ------------------------------------------------------------------- sizes
 def state_arrays(est: Any) -> Iterator[np.ndarray]:
     """The state's arrays, not copied: ``_state_attrs`` and, recursively, the
-    candidates of an ``OnlineSelector`` (what ``_get_state`` copies)."""
+    candidates of an ``OnlineSelector`` and the learner of a ``BanditPipeline``
+    (what ``_get_state`` copies)."""
     for name in est._state_attrs:
         value = getattr(est, name)
         if isinstance(value, np.ndarray):
             yield value
     for candidate in getattr(est, "candidates_", ()):
         yield from state_arrays(candidate)
+    if isinstance(est, BanditPipeline):
+        yield from state_arrays(est.learner_)
 
 
 def model_nbytes(est: Any) -> int:

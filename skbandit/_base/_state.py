@@ -204,13 +204,14 @@ class StateMixin:
         self._init_state(n_features, classes.shape[0])
 
     def _model_bytes(self) -> int:
-        """Bytes of the state arrays (a meta-learner's candidates' included)."""
-        return sum(
+        """Bytes of the state arrays (a meta-learner's candidates' included,
+        each by its own ``_model_bytes``: a pipeline's learner, a store)."""
+        own = sum(
             value.nbytes
-            for learner in (self, *self.__dict__.get("candidates_", ()))
-            for name in learner._state_attrs
-            if isinstance(value := getattr(learner, name), np.ndarray)
+            for name in self._state_attrs
+            if isinstance(value := getattr(self, name), np.ndarray)
         )
+        return own + sum(c._model_bytes() for c in self.__dict__.get("candidates_", ()))
 
     def _state_finite(self) -> bool:
         """Every value of every floating-point state array finite (O(model):
