@@ -155,6 +155,18 @@ def run(args) -> dict:
             X, y = load_stream(stream.name, seed, suite=args.suite)
             row = store.setdefault(f"{stream.name}/{seed}", {})
             dense = not sp.issparse(X)
+            if args.order_study and "OnlineSelector(nonlinear last)" not in row:
+                from skbandit import OnlineSelector
+                from skbandit.multiclass._selector import default_candidates
+
+                cands = default_candidates(X.shape[1], len(np.unique(y)))
+                for c in cands:  # as the defaults are seeded
+                    c.set_params(random_state=0)
+                row["OnlineSelector(nonlinear last)"] = _error(
+                    OnlineSelector(candidates=cands[1:] + cands[:1], random_state=seed),
+                    X,
+                    y,
+                )
             for name, make in learners.items():
                 if name not in row:
                     t0 = time.perf_counter()
@@ -238,6 +250,8 @@ def rank(store: dict, seeds, base: str = "OnlineSelector()") -> str:
         ratios = {}
         for n in names:
             rows = [store[f"{n}/{s}"] for s in seeds]
+            if not all(c in r for r in rows):  # a sparse stream: no features
+                continue
             ratios[n] = np.mean([r[c] for r in rows]) / np.mean([r[base] for r in rows])
         ranked.append((max(ratios.values()), np.mean(list(ratios.values())), c, ratios))
     ranked.sort(key=lambda r: r[:2])
@@ -249,6 +263,53 @@ def rank(store: dict, seeds, base: str = "OnlineSelector()") -> str:
     return "\n".join(lines)
 
 
+def report(store: dict, suite: str, seeds, vw_caches, learner: str) -> str:
+    """``learner``'s mean error per stream against VW tuned in hindsight (the
+    mean over the seeds whose VW grid has run; from ``vw_caches``) and the
+    full-information limit (the smallest ``full-info`` error), with ratios."""
+    vw: dict = {}
+    for path in vw_caches:
+        with open(path) as f:
+            for key, row in json.load(f).items():
+                ran = [e for e in row.values() if e is not None]
+                if ran:
+                    vw[key] = min(ran)
+    names = sorted({k.rsplit("/", 1)[0] for k in store})
+    head = f"{'stream':22s} {'error':>8s} {'linear':>8s} {'full-info':>9s}"
+    lines = [head + f" {'VW tuned':>9s} {'/VW':>6s} {'/full':>6s} seeds(VW)"]
+    vw_ratios, full_ratios = {}, {}
+    for n in names:
+        rows = [store[f"{n}/{s}"] for s in seeds if f"{n}/{s}" in store]
+        err = np.mean([r[learner] for r in rows])
+        lin = np.mean([r["OnlineSelector(linear)"] for r in rows])
+        full = np.mean(
+            [min(v for c, v in r.items() if c.startswith("full-info")) for r in rows]
+        )
+        with_vw = [s for s in seeds if f"{suite}/{n}/{s}" in vw]
+        line = f"{n:22s} {err:8.4f} {lin:8.4f} {full:9.4f}"
+        if with_vw:
+            v = np.mean([vw[f"{suite}/{n}/{s}"] for s in with_vw])
+            e = np.mean([store[f"{n}/{s}"][learner] for s in with_vw])
+            vw_ratios[n] = e / v
+            line += f" {v:9.4f} {e / v:6.2f}"
+        else:
+            line += f" {'-':>9s} {'-':>6s}"
+        full_ratios[n] = err / full
+        lines.append(line + f" {err / full:6.2f} {len(with_vw)}")
+    if vw_ratios:
+        r = np.array(list(vw_ratios.values()))
+        lines.append(
+            f"ratio to VW tuned: median {np.median(r):.2f}, worst {r.max():.2f} "
+            f"({len(r)} streams)"
+        )
+    f = np.array(list(full_ratios.values()))
+    lines.append(
+        f"within 1.25x of the full-information limit: {int(np.sum(f <= 1.25))} "
+        f"of {len(f)} streams"
+    )
+    return "\n".join(lines)
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--suite", default="tuning", choices=sorted(SUITES))
@@ -257,9 +318,26 @@ def main(argv=None) -> int:
     p.add_argument("--rff", type=int, nargs="*", default=[])
     p.add_argument("--rff-scale", type=float, nargs="+", default=[1.0])
     p.add_argument("--full-info", action="store_true")
+    p.add_argument(
+        "--order-study",
+        action="store_true",
+        help="also the defaults with the nonlinear candidate last",
+    )
     p.add_argument("--vw-cache", default=None)
     p.add_argument("--out", default=None)
+    p.add_argument(
+        "--report",
+        nargs="*",
+        default=None,
+        metavar="VW_CACHE",
+        help="print the report of --out's results against these VW caches",
+    )
     a = p.parse_args(argv)
+    if a.report is not None:
+        with open(os.path.join(a.out, f"{a.suite}.json")) as f:
+            store = json.load(f)
+        print(report(store, a.suite, a.seeds, a.report, "OnlineSelector()"))
+        return 0
     store = run(a)
     print(table(store, a.seeds))
     if a.rff:
