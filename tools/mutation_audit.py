@@ -159,6 +159,12 @@ EQUIVALENT: dict[str, str] = {
     "selector:_selector_fast.pyx:446": (
         "var <= 0 clamps a zero variance to zero: the same value"
     ),
+    "exploration:_explore.pyx:101": (
+        "reads_scores only decides which kernels may host a rule (OffsetTree's "
+        "walk, which computes no full score vector), and the adaptive rule "
+        "reads SOBA's statistic, so only SOBA hosts it: over-declaring refuses "
+        "nothing that runs"
+    ),
     "selector:_selector.py:663": (
         "the round index passed to run_scores for decision_function: no "
         "kernel's scores depend on it (t enters the distributions only)"

@@ -239,18 +239,6 @@ cdef class ConservativeExplorer(Explorer):
                 p[r] = 1.0 / k
 
 
-def py_gap_map(int loss, const double[::1] scores, int greedy):
-    """The compiled gap map ``a(s)`` at greedy label ``greedy``."""
-    cdef int k = <int>scores.shape[0]
-    if loss not in (GAP_LOGISTIC, GAP_HINGE, GAP_SMOOTH_HINGE):
-        raise ValueError(f"unknown loss code {loss}")
-    if k < 2:
-        raise ValueError("scores must have at least 2 entries")
-    if not 0 <= greedy < k:
-        raise ValueError("greedy out of range")
-    return gap_map(loss, &scores[0], k, greedy)
-
-
 def py_inverse_gap(const double[::1] scores, int greedy, const double[::1] gamma,
                    bint clip):
     """The compiled inverse-gap-weighting distribution (``inverse_gap``) for

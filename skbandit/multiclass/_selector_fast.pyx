@@ -480,12 +480,3 @@ cdef class SelectorKernel(BaseKernel):
             total = total + self.beta[c]
         for c in range(C):
             self.beta[c] = self.beta[c] / total
-
-    # ------------------------------------------------ Python-callable twins
-    def py_candidate_distributions(self):
-        """A copy of the candidates' distributions ``P`` (C, k) of the last round."""
-        return np.array(self.P, copy=True)
-
-    def py_candidate_greedy(self):
-        """The candidates' tie-broken greedy labels of the last ``act``."""
-        return np.array(self.g, copy=True)
