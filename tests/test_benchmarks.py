@@ -188,8 +188,14 @@ def test_bench_many_classes_smoke_run(tmp_path):
     for name in learners:
         warm = {r["k"] for r in rows if r["learner"] == name and r["state"] == "warm"}
         assert warm == ({20, 30} if name in ("SquareCB", "Banditron") else {20})
-    # the warm-up broke the ties, the fresh learners tie somewhere
-    assert all(r["tied"] == 0.0 for r in rows if r["state"] == "warm")
+    # the warm-up broke the ties of the two learners the table reads as
+    # "untied" (a selector or a pipeline may keep ties among classes its
+    # nonlinear candidate has not seen), the fresh learners tie somewhere
+    assert all(
+        r["tied"] == 0.0
+        for r in rows
+        if r["state"] == "warm" and r["learner"] in ("SquareCB", "Banditron")
+    )
     assert any(r["tied"] > 0.0 for r in rows if r["state"] == "fresh")
     assert "VW --cbify 30" in out.stdout
     assert "| `SquareCB` | untied |" in out.stdout
