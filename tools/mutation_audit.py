@@ -165,6 +165,13 @@ EQUIVALENT: dict[str, str] = {
         "reads SOBA's statistic, so only SOBA hosts it: over-declaring refuses "
         "nothing that runs"
     ),
+    "exploration:_explore.pyx:107": (
+        "the adaptive rate min(1, g): g >= 1 or g > 1 give 1 at g = 1 alike"
+    ),
+    "squarecb:_oracle.pyx:166": (
+        "rescaling a weight whose scale is 0 multiplies a zero weight (a "
+        "feature never seen has no weight) by 0: the same value"
+    ),
     "selector:_selector.py:663": (
         "the round index passed to run_scores for decision_function: no "
         "kernel's scores depend on it (t enters the distributions only)"
