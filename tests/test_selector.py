@@ -652,3 +652,20 @@ def test_eval_selector_switches_smoke_run(tmp_path):
     cells = row.strip("|").split("|")[2:]
     assert len(cells) == 2
     assert all(c.strip().count("/") == 1 for c in cells)
+
+
+def test_default_candidates_nonlinear_only_on_narrow_rows_and_few_classes():
+    """The defaults put the nonlinear pipeline first on rows of at most 256
+    features and at most 100 classes, and keep the four linear candidates
+    otherwise (the bounds are inclusive); the selector builds them for the
+    stream's width and classes."""
+    assert isinstance(default_candidates(256, 100)[0], BanditPipeline)
+    for d, k in [(257, 10), (8, 101), (None, None)]:
+        cands = default_candidates(d, k)
+        assert len(cands) == 4, (d, k)
+        assert not any(isinstance(c, BanditPipeline) for c in cands), (d, k)
+    X = np.random.default_rng(0).normal(size=(202, 8))
+    for k, expected in [(100, 5), (101, 4)]:
+        sel = OnlineSelector(random_state=0)
+        sel.partial_fit(X, np.arange(202) % k, classes=np.arange(k))
+        assert len(sel.candidates_) == expected, k

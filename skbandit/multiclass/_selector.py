@@ -31,10 +31,12 @@ __all__ = ["OnlineSelector", "default_candidates", "nonlinear_candidate"]
 _LEARNING_MODES = {"all": 0, "own": 1, "capped": 2}
 
 
-#: The widest rows for which ``default_candidates`` includes the nonlinear
-#: candidate: its map costs ``O(D d)`` a round (``D = 1000`` features), which
-#: pays on dense tables and small images, not on wide or sparse rows.
+#: The widest rows and the most classes for which ``default_candidates``
+#: includes the nonlinear candidate: its round costs ``O(D (d + k))`` with
+#: ``D = 1000`` features, which pays on dense tables and small images with
+#: tens of classes, not on wide or sparse rows or catalogues of many items.
 NONLINEAR_MAX_FEATURES = 256
+NONLINEAR_MAX_CLASSES = 100
 
 
 def nonlinear_candidate() -> BaseBanditClassifier:
@@ -60,13 +62,16 @@ def nonlinear_candidate() -> BaseBanditClassifier:
     )
 
 
-def default_candidates(n_features: int | None = None) -> list[BaseBanditClassifier]:
+def default_candidates(
+    n_features: int | None = None, n_classes: int | None = None
+) -> list[BaseBanditClassifier]:
     """The candidates ``OnlineSelector(candidates=None)`` runs on rows of
-    ``n_features`` features, in order (the first is the leader until the
-    evidence says otherwise).
+    ``n_features`` features and ``n_classes`` classes, in order (the first is
+    the leader until the evidence says otherwise).
 
     * ``nonlinear_candidate()``, first, when ``n_features`` is at most
-      ``NONLINEAR_MAX_FEATURES`` (256): random Fourier features of the
+      ``NONLINEAR_MAX_FEATURES`` (256) and ``n_classes`` (if given) at most
+      ``NONLINEAR_MAX_CLASSES`` (100): random Fourier features of the
       standardised rows learnt by SquareCB (a nonlinear policy; ``O(D d + D
       k)`` a round with ``D = 1000``);
     * ``SquareCB()``: inverse gap weighting at its defaults (``gamma_t = 300
@@ -91,7 +96,11 @@ def default_candidates(n_features: int | None = None) -> list[BaseBanditClassifi
         ConservativeOneVsAll(),
         OffsetTree(),
     ]
-    if n_features is None or n_features > NONLINEAR_MAX_FEATURES:
+    if (
+        n_features is None
+        or n_features > NONLINEAR_MAX_FEATURES
+        or (n_classes is not None and n_classes > NONLINEAR_MAX_CLASSES)
+    ):
         return linear
     return [nonlinear_candidate(), *linear]
 
@@ -120,10 +129,10 @@ def _item_slots(items) -> list[tuple]:
 
 
 def _check_candidates(
-    candidates, n_features: int | None = None
+    candidates, n_features: int | None = None, n_classes: int | None = None
 ) -> list[BaseBanditClassifier]:
     if candidates is None:
-        return default_candidates(n_features)
+        return default_candidates(n_features, n_classes)
     if isinstance(candidates, BaseBanditClassifier) or not hasattr(
         candidates, "__len__"
     ):
@@ -500,7 +509,9 @@ class OnlineSelector(ExplorationMixin, BaseBanditClassifier):
 
     # ---------------------------------------------------------------- state
     def _init_state(self, n_features, n_classes):
-        candidates = [clone(c) for c in _check_candidates(self.candidates, n_features)]
+        candidates = [
+            clone(c) for c in _check_candidates(self.candidates, n_features, n_classes)
+        ]
         if self.candidates is None:
             _seed_default_features(candidates)
         for c in candidates:
