@@ -346,3 +346,32 @@ def test_the_gallery_example_declares_vowpalwabbit(monkeypatch):
         for dist in dists.get(module, [module])
     }
     assert needed <= declared, needed - declared
+
+
+def test_params_are_the_learners_own_scalar_parameters():
+    """coba's result columns: the family, the learner's top-level scalar
+    parameters (no nested ``a__b`` keys, no objects), the vectorizer's class
+    when there is one and the declared reward range."""
+    from sklearn.feature_extraction import FeatureHasher
+
+    from skbandit.exploration import EpsilonGreedy
+
+    learner = Banditron(exploration=EpsilonGreedy(0.25), random_state=3)
+    params = CobaLearner(learner).params
+    assert params["family"] == "skbandit.Banditron"
+    assert params["random_state"] == 3
+    assert "exploration" not in params  # an object, not a scalar
+    assert not any("__" in key for key in params)
+    assert "vectorizer" not in params
+    hashed = CobaLearner(learner, vectorizer=FeatureHasher(8), reward_range=(-1, 2))
+    assert hashed.params["vectorizer"] == "FeatureHasher"
+    assert hashed.params["reward_range"] == [-1, 2]
+
+
+def test_action_previews_mark_only_truncated_sets():
+    """An error naming an action set shows its first five actions and '...'
+    only when there are more than five."""
+    from skbandit.integrations.coba import _preview
+
+    assert _preview(list(range(5))) == "[0, 1, 2, 3, 4]"
+    assert _preview(list(range(6))) == "[0, 1, 2, 3, 4, ...]"

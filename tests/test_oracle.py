@@ -126,3 +126,27 @@ def test_inconsistent_state_arrays_are_refused():
             st, "sgd", learning_rate=0.1, fit_intercept=True, step_cap=1.0,
             shared_scale=False,
         )  # fmt: skip
+
+
+@pytest.mark.parametrize("bad", ["b", "S", "G", "Gb", "N", "n_upd"])
+def test_inconsistent_state_shapes_are_refused(bad):
+    """Every state array must match the (d, k) of W: one array of a wrong
+    length (the others right) is refused."""
+    d, k = 4, 3
+    arrays = {
+        "W": np.zeros((d, k)),
+        "b": np.zeros(k),
+        "S": np.zeros((d, k)),
+        "G": np.zeros((d, k)),
+        "Gb": np.zeros(k),
+        "N": np.zeros(k),
+        "n_upd": np.zeros(k, dtype=np.int64),
+    }
+    arr = arrays[bad]
+    arrays[bad] = np.zeros((d + 1, k) if arr.ndim == 2 else k + 1, dtype=arr.dtype)
+    with pytest.raises(ValueError, match="inconsistent shapes"):
+        RegressionOracle(
+            arrays["W"], arrays["b"], arrays["S"], arrays["G"], arrays["Gb"],
+            arrays["N"], arrays["n_upd"], int(RegressorKind.REG_NORMALIZED),
+            0.5, True, 1.0, True,
+        )  # fmt: skip
