@@ -225,3 +225,14 @@ def test_errors():
         progressive_validation(Banditron(), X, y, chunk_size=0)
     with pytest.raises(ValueError, match="rows"):
         progressive_validation(Banditron(), X, y[:2])
+
+
+def test_no_progress_bar_unless_asked(capsys):
+    """Progressive validation is silent by default (``progress=False``): a
+    bar on stderr only when asked for."""
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(200, 5)), rng.integers(0, 3, 200)
+    list(iter_progressive_validation(Banditron(random_state=0), X, y, chunk_size=50))
+    progressive_validation(Banditron(random_state=0), X, y, chunk_size=50)
+    captured = capsys.readouterr()
+    assert captured.err == "" and captured.out == ""

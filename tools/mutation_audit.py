@@ -172,6 +172,10 @@ EQUIVALENT: dict[str, str] = {
         "rescaling a weight whose scale is 0 multiplies a zero weight (a "
         "feature never seen has no weight) by 0: the same value"
     ),
+    "rollback:_transaction.py:286": (
+        "a block the journal did not shorten (done == n) rewinds the generator "
+        "and redraws the same n pairs: the same state, some work more"
+    ),
     "selector:_selector.py:663": (
         "the round index passed to run_scores for decision_function: no "
         "kernel's scores depend on it (t enters the distributions only)"
