@@ -627,3 +627,13 @@ def test_loaders_reject_bad_arguments(tmp_path):
     (tmp_path / "t10k-labels-idx1-ubyte").write_bytes(b"hello world")
     with pytest.raises(ValueError, match="IDX"):
         fetch_mnist(path=not_idx)
+
+
+def test_synsep_needs_room_for_the_common_coordinates():
+    """Each row switches on 20 common coordinates beyond the ``n_rare`` rare
+    ones (Kakade et al. 2008), so ``n_features`` must be at least ``n_rare +
+    20``: one fewer is refused, exactly that many is accepted."""
+    with pytest.raises(ValueError, match="n_features"):
+        make_synsep(10, n_features=39, n_rare=20, random_state=0)
+    X, _ = make_synsep(10, n_features=40, n_rare=20, random_state=0)
+    assert X.shape == (10, 40)
