@@ -325,7 +325,8 @@ ENTRIES: list[Entry] = [
             ({"candidates": []}, "candidates"),
             ({"candidates": [Banditron(exploration=EpsilonGreedy(2.0))]}, "epsilon"),
             ({"candidate_learning": "thinned"}, "candidate_learning"),
-            ({"candidate_learning": ["own"] * 3}, "one per candidate \\(4\\)"),
+            # the defaults on the tests' 5-feature rows: five candidates
+            ({"candidate_learning": ["own"] * 3}, "one per candidate \\(5\\)"),
             ({"candidate_learning": 1}, "candidate_learning"),
         ),
         valid_edge_params=(
@@ -343,7 +344,7 @@ ENTRIES: list[Entry] = [
             {"exploration": EpsilonGreedy(0.01, decay=1 / 3, min_epsilon=0.02)},
             {"candidate_learning": "own"},
             {"candidate_learning": "capped"},
-            {"candidate_learning": ["all", "all", "own", "capped"]},
+            {"candidate_learning": ["all", "own", "all", "own", "capped"]},
         ),
     ),
     Entry(

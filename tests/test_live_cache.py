@@ -41,6 +41,7 @@ from skbandit._core._kernel import (
     Slots,
 )
 from skbandit.exploration import EpsilonGreedy, InverseGap
+from skbandit.multiclass._selector import default_candidates
 
 pytestmark = pytest.mark.filterwarnings("ignore::skbandit.OffPolicyWarning")
 
@@ -153,7 +154,7 @@ def test_slots_are_not_pickled():
 
 @pytest.mark.parametrize(
     "make",
-    [lambda: OnlineSelector(random_state=0), None],
+    [lambda: OnlineSelector(default_candidates(), random_state=0), None],
     ids=["selector", "own-rollback-point"],
 )
 def test_cached_slots_keep_no_reference_to_the_learner(make):
@@ -190,6 +191,9 @@ def _stream(n=60, d=5, seed=0):
 
 
 def _selector(candidates=None, **params):
+    # the four linear default candidates (the tests name them by position)
+    if candidates is None:
+        candidates = default_candidates()
     return OnlineSelector(candidates, random_state=0, **params)
 
 

@@ -415,8 +415,10 @@ class OnlineSelector(ExplorationMixin, BaseBanditClassifier):
     >>> from skbandit import OnlineSelector
     >>> X, y = load_digits(return_X_y=True)
     >>> sel = OnlineSelector(random_state=0).partial_fit(X / 16, y, classes=range(10))
-    >>> len(sel.candidates_), sel.t_
-    (4, 1797)
+    >>> len(sel.candidates_), sel.t_  # 64 features: the nonlinear one first
+    (5, 1797)
+    >>> type(sel.candidates_[0]).__name__
+    'BanditPipeline'
     """
 
     _parameter_constraints: dict = {
@@ -468,7 +470,12 @@ class OnlineSelector(ExplorationMixin, BaseBanditClassifier):
         candidates = _check_candidates(self.candidates)
         for c in candidates:
             c._validate_params()
-        self._learning_modes(candidates)
+        if "candidates_" in self.__dict__:
+            self._learning_modes(self.candidates_)
+        elif self.candidates is not None or isinstance(self.candidate_learning, str):
+            # a list for the defaults is checked against the candidates the
+            # rows call for (four or five) when they are made
+            self._learning_modes(candidates)
 
     _default_exploration = "epsilon_greedy"
     _exploration_values = {"epsilon_greedy": {"epsilon": 0.5}}
