@@ -180,18 +180,6 @@ EQUIVALENT: dict[str, str] = {
         "as _oracle.pyx:166, for the shared scale: a weight whose scale is 0 "
         "is 0, and rescaling it by 0 leaves it 0"
     ),
-    "off_policy:_off_policy.py:279": (
-        "the bisection's tolerance 1e-10 * upper or 1e-10 / upper (upper is "
-        "of order 1): the bound moves by less than 1e-9 and is rounded down"
-    ),
-    "datasets:_samples_generator.py:111": (
-        "astype of indptr to the index dtype copies or not: a fresh array "
-        "either way, owned by the matrix"
-    ),
-    "datasets:_samples_generator.py:295": (
-        "a label redrawn when u <= noise rather than u < noise: differs only "
-        "at u == noise exactly, probability 0 for a continuous draw"
-    ),
     "selector:_selector.py:663": (
         "the round index passed to run_scores for decision_function: no "
         "kernel's scores depend on it (t enters the distributions only)"
