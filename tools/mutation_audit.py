@@ -50,12 +50,39 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 #: area -> (source files, targeted test files)
 AREAS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "kernels": (
+        (
+            "skbandit/linear_model/_banditron_fast.pyx",
+            "skbandit/linear_model/_bandit_pa_fast.pyx",
+            "skbandit/multiclass/_pa.pxd",
+            "skbandit/linear_model/_gaptron_fast.pyx",
+            "skbandit/linear_model/_soba_fast.pyx",
+            "skbandit/linear_model/_pnewtron_fast.pyx",
+            "skbandit/linear_model/_perceptron_fast.pyx",
+            "skbandit/multiclass/_conservative_ova_fast.pyx",
+            "skbandit/multiclass/_offset_tree_fast.pyx",
+            "skbandit/multiclass/_separable_ova_fast.pyx",
+        ),
+        (
+            "tests/test_reference.py",
+            "tests/test_averaging.py",
+            "tests/test_soba.py",
+            "tests/test_gaptron.py",
+            "tests/test_bandit_pa.py",
+            "tests/test_offset_tree.py",
+            "tests/test_ova.py",
+        ),
+    ),
     "selector": (
         ("skbandit/multiclass/_selector.py", "skbandit/multiclass/_selector_fast.pyx"),
         ("tests/test_selector.py",),
     ),
     "exploration": (
-        ("skbandit/exploration.py", "skbandit/_core/_explore.pyx"),
+        (
+            "skbandit/exploration.py",
+            "skbandit/_core/_explore.pyx",
+            "skbandit/_core/_explore.pxd",
+        ),
         ("tests/test_exploration.py", "tests/test_tie_marginal.py"),
     ),
     "squarecb": (
@@ -151,6 +178,157 @@ NAMED: dict[str, tuple[str, str, str]] = {
         "skbandit/integrations/coba.py",
         "{str(k): v for k, v in context.items()}",
         "dict(context)",
+    ),
+    # -- issue 33: the same bugs planted before and after the redesign --------
+    "kernels:banditron-twice-when-wrong": (
+        "skbandit/linear_model/_banditron_fast.pyx",
+        "if reward != 0.0 and played == greedy:",
+        "if reward != 0.0:",
+    ),
+    "kernels:banditron-average-weight": (
+        "skbandit/linear_model/_banditron_fast.pyx",
+        "cdef double before = <double>(t - 1)",
+        "cdef double before = <double>t",
+    ),
+    "kernels:pa-norm-factor": (
+        "skbandit/linear_model/_bandit_pa_fast.pyx",
+        "c = v * v + 1.0",
+        "c = v * v",
+    ),
+    "kernels:pa2-halved-slack": (
+        "skbandit/multiclass/_pa.pxd",
+        "return loss / (sq + 1.0 / (2.0 * C))",
+        "return loss / (sq + 1.0 / C)",
+    ),
+    "kernels:pa1-clip-flipped": (
+        "skbandit/multiclass/_pa.pxd",
+        "if tau > C:",
+        "if tau < C:",
+    ),
+    "kernels:gaptron-no-importance-weight": (
+        "skbandit/linear_model/_gaptron_fast.pyx",
+        "self.step(x, xsq, t, greedy, played, 1.0 / prob)",
+        "self.step(x, xsq, t, greedy, played, 1.0)",
+    ),
+    "kernels:soba-runner-up-min": (
+        "skbandit/linear_model/_soba_fast.pyx",
+        "if r != y and s[r] > s[ybar]:",
+        "if r != y and s[r] < s[ybar]:",
+    ),
+    "kernels:soba-sqrt-p": (
+        "skbandit/linear_model/_soba_fast.pyx",
+        "wz = sqrt(p) * wg",
+        "wz = p * wg",
+    ),
+    "kernels:pnewtron-unweighted": (
+        "skbandit/linear_model/_pnewtron_fast.pyx",
+        "ratio = (1.0 - P[played]) / prob",
+        "ratio = 1.0 - P[played]",
+    ),
+    "kernels:perceptron-update-when-right": (
+        "skbandit/linear_model/_perceptron_fast.pyx",
+        "if greedy != label:",
+        "if greedy == label:",
+    ),
+    "kernels:conservative-wrong-sign": (
+        "skbandit/multiclass/_conservative_ova_fast.pyx",
+        "self.step(played, -1.0, &sq, x)",
+        "self.step(played, 1.0, &sq, x)",
+    ),
+    "kernels:offset-tree-walk-on-loss": (
+        "skbandit/multiclass/_offset_tree_fast.pyx",
+        "if side * f < 0.0:",
+        "if side * f > 0.0:",
+    ),
+    "kernels:offset-tree-unweighted": (
+        "skbandit/multiclass/_offset_tree_fast.pyx",
+        "cdef double omega = fabs(reward - 0.5) / prob",
+        "cdef double omega = fabs(reward - 0.5)",
+    ),
+    "kernels:separable-ova-margin": (
+        "skbandit/multiclass/_separable_ova_fast.pyx",
+        "if s[played] < 0.0:\n                self.add_row(played, 1.0, x)",
+        "if s[played] <= 0.0:\n                self.add_row(played, 1.0, x)",
+    ),
+    "exploration:greedy-mass-without-base": (
+        "skbandit/_core/_explore.pxd",
+        "p[greedy] = base + (1.0 - gamma)",
+        "p[greedy] = 1.0 - gamma",
+    ),
+    "exploration:hinge-gap-map-without-k": (
+        "skbandit/_core/_explore.pxd",
+        "a = 1.0 - (2.0 * k) * m",
+        "a = 1.0 - 2.0 * m",
+    ),
+    "exploration:inverse-gap-without-gamma": (
+        "skbandit/_core/_explore.pxd",
+        "gap = best - clip01(s[a])\n                p[a] = 1.0 / (k + gamma[a] * gap)",
+        "gap = best - clip01(s[a])\n                p[a] = 1.0 / (k + gap)",
+    ),
+    "exploration:argmax-other-start": (
+        "skbandit/_core/_explore.pxd",
+        "cdef int best_r = 1 if c == 0 else 0",
+        "cdef int best_r = 0",
+    ),
+    "exploration:softmax-mixing": (
+        "skbandit/_core/_explore.pyx",
+        "p[r] = (1.0 - self.epsilon) * p[r] + base",
+        "p[r] = p[r] + base",
+    ),
+    "exploration:adaptive-rate-offset": (
+        "skbandit/_core/_explore.pyx",
+        "sqrt(k * (1.0 + self.stat[self.index]) / <double>t)",
+        "sqrt(k * self.stat[self.index] / <double>t)",
+    ),
+    "selector:upper-bound-as-lower": (
+        "skbandit/multiclass/_selector_fast.pyx",
+        "lcb = self.bound(c, l, n, -1.0, 0.5)",
+        "lcb = self.bound(c, l, n, 1.0, 0.5)",
+    ),
+    "selector:mixture-top-weight": (
+        "skbandit/multiclass/_selector_fast.pyx",
+        "avg[a] = (m * avg[a] + (top - m) * P[j, a]) / top",
+        "avg[a] = (m * avg[a] + top * P[j, a]) / top",
+    ),
+    "selector:average-unweighted": (
+        "skbandit/multiclass/_selector_fast.pyx",
+        "total = total + self.beta[c] * P[c, a]",
+        "total = total + P[c, a]",
+    ),
+    "off_policy:snips-as-ips": (
+        "skbandit/evaluation/_off_policy.py",
+        'value = float((w * r).sum() / total) if total > 0 else float("nan")',
+        'value = float((w * r).mean()) if total > 0 else float("nan")',
+    ),
+    "off_policy:dr-without-correction-baseline": (
+        "skbandit/evaluation/_off_policy.py",
+        "terms = (pi * H).sum(axis=1) + w * (r - H[np.arange(n), codes])",
+        "terms = (pi * H).sum(axis=1) + w * r",
+    ),
+    "off_policy:standard-error-over-n": (
+        "skbandit/evaluation/_off_policy.py",
+        'se = float(terms_sd / np.sqrt(n)) if n > 1 else float("nan")',
+        'se = float(terms_sd / n) if n > 1 else float("nan")',
+    ),
+    "validation:binary-rewards-above-one": (
+        "skbandit/_base/_validation.py",
+        "if not np.all((rewards == 0.0) | (rewards == 1.0)):",
+        "if not np.all((rewards == 0.0) | (rewards >= 1.0)):",
+    ),
+    "validation:rewards-up-to-two": (
+        "skbandit/_base/_validation.py",
+        "rewards.max() <= 1.0",
+        "rewards.max() <= 2.0",
+    ),
+    "validation:one-class-accepted": (
+        "skbandit/_base/_validation.py",
+        "if classes.shape[0] < 2:",
+        "if classes.shape[0] < 1:",
+    ),
+    "validation:magnitude-bound-unchecked": (
+        "skbandit/_base/_rows.py",
+        "if within_bound(np.ascontiguousarray(data), _MAX_ABS_X):",
+        "if True:",
     ),
 }
 
