@@ -42,7 +42,6 @@ RESULTS = sorted(
 #: Recorded before a change of a default (to be re-run with ``skbandit rerun``):
 #: they replay without a skip, but those rows differ.
 DIVERGED = {
-    "squarecb-adagrad": "recorded before SquareCB's regressor changed",
     "vw-cbify": (
         "its OnlineSelector rows were recorded before the default selector "
         "gained its nonlinear candidate (usps has 256 features)"
