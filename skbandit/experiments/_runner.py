@@ -19,7 +19,7 @@ import numpy as np
 
 from skbandit.base import BaseBanditClassifier
 from skbandit.evaluation import log_checkpoints, progressive_validation
-from skbandit.evaluation._progressive import format_table
+from skbandit.evaluation._format import format_table
 from skbandit.experiments._data import (
     DatasetUnavailable,
     check_dataset_names,
@@ -330,7 +330,7 @@ class ExperimentResult:
 
     def to_frame(self, summary: bool = False) -> pd.DataFrame:
         """One row per task (or per summary group) as a pandas DataFrame."""
-        from skbandit.evaluation._progressive import _require_pandas
+        from skbandit.evaluation._format import _require_pandas
 
         pd = _require_pandas("ExperimentResult.to_frame()")
         if summary:
