@@ -57,7 +57,7 @@ def fill_doc(**fragments: str) -> Callable[[_F], _F]:
         indent, name = match.groups()
         if name not in texts:
             raise KeyError(f"fill_doc: no fragment for the placeholder {{{name}}}")
-        return textwrap.indent(texts[name], indent, lambda line: True)
+        return textwrap.indent(texts[name], indent)
 
     def decorate(obj: _F) -> _F:
         if obj.__doc__:

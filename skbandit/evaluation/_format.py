@@ -1,7 +1,9 @@
-"""Plain-text tables and the optional pandas import of the evaluation results."""
+"""Display helpers of the results: plain-text tables, the optional pandas and
+tqdm imports."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -50,3 +52,18 @@ def format_table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> s
     out = [line(columns), line(["-" * w for w in widths])]
     out += [line(r) for r in cells]
     return "\n".join(out)
+
+
+def _progress_bar(
+    progress: bool, total: int, desc: str | None = None, unit: str = "rounds"
+):
+    """A tqdm bar only if asked for, tqdm is installed and stderr is a terminal."""
+    if not progress:
+        return None
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        return None
+    if not (hasattr(sys.stderr, "isatty") and sys.stderr.isatty()):
+        return None
+    return tqdm(total=total, unit=unit, desc=desc, leave=False)

@@ -132,8 +132,9 @@ def evaluate_policy(
     standard deviation (``ddof=1``) of the per-round terms (IPS: ``w_i r_i``;
     DR: the bracket above; SNIPS: its delta-method linearisation
     ``w_i (r_i - V) / mean(w)``). Below it they are not to be trusted (on
-    logs with an effective sample size of 2 to 50, 95% normal intervals can
-    cover the true value far less than 95% of the time), so the rule is:
+    logs with few effective rounds, normal intervals cover the true value far
+    less often than their level: ``benchmarks/ope_coverage.py``,
+    ``docs/results/off-policy-coverage/``), so the rule is:
 
     * IPS, and SNIPS unclipped: the **betting interval** on the value, whose
       coverage is at least its nominal level at every sample size when the

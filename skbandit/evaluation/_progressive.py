@@ -7,7 +7,6 @@ object, and printing is a thin layer over that data.
 
 from __future__ import annotations
 
-import sys
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -17,6 +16,7 @@ import scipy.sparse as sp
 from sklearn.utils.validation import _num_samples, column_or_1d
 
 from skbandit.base import BaseBanditClassifier
+from skbandit.evaluation._format import _progress_bar
 from skbandit.evaluation._progressive_results import (
     ComparisonResult,
     ProgressiveValidationResult,
@@ -111,19 +111,6 @@ def _protocol(estimator, chunk_size: int) -> str:
         f"full information, mini-batch of {chunk_size} rows: each chunk is "
         "predicted, then learned (an unfitted model predicts the first class)"
     )
-
-
-def _progress_bar(progress: bool, total: int, desc: str | None):
-    """A tqdm bar only if asked for, tqdm is installed and stderr is a terminal."""
-    if not progress:
-        return None
-    try:
-        from tqdm.auto import tqdm
-    except ImportError:
-        return None
-    if not (hasattr(sys.stderr, "isatty") and sys.stderr.isatty()):
-        return None
-    return tqdm(total=total, unit="rounds", desc=desc, leave=False)
 
 
 def _slice(X, lo: int, hi: int):

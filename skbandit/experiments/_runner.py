@@ -15,6 +15,7 @@ import numpy as np
 
 from skbandit.base import BaseBanditClassifier
 from skbandit.evaluation import log_checkpoints, progressive_validation
+from skbandit.evaluation._format import _progress_bar
 from skbandit.experiments._data import (
     DatasetUnavailable,
     check_dataset_names,
@@ -140,20 +141,6 @@ def _run_task(X, y, classes, task: dict[str, Any]) -> dict[str, Any]:
         "curve_mistakes": mistakes.tolist(),
         "curve_greedy_mistakes": greedy.tolist(),
     }
-
-
-def _progress(enabled: bool, total: int):
-    if not enabled:
-        return None
-    import sys
-
-    try:
-        from tqdm.auto import tqdm
-    except ImportError:
-        return None
-    if not sys.stderr.isatty():
-        return None
-    return tqdm(total=total, unit="runs", leave=False)
 
 
 @contextlib.contextmanager
@@ -368,7 +355,7 @@ def run_config(
             if name in data and how != "stored"
         )
     )
-    bar = _progress(progress, len(tasks))
+    bar = _progress_bar(progress, len(tasks), unit="runs")
     rows = []
     with _parallel_context(backend, scheduler, n_jobs):
         results = Parallel(n_jobs=n_jobs, return_as="generator")(
