@@ -233,8 +233,9 @@ def make_synnonsep(
     arguments and seed; then each example independently, with probability
     ``noise``, gets a label drawn uniformly over *all* ``n_classes`` classes
     (possibly its own). The expected fraction of changed labels is therefore
-    ``noise * (n_classes - 1) / n_classes``, ``0.05 * 8 / 9`` for the defaults. Learners
-    are fed and scored with the noisy labels, as in the papers.
+    ``noise * (n_classes - 1) / n_classes``, ``0.05 * 8 / 9`` for the
+    defaults. Learners are fed and scored with the noisy labels, as in the
+    papers.
 
     Parameters
     ----------
