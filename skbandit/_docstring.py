@@ -14,7 +14,24 @@ import textwrap
 from collections.abc import Callable
 from typing import TypeVar
 
-__all__ = ["fill_doc"]
+__all__ = ["FEATURES_IN", "ROUND_COUNTS", "fill_doc"]
+
+#: the fitted attributes of the input's width and column names
+FEATURES_IN = """\
+n_features_in_ : int
+    Number of features seen during fit.
+feature_names_in_ : ndarray of shape (`n_features_in_`,)
+    Names of features seen during fit, when X has string column names."""
+
+#: the round counters every bandit learner keeps
+ROUND_COUNTS = """\
+t_ : int
+    Rounds played so far.
+n_mistakes_ : int
+    Rounds whose played action was not rewarded (online error
+    ``n_mistakes_ / t_``).
+n_greedy_mistakes_ : int
+    Rounds whose greedy action was wrong (bookkeeping only)."""
 
 _F = TypeVar("_F", bound=Callable)
 _PLACEHOLDER = re.compile(r"^([ \t]*)\{(\w+)\}[ \t]*$", re.MULTILINE)

@@ -7,7 +7,7 @@ import numbers
 import numpy as np
 from sklearn.utils.validation import _num_samples
 
-from skbandit.feedback import LoggedFeedback
+from skbandit.feedback import LoggedFeedback, _search_codes
 
 METHODS = ("ips", "snips", "dr")
 # tolerance on the row sums of a target policy's probabilities
@@ -41,9 +41,9 @@ def _check_options(
 
 
 def _logged_codes(logged: LoggedFeedback, classes: np.ndarray) -> np.ndarray:
-    codes = np.minimum(np.searchsorted(classes, logged.actions), classes.shape[0] - 1)
-    if not np.all(classes[codes] == logged.actions):
-        unknown = np.unique(logged.actions[classes[codes] != logged.actions])
+    codes, known = _search_codes(logged.actions, classes)
+    if not np.all(known):
+        unknown = np.unique(logged.actions[~known])
         raise ValueError(
             f"logged actions not among the policy's classes: {unknown.tolist()[:10]}"
         )

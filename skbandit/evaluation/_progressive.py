@@ -15,6 +15,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import _num_samples, column_or_1d
 
+from skbandit._docstring import fill_doc
 from skbandit.base import BaseBanditClassifier
 from skbandit.evaluation._format import _progress_bar
 from skbandit.evaluation._progressive_results import (
@@ -36,6 +37,28 @@ __all__ = [
 ]
 
 _FULL_INFORMATION = frozenset({"MulticlassPerceptron"})
+
+#: docstring fragments of the stream parameters (``fill_doc``)
+_STREAM_DOCS = {
+    "stream": """\
+X : {array-like, sparse matrix} of shape (n_samples, n_features)
+    The stream, in order.
+y : array-like of shape (n_samples,)
+    True labels (a skbandit learner sees only its reward bit).
+classes : array-like, default=None
+    All classes; defaults to ``numpy.unique(y)``. Passed on the first
+    ``partial_fit`` call of an unfitted estimator.
+chunk_size : int, default=1000
+    Rows per ``partial_fit`` call (the mini-batch of a full-information
+    model).
+checkpoints : int, sequence of int or None, default=50
+    Number of log-spaced checkpoints, or the 1-based round indices
+    themselves (global over the stream); the last round is always one.""",
+    "progress": """\
+progress : bool, default=False
+    Show a progress bar (only when tqdm is installed and stderr is a
+    terminal).""",
+}
 
 
 def log_checkpoints(n_rounds: int, n_checkpoints: int = 50) -> np.ndarray:
@@ -127,6 +150,7 @@ def _validate_stream(X, y):
     return X, y, n
 
 
+@fill_doc(**_STREAM_DOCS)
 def iter_progressive_validation(
     estimator: Any,
     X: MatrixLike,
@@ -153,21 +177,8 @@ def iter_progressive_validation(
     ----------
     estimator : estimator with ``partial_fit``
         A skbandit learner or a scikit-learn classifier.
-    X : {array-like, sparse matrix} of shape (n_samples, n_features)
-        The stream, in order.
-    y : array-like of shape (n_samples,)
-        True labels (a skbandit learner sees only its reward bit).
-    classes : array-like, default=None
-        All classes; defaults to ``numpy.unique(y)``. Passed on the first
-        ``partial_fit`` call of an unfitted estimator.
-    chunk_size : int, default=1000
-        Rows per ``partial_fit`` call.
-    checkpoints : int, sequence of int or None, default=50
-        Number of log-spaced checkpoints, or the 1-based round indices
-        themselves (global over the stream); the last round is always one.
-    progress : bool, default=False
-        Show a progress bar (only when tqdm is installed and stderr is a
-        terminal).
+    {stream}
+    {progress}
 
     Yields
     ------
@@ -300,6 +311,7 @@ def _params(estimator) -> dict:
     }
 
 
+@fill_doc(**_STREAM_DOCS)
 def progressive_validation(
     estimator: Any,
     X: MatrixLike,
@@ -326,21 +338,11 @@ def progressive_validation(
     ----------
     estimator : estimator with ``partial_fit``
         A skbandit learner or a scikit-learn classifier.
-    X : {array-like, sparse matrix} of shape (n_samples, n_features)
-        The stream, in order.
-    y : array-like of shape (n_samples,)
-        True labels.
-    classes : array-like, default=None
-        All classes; defaults to ``numpy.unique(y)``.
-    chunk_size : int, default=1000
-        Rows per ``partial_fit`` call.
-    checkpoints : int, sequence of int or None, default=50
-        Number of log-spaced checkpoints, or global 1-based round indices.
+    {stream}
     log : bool, default=False
         Keep the whole feedback log of a skbandit learner (global row
         indices, actions, rewards, propensities) in ``result.log``.
-    progress : bool, default=False
-        Show a progress bar when tqdm is installed and stderr is a terminal.
+    {progress}
     name : str, default=None
         Name in the result; defaults to the estimator's class name.
 
@@ -408,6 +410,7 @@ def progressive_validation(
     )
 
 
+@fill_doc(**_STREAM_DOCS)
 def compare(
     estimators: Mapping[str, Any] | Sequence[Any],
     X: MatrixLike,
@@ -424,19 +427,8 @@ def compare(
     ----------
     estimators : dict of name to estimator, or sequence of estimators
         The learners (updated in place); a sequence is named by class name.
-    X : {array-like, sparse matrix} of shape (n_samples, n_features)
-        The stream, in order, the same for every learner.
-    y : array-like of shape (n_samples,)
-        True labels.
-    classes : array-like, default=None
-        All classes; defaults to ``numpy.unique(y)``.
-    chunk_size : int, default=1000
-        Rows per ``partial_fit`` call (the mini-batch of full-information
-        scikit-learn models).
-    checkpoints : int, sequence of int or None, default=50
-        Number of log-spaced checkpoints, or global 1-based round indices.
-    progress : bool, default=False
-        Progress bars when tqdm is installed and stderr is a terminal.
+    {stream}
+    {progress}
 
     Returns
     -------

@@ -15,6 +15,7 @@ from skbandit._base._scoring import ScoringMixin
 from skbandit._base._state import StateMixin
 from skbandit._base._validation import InputValidationMixin, _check_classes
 from skbandit._core._kernel import py_argmax_ties, py_sample_checked
+from skbandit._docstring import FEATURES_IN, ROUND_COUNTS, fill_doc
 from skbandit.exploration import ExplorationMixin, exploration_constraint
 from skbandit.feedback import BanditFeedback, LoggedFeedback
 from skbandit.linear_model._squarecb import SquareCB
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
 __all__ = ["RegressionReduction"]
 
 
+@fill_doc(features_in=FEATURES_IN, round_counts=ROUND_COUNTS)
 class RegressionReduction(
     _RegressorBank,
     ExplorationMixin,
@@ -171,16 +173,8 @@ class RegressionReduction(
         Rounds of each class its regressor has learned (the buffer excluded).
     n_buffered_ : int
         Rounds played and waiting in the buffer for the next update.
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of features seen during fit, when X has string column names.
-    t_ : int
-        Rounds played so far.
-    n_mistakes_ : int
-        Rounds whose played action was wrong (online error ``n_mistakes_ / t_``).
-    n_greedy_mistakes_ : int
-        Rounds whose greedy action was wrong (bookkeeping only).
+    {features_in}
+    {round_counts}
     n_iter_ : int
         Passes finished by the last call.
     exploration_ : exploration rule

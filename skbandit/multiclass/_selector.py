@@ -13,6 +13,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from skbandit._core._explore import EpsilonGreedyExplorer
 from skbandit._core._kernel import SLOT_ATTR, SLOT_ITEM, run_scores
+from skbandit._docstring import FEATURES_IN, ROUND_COUNTS, fill_doc
 from skbandit.base import BaseBanditClassifier, _kernel_arrays
 from skbandit.exploration import (
     BaseExploration,
@@ -50,6 +51,7 @@ def _item_slots(items) -> list[tuple]:
     return [(SLOT_ITEM, items, i) for i in range(len(items) + 1)]
 
 
+@fill_doc(features_in=FEATURES_IN, round_counts=ROUND_COUNTS)
 class OnlineSelector(ExplorationMixin, BaseBanditClassifier):
     r"""Online selection among bandit learners by off-policy estimates.
 
@@ -253,16 +255,8 @@ class OnlineSelector(ExplorationMixin, BaseBanditClassifier):
         The leader's index and the number of switches (int64).
     mix_shares_ : ndarray of shape (n_candidates,)
         The candidates' shares ``β`` of the exploration mass (sum to one).
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of features seen during fit (string column names only).
-    t_ : int
-        Rounds played so far.
-    n_mistakes_ : int
-        Rounds whose played action was not rewarded.
-    n_greedy_mistakes_ : int
-        Rounds whose leader's greedy action was wrong.
+    {features_in}
+    {round_counts}
     exploration_ : exploration rule
         The rule played: ``exploration`` resolved (every parameter set).
 
