@@ -39,15 +39,11 @@ from skbandit.evaluation._ope_statistics import (
     _fold_models,
     _predict,
     _RewardStatistics,
-    cross_fit_ridge_predictions,
     estimates_from_statistics,
 )
 from skbandit.feedback import LoggedFeedback
 
-__all__ = [
-    "cross_fit_ridge_predictions",
-    "dask_off_policy_evaluation",
-]
+__all__ = ["dask_off_policy_evaluation"]
 
 DASK_EXTRA = 'pip install "skbandit[dask]"'
 

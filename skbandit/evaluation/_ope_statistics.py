@@ -43,13 +43,9 @@ from typing import Any
 import numpy as np
 from scipy.stats import norm
 
-from skbandit.evaluation._ope_checks import (
-    _logged_codes,
-)
+from skbandit.evaluation._ope_checks import _logged_codes
 from skbandit.evaluation._ope_intervals import _interval
-from skbandit.evaluation._ope_results import (
-    OffPolicyEstimate,
-)
+from skbandit.evaluation._ope_results import OffPolicyEstimate
 from skbandit.feedback import LoggedFeedback
 
 __all__ = ["cross_fit_ridge_predictions"]

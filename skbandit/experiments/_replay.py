@@ -6,17 +6,11 @@ import json
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from skbandit.experiments._result import ExperimentResult, _json_default
 from skbandit.experiments._runner import _quiet, run_config
-from skbandit.experiments._specs import (
-    upgrade_config,
-    upgrade_params,
-)
-
-if TYPE_CHECKING:
-    pass
+from skbandit.experiments._specs import upgrade_config, upgrade_params
 
 __all__ = ["replay_config", "rerun", "verify_rows"]
 

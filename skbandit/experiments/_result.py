@@ -14,10 +14,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from skbandit.evaluation._format import format_table
-from skbandit.experiments._specs import (
-    upgrade_config,
-    upgrade_params,
-)
+from skbandit.experiments._specs import upgrade_config, upgrade_params
 
 if TYPE_CHECKING:
     import pandas as pd
