@@ -43,7 +43,7 @@ from sklearn.datasets import load_digits
 
 from skbandit import BanditFeedback, Banditron, LoggedFeedback
 from skbandit.evaluation import LowEffectiveSampleSizeWarning, off_policy_evaluation
-from skbandit.evaluation._progressive import format_table
+from skbandit.evaluation._format import format_table
 from skbandit.linear_model import SquareCB
 
 

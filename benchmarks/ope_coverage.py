@@ -56,7 +56,7 @@ from test_off_policy import (  # noqa: E402
     _wrong_class_population,
 )
 
-from skbandit.evaluation._progressive import format_table  # noqa: E402
+from skbandit.evaluation._format import format_table  # noqa: E402
 
 METHODS = ("ips", "snips", "dr")
 

@@ -19,6 +19,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from skbandit._core._feature_map import FeatureMapKernel
 from skbandit._core._kernel import SLOT_ATTR, SLOT_ITEM, run_scores
+from skbandit._docstring import ROUND_COUNTS, fill_doc
 from skbandit.base import BaseBanditClassifier, _kernel_arrays
 from skbandit.preprocessing import OnlineStandardScaler
 
@@ -122,6 +123,7 @@ def _split(pairs) -> tuple[int, bool, bool]:
     return h, scaler, rff
 
 
+@fill_doc(round_counts=ROUND_COUNTS)
 class BanditPipeline(BaseBanditClassifier):
     r"""Feature maps, then a skbandit bandit learner, learning online.
 
@@ -221,12 +223,7 @@ class BanditPipeline(BaseBanditClassifier):
         takes other input, e.g. ``HashingVectorizer``).
     feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of features seen during fit (string column names only).
-    t_ : int
-        Rounds played so far.
-    n_mistakes_ : int
-        Rounds whose played action was not rewarded.
-    n_greedy_mistakes_ : int
-        Rounds whose greedy action was wrong.
+    {round_counts}
 
     See Also
     --------

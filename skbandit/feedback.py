@@ -66,6 +66,14 @@ def _not_a_label(value) -> bool:
     return isinstance(value, float | np.floating) and not math.isfinite(value)
 
 
+def _search_codes(labels: np.ndarray, classes: np.ndarray):
+    """``(codes, known)``: the index of each label in the sorted ``classes``
+    by binary search (clipped to the last index) and whether the label is the
+    class there. ``TypeError`` when labels and classes cannot be compared."""
+    codes = np.minimum(np.searchsorted(classes, labels), classes.shape[0] - 1)
+    return codes, classes[codes] == labels
+
+
 def _table_codes(y: np.ndarray, classes: np.ndarray) -> np.ndarray | None:
     """The codes of integer labels ``y`` in the sorted, distinct integer
     ``classes`` by a look-up table over ``classes[0] .. classes[-1]`` (table
@@ -253,11 +261,8 @@ class BanditFeedback:
         codes = _table_codes(self._y, classes)
         if codes is not None:
             return codes
-        k = classes.shape[0]
         try:
-            codes = np.searchsorted(classes, self._y)
-            codes = np.minimum(codes, k - 1)
-            known = classes[codes] == self._y
+            codes, known = _search_codes(self._y, classes)
         except TypeError as exc:
             raise ValueError(
                 f"y has labels of type {self._y.dtype} that cannot be compared "

@@ -17,11 +17,26 @@ from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from skbandit._core._feature_map import standardise_rows
+from skbandit._docstring import fill_doc
 
 if TYPE_CHECKING:
     from skbandit._typing import MatrixLike
 
 __all__ = ["OnlineStandardScaler"]
+
+# the Parameters and Returns sections of ``fit`` and ``partial_fit``
+_FIT_PARAMETERS = """\
+Parameters
+----------
+X : {array-like, sparse matrix} of shape (n_samples, n_features)
+    Rows.
+y : None
+    Ignored.
+
+Returns
+-------
+self : object
+    The scaler."""
 
 
 class OnlineStandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
@@ -141,38 +156,20 @@ class OnlineStandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
             self.mean_, self.var_sum_, self._count = mean, var_sum, count
         return out
 
+    @fill_doc(fit_parameters=_FIT_PARAMETERS)
     def fit(self, X: MatrixLike, y=None) -> Self:
         """Statistics of the rows of X (a new start).
 
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Rows.
-        y : None
-            Ignored.
-
-        Returns
-        -------
-        self : object
-            The fitted scaler.
+        {fit_parameters}
         """
         self._run(X, update=True, reset=True)
         return self
 
+    @fill_doc(fit_parameters=_FIT_PARAMETERS)
     def partial_fit(self, X: MatrixLike, y=None) -> Self:
         """Take the rows of X into the running statistics, in order.
 
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Rows.
-        y : None
-            Ignored.
-
-        Returns
-        -------
-        self : object
-            The updated scaler.
+        {fit_parameters}
         """
         self._run(X, update=True, reset=False)
         return self

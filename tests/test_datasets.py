@@ -22,7 +22,8 @@ from conftest import shared_data_file
 from sklearn.utils import Bunch
 
 import skbandit.datasets._base as datasets_base
-import skbandit.datasets._loaders as loaders
+import skbandit.datasets._digits as digit_loaders
+import skbandit.datasets._text as text_loaders
 from skbandit import MulticlassPerceptron
 from skbandit.datasets import (
     fetch_20newsgroups,
@@ -465,7 +466,7 @@ def test_fetch_usps_download_converts_and_caches(tmp_path, monkeypatch):
         calls.append(url)
         Path(filename).write_bytes(payloads[url.rsplit("/", 1)[1]])
 
-    monkeypatch.setattr(loaders, "_USPS_REMOTES", remotes)
+    monkeypatch.setattr(digit_loaders, "_USPS_REMOTES", remotes)
     monkeypatch.setattr(datasets_base, "_urlretrieve", fake_urlretrieve)
     usps = fetch_usps(data_home=tmp_path)
     assert len(calls) == 2
@@ -482,7 +483,7 @@ def test_fetch_usps_download_converts_and_caches(tmp_path, monkeypatch):
     # A corrupted download is refused and leaves nothing behind.
     cache.unlink()
     bad = ((remotes[0][0], remotes[0][1], "0" * 32), remotes[1])
-    monkeypatch.setattr(loaders, "_USPS_REMOTES", bad)
+    monkeypatch.setattr(digit_loaders, "_USPS_REMOTES", bad)
     with pytest.raises(OSError, match="MD5"):
         fetch_usps(data_home=tmp_path)
     assert list(cache.parent.iterdir()) == []
@@ -499,7 +500,7 @@ def test_fetch_mnist_through_openml_is_cached(tmp_path, monkeypatch):
         return X, y
 
     monkeypatch.setattr(sklearn.datasets, "fetch_openml", fake_openml)
-    monkeypatch.setattr(loaders, "_MNIST_N_TRAIN", 5)
+    monkeypatch.setattr(digit_loaders, "_MNIST_N_TRAIN", 5)
     mnist = fetch_mnist(data_home=tmp_path)
     assert calls[0][0] == "mnist_784" and calls[0][1]["data_home"] == tmp_path
     assert np.allclose(mnist.data * 255, X) and mnist.target.tolist() == list(range(7))
@@ -567,7 +568,7 @@ def test_fetch_rcv1_reuters4_filters_and_caches(tmp_path, monkeypatch):
         return _fake_rcv1()
 
     monkeypatch.setattr(sklearn.datasets, "fetch_rcv1", fake_rcv1)
-    monkeypatch.setattr(loaders, "_RCV1_N_TRAIN", 3)
+    monkeypatch.setattr(text_loaders, "_RCV1_N_TRAIN", 3)
     reuters = fetch_rcv1_reuters4(data_home=tmp_path)
     assert calls == [
         {"data_home": tmp_path, "subset": "all", "download_if_missing": True}

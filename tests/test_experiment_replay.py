@@ -17,12 +17,9 @@ from skbandit.experiments import EXPERIMENTS, rerun, run_config
 from skbandit.experiments._cli import main
 from skbandit.experiments._doctables import _MARKED, render_tables
 from skbandit.experiments._learners import make_learner, vw_available
-from skbandit.experiments._runner import (
-    ExperimentResult,
-    expand_learners,
-    replay_config,
-    verify_rows,
-)
+from skbandit.experiments._replay import replay_config, verify_rows
+from skbandit.experiments._result import ExperimentResult
+from skbandit.experiments._runner import expand_learners
 from skbandit.experiments._specs import (
     LearnerSpec,
     param_points,

@@ -74,7 +74,11 @@ AREAS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
         ),
     ),
     "selector": (
-        ("skbandit/multiclass/_selector.py", "skbandit/multiclass/_selector_fast.pyx"),
+        (
+            "skbandit/multiclass/_selector.py",
+            "skbandit/multiclass/_candidates.py",
+            "skbandit/multiclass/_selector_fast.pyx",
+        ),
         ("tests/test_selector.py",),
     ),
     "exploration": (
@@ -94,7 +98,12 @@ AREAS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
         ("tests/test_squarecb.py", "tests/test_oracle.py"),
     ),
     "off_policy": (
-        ("skbandit/evaluation/_off_policy.py",),
+        (
+            "skbandit/evaluation/_off_policy.py",
+            "skbandit/evaluation/_ope_checks.py",
+            "skbandit/evaluation/_ope_intervals.py",
+            "skbandit/evaluation/_ope_results.py",
+        ),
         ("tests/test_off_policy.py",),
     ),
     "coba": (("skbandit/integrations/coba.py",), ("tests/test_coba.py",)),
@@ -115,7 +124,11 @@ AREAS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
         ("tests/test_logged.py", "tests/test_protocol.py", "tests/test_label_leak.py"),
     ),
     "progressive": (
-        ("skbandit/evaluation/_progressive.py",),
+        (
+            "skbandit/evaluation/_progressive.py",
+            "skbandit/evaluation/_progressive_results.py",
+            "skbandit/evaluation/_format.py",
+        ),
         ("tests/test_evaluation.py",),
     ),
     "datasets": (
@@ -145,7 +158,7 @@ NAMED: dict[str, tuple[str, str, str]] = {
         "n_clipped = int(np.count_nonzero(w >= clip))",
     ),
     "off_policy:rows-below-one-accepted": (
-        "skbandit/evaluation/_off_policy.py",
+        "skbandit/evaluation/_ope_checks.py",
         "off = np.abs(sums - 1.0) > _SUM_TOL",
         "off = sums - 1.0 > _SUM_TOL",
     ),
@@ -306,7 +319,7 @@ NAMED: dict[str, tuple[str, str, str]] = {
         "terms = (pi * H).sum(axis=1) + w * r",
     ),
     "off_policy:standard-error-over-n": (
-        "skbandit/evaluation/_off_policy.py",
+        "skbandit/evaluation/_ope_intervals.py",
         'se = float(terms_sd / np.sqrt(n)) if n > 1 else float("nan")',
         'se = float(terms_sd / n) if n > 1 else float("nan")',
     ),

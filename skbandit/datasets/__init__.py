@@ -14,18 +14,14 @@ copy given as ``path=...``): :func:`fetch_usps`, :func:`fetch_mnist`,
 """
 
 from skbandit.datasets._base import get_data_home
-from skbandit.datasets._loaders import (
-    fetch_20newsgroups,
-    fetch_covtype,
-    fetch_mnist,
-    fetch_rcv1_reuters4,
-    fetch_usps,
-)
+from skbandit.datasets._covtype import fetch_covtype
+from skbandit.datasets._digits import fetch_mnist, fetch_usps
 from skbandit.datasets._samples_generator import (
     make_separable_stream,
     make_synnonsep,
     make_synsep,
 )
+from skbandit.datasets._text import fetch_20newsgroups, fetch_rcv1_reuters4
 
 __all__ = [
     "fetch_20newsgroups",

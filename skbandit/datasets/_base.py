@@ -1,7 +1,13 @@
-"""Helpers shared by the generators and the loaders of ``skbandit.datasets``."""
+"""Helpers shared by the generators and the loaders of ``skbandit.datasets``.
+
+The loaders' shared logic: the cache folder (:func:`get_data_home`), atomic
+downloads and npz writes, local-file checks, the error of a missing cache, the
+final shuffle, and the docstring fragments of their common parameters.
+"""
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import os
 import shutil
@@ -15,6 +21,22 @@ import sklearn.datasets
 from sklearn.utils import Bunch
 
 __all__ = ["get_data_home"]
+
+_SUBSETS = ("all", "train", "test")
+PathLike = str | os.PathLike
+
+#: docstring fragments of the loaders' common parameters (``fill_doc``)
+_LOADER_DOCS = {
+    "shuffle": """\
+shuffle : bool, default=False
+    Shuffle the rows (``numpy.random.default_rng(random_state)``).""",
+    "seed_and_return": """\
+random_state : int, numpy.random.Generator, RandomState or None, \
+default=None
+    Seed of the shuffle.
+return_X_y : bool, default=False
+    Return ``(data, target)`` instead of a Bunch.""",
+}
 
 
 def get_data_home(data_home: str | os.PathLike | None = None) -> Path:
@@ -165,3 +187,22 @@ def _save_npz_atomic(path: Path, **arrays) -> None:
         os.replace(tmp, path)
     finally:
         Path(tmp).unlink(missing_ok=True)
+
+
+def _open_maybe_gzip(path: Path, mode: str = "rb", **kwargs):
+    """Open ``path``, decompressing it when it starts with the gzip magic bytes."""
+    with open(path, "rb") as f:
+        is_gzip = f.read(2) == b"\x1f\x8b"
+    return (gzip.open if is_gzip else open)(path, mode, **kwargs)
+
+
+def _existing_file(path: PathLike, what: str) -> Path:
+    path = Path(path).expanduser()
+    if not path.is_file():
+        raise FileNotFoundError(f"{what}: no such file {path}.")
+    return path
+
+
+def _reraise_missing(exc: OSError, name: str, data_home, hint: str):
+    where = Path(sklearn.datasets.get_data_home(data_home))
+    raise _missing_error(name, where, hint) from exc

@@ -233,8 +233,9 @@ def make_synnonsep(
     arguments and seed; then each example independently, with probability
     ``noise``, gets a label drawn uniformly over *all* ``n_classes`` classes
     (possibly its own). The expected fraction of changed labels is therefore
-    ``noise * (n_classes - 1) / n_classes``: 4.44% for the defaults. Learners
-    are fed and scored with the noisy labels, as in the papers.
+    ``noise * (n_classes - 1) / n_classes``, ``0.05 * 8 / 9`` for the
+    defaults. Learners are fed and scored with the noisy labels, as in the
+    papers.
 
     Parameters
     ----------
@@ -352,11 +353,11 @@ default=None
 
     Notes
     -----
-    The acceptance rate for ``margin=0.05`` is about 0.69 (strong) and 0.36
-    (weak). Accepted points are no longer an 80/20 mixture: the margin removes
-    a larger share of the inner sector [-15, 15] degrees, whose boundaries
-    with classes 1 and 2 lie at +-15 degrees; for ``margin=0.05`` about 73%
-    (strong) and 57% (weak) of the accepted points lie in it.
+    Accepted points are no longer an 80/20 mixture: the margin removes a
+    larger share of the inner sector [-15, 15] degrees, whose boundaries with
+    classes 1 and 2 lie at +-15 degrees. In the weak stream the gap of a point
+    is proportional to its radius, so the margin also rejects the points near
+    the origin.
 
     References
     ----------

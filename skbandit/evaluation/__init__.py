@@ -28,10 +28,7 @@ is the in-memory twin of its doubly robust reward model), and
 resumably (:class:`LogCheckpoint`).
 """
 
-from skbandit.evaluation._distributed import (
-    cross_fit_ridge_predictions,
-    dask_off_policy_evaluation,
-)
+from skbandit.evaluation._distributed import dask_off_policy_evaluation
 from skbandit.evaluation._off_policy import (
     LowEffectiveSampleSizeWarning,
     OffPolicyEstimate,
@@ -40,6 +37,7 @@ from skbandit.evaluation._off_policy import (
     make_off_policy_scorer,
     off_policy_evaluation,
 )
+from skbandit.evaluation._ope_statistics import cross_fit_ridge_predictions
 from skbandit.evaluation._parquet import (
     LogCheckpoint,
     learn_from_parquet,

@@ -23,21 +23,38 @@ Karampatziakis, Mineiro and Ramdas, 2021) and DR none.
 
 from __future__ import annotations
 
-import numbers
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 from scipy.stats import norm
 from sklearn.base import clone
 from sklearn.model_selection import KFold
 from sklearn.utils import _safe_indexing
-from sklearn.utils.validation import _num_samples, check_is_fitted
+from sklearn.utils.validation import check_is_fitted
 
 from skbandit.base import _caller_stacklevel
-from skbandit.evaluation._progressive import _require_pandas, format_table
+from skbandit.evaluation._ope_checks import (
+    METHODS,
+    _check_contexts,
+    _check_logged,
+    _check_methods,
+    _check_options,
+    _check_reward_predictions,
+    _check_reward_range,
+    _check_target_proba,
+    _logged_codes,
+)
+from skbandit.evaluation._ope_intervals import (
+    _effective_sample_size,
+    _interval,
+    _replace_low_ess_intervals,
+)
+from skbandit.evaluation._ope_results import (
+    LowEffectiveSampleSizeWarning,
+    OffPolicyEstimate,
+    OffPolicyResult,
+)
 from skbandit.feedback import LoggedFeedback
 
 __all__ = [
@@ -49,368 +66,10 @@ __all__ = [
     "off_policy_evaluation",
 ]
 
-METHODS = ("ips", "snips", "dr")
 # below this effective sample size the intervals are flagged as untrustworthy
 DEFAULT_MIN_ESS = 100.0
-# tolerance on the row sums of a target policy's probabilities
-_SUM_TOL = 1e-6
 # cross-fitting folds of DR: a fixed shuffled split unless told otherwise
 DEFAULT_RANDOM_STATE = 0
-# the betting interval's bets stay within [0, c / m] (the capital stays >= 1 - c)
-_BET_CAP = 0.5
-
-
-class LowEffectiveSampleSizeWarning(UserWarning):
-    """The importance weights leave too few effective rounds for the intervals.
-
-    Raised by the off-policy estimators when the effective sample size
-    ``(sum w)^2 / sum w^2`` of the importance weights (Kong, 1992) is below
-    ``min_effective_sample_size`` (100 by default): the estimate then rests on
-    a few heavily weighted rounds, and a normal-approximation interval is
-    typically too narrow, so none is given: IPS and SNIPS get the betting
-    interval instead and DR no interval (see :func:`evaluate_policy`). A large
-    effective sample size is necessary, not sufficient: weights that the log
-    never revealed (tiny propensities on actions the target policy favours)
-    are not in the sum.
-    """
-
-
-@dataclass(frozen=True)
-class OffPolicyEstimate:
-    """One estimate of a policy's value, with its confidence interval.
-
-    Attributes
-    ----------
-    method : {"ips", "snips", "dr"}
-    value : float
-        The estimated value (expected reward per round).
-    std_error : float
-        Standard error: the sample standard deviation of the per-round terms
-        divided by ``sqrt(n)`` (whatever the interval).
-    ci_low, ci_high : float
-        The interval: ``value -+ z * std_error`` with ``z`` the normal
-        quantile of the confidence level (``interval="normal"``), the betting
-        interval (``"betting"``), or NaN (``"withheld"``).
-    interval : {"normal", "betting", "withheld"}
-        How the interval was made (see :func:`evaluate_policy`).
-    reason : str or None
-        Why the interval is not the normal one; ``None`` when it is.
-    """
-
-    method: str
-    value: float
-    std_error: float
-    ci_low: float
-    ci_high: float
-    interval: str = "normal"
-    reason: str | None = None
-
-    def covers(self, value: float) -> bool:
-        """Whether the interval contains ``value`` (``False`` when withheld)."""
-        return bool(self.ci_low <= value <= self.ci_high)
-
-
-@dataclass
-class OffPolicyResult:
-    """Off-policy estimates of one policy's value on one log.
-
-    Attributes
-    ----------
-    name : str
-        Name of the evaluated policy.
-    policy : str
-        ``"greedy"``, ``"exploration"`` or ``"given"`` (probabilities passed in).
-    n_rounds : int
-        Logged rounds used.
-    confidence : float
-        Level of the intervals.
-    estimates : dict of str to OffPolicyEstimate
-        One per method, in the order asked.
-    weights : ndarray of float64
-        Importance weights ``pi(a_i | x_i) / p_i`` used by the estimators
-        (``min(., clip)`` when clipped).
-    effective_sample_size : float
-        ``(sum w)^2 / sum w^2`` of those weights: how many rounds the log is
-        worth for this policy (small values mean high variance).
-    min_propensity : float
-        The smallest logged propensity ``min_i p_i`` (the largest possible
-        weight is ``1 / min_propensity``).
-    clip : float or None
-        The weight clipping threshold used (``None``: no clipping).
-    n_clipped : int
-        Rounds whose weight exceeded ``clip`` and was clipped.
-    reward_predictions : ndarray of shape (n_rounds, n_classes) or None
-        The reward model's predictions ``h(x_i, a)`` that DR used: the
-        cross-fitted ones (each row predicted by models fitted on the other
-        folds), or those passed in; ``None`` when DR was not asked. Passing
-        them back as ``reward_predictions`` reproduces the DR estimate.
-    """
-
-    name: str
-    policy: str
-    n_rounds: int
-    confidence: float
-    estimates: dict[str, OffPolicyEstimate] = field(default_factory=dict)
-    weights: np.ndarray | None = None
-    effective_sample_size: float = float("nan")
-    min_propensity: float = float("nan")
-    clip: float | None = None
-    n_clipped: int = 0
-    reward_predictions: np.ndarray | None = None
-
-    def __getitem__(self, method: str) -> OffPolicyEstimate:
-        return self.estimates[method]
-
-    def summary(self) -> list[dict[str, Any]]:
-        """One row per method: name, policy, method, value, std_error, interval."""
-        return [
-            {
-                "name": self.name,
-                "policy": self.policy,
-                "method": e.method,
-                "value": e.value,
-                "std_error": e.std_error,
-                "ci_low": e.ci_low,
-                "ci_high": e.ci_high,
-                "interval": e.interval,
-                "n_rounds": self.n_rounds,
-                "ess": self.effective_sample_size,
-                "min_propensity": self.min_propensity,
-            }
-            for e in self.estimates.values()
-        ]
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain Python data (JSON-serialisable)."""
-        return {
-            "name": self.name,
-            "policy": self.policy,
-            "n_rounds": self.n_rounds,
-            "confidence": self.confidence,
-            "effective_sample_size": self.effective_sample_size,
-            "min_propensity": self.min_propensity,
-            "clip": self.clip,
-            "n_clipped": self.n_clipped,
-            "estimates": {
-                m: {
-                    "value": e.value,
-                    "std_error": e.std_error,
-                    "ci_low": e.ci_low,
-                    "ci_high": e.ci_high,
-                    "interval": e.interval,
-                    "reason": e.reason,
-                }
-                for m, e in self.estimates.items()
-            },
-        }
-
-    def to_frame(self):
-        """A pandas DataFrame of ``summary()`` (needs pandas)."""
-        pd = _require_pandas("OffPolicyResult.to_frame")
-        return pd.DataFrame(self.summary())
-
-    def __str__(self) -> str:
-        level = f"{100 * self.confidence:g}%"
-        head = (
-            f"{self.name} ({self.policy} policy) on {self.n_rounds:,} logged rounds, "
-            f"effective sample size {self.effective_sample_size:,.0f}, "
-            f"smallest propensity {self.min_propensity:.3g}, "
-            f"{level} intervals"
-        )
-        if self.clip is not None:
-            head += f", weights clipped at {self.clip:g} ({self.n_clipped:,} rounds)"
-        cols = ["method", "value", "std_error", "ci_low", "ci_high", "interval"]
-        notes = [f"{e.method}: {e.reason}" for e in self.estimates.values() if e.reason]
-        return "\n".join([head, format_table(self.summary(), cols), *notes])
-
-
-def _interval(method, value, terms_sd, n, z) -> OffPolicyEstimate:
-    se = float(terms_sd / np.sqrt(n)) if n > 1 else float("nan")
-    return OffPolicyEstimate(method, float(value), se, value - z * se, value + z * se)
-
-
-def _effective_sample_size(w: np.ndarray) -> float:
-    """``(sum w)^2 / sum w^2`` (Kong 1992), computed on ``w / max(w)`` (the
-    same ratio) so that huge weights do not overflow; 0 when every ``w`` is 0."""
-    top = float(w.max())
-    if not top > 0.0:
-        return 0.0
-    scaled = w / top
-    return float(scaled.sum() ** 2 / (scaled**2).sum())
-
-
-def _betting_lower_bound(x: np.ndarray, alpha: float, upper: float) -> float:
-    """Lower confidence bound at level ``1 - alpha`` on the mean of ``x >= 0``.
-
-    The rounds are bets against "the mean is ``m``": the capital
-    ``K(m) = prod_t (1 + lambda_t(m) (x_t - m))`` is a nonnegative martingale
-    when the mean is ``m`` (also for adaptively logged rounds, each with mean
-    ``m`` given the past), so ``P(K(m) >= 1 / alpha) <= alpha`` by Markov's
-    (Ville's) inequality, and ``{m : K(m) < 1 / alpha}`` is a confidence set
-    (Waudby-Smith and Ramdas 2024; for importance-weighted rewards, which are
-    nonnegative but unbounded above, Karampatziakis, Mineiro and Ramdas 2021).
-    The bets are their predictable plug-in
-    ``lambda_t = sqrt(2 log(1 / alpha) / (n s_{t-1}^2))``, with the running
-    estimates ``mu_t = (u / 2 + sum_{i <= t} x_i) / (t + 1)`` and
-    ``s_t^2 = (u^2 / 4 + sum_{i <= t} (x_i - mu_i)^2) / (t + 1)``
-    (``u = upper``), truncated to ``lambda_t(m) = min(lambda_t, 1 / (2 m))``
-    so that every factor stays ``>= 1/2``. Each factor then decreases in
-    ``m``, so the set is ``[m*, upper]`` and ``m*`` is found by bisection
-    (rounded down).
-    """
-    n = x.shape[0]
-    t = np.arange(1.0, n + 1.0)
-    mu = (0.5 * upper + np.cumsum(x)) / (t + 1.0)
-    with np.errstate(over="ignore"):  # an infinite variance makes a zero bet
-        var = (0.25 * upper**2 + np.cumsum((x - mu) ** 2)) / (t + 1.0)
-    var_before = np.concatenate(([0.25 * upper**2], var[:-1]))
-    bets = np.sqrt(2.0 * np.log(1.0 / alpha) / (n * var_before))
-    threshold = np.log(1.0 / alpha)
-
-    def rejected(m: float) -> bool:
-        lam = np.minimum(bets, _BET_CAP / m) if m > 0.0 else bets
-        return bool(np.log1p(lam * (x - m)).sum() >= threshold)
-
-    if not rejected(0.0):
-        return 0.0
-    if rejected(upper):
-        return upper
-    low, high = 0.0, upper
-    while high - low > 1e-10 * upper:
-        mid = 0.5 * (low + high)
-        if rejected(mid):
-            low = mid
-        else:
-            high = mid
-    return low
-
-
-def _betting_interval(w, r, clip, reward_range, alpha) -> tuple[float, float]:
-    """The two-sided betting interval (each side at ``alpha / 2``) on the value
-    that IPS estimates, for rewards in ``reward_range = (lo, hi)``.
-
-    Unclipped, ``E[w] = 1`` and ``V = lo + E[w (r - lo)] = hi - E[w (hi - r)]``
-    with both expectations of nonnegative terms, in ``[0, hi - lo]``. Clipped
-    (``w <= M``), the terms ``w r`` lie in ``[a, b] = [M min(lo, 0),
-    M max(hi, 0)]`` and ``V_clip = a + E[w r - a] = b - E[b - w r]``.
-    """
-    lo, hi = reward_range
-    if clip is None:
-        below, above, base_low, base_high = w * (r - lo), w * (hi - r), lo, hi
-    else:
-        base_low, base_high = clip * min(lo, 0.0), clip * max(hi, 0.0)
-        below, above = w * r - base_low, base_high - w * r
-    span = base_high - base_low
-    low = base_low + _betting_lower_bound(below, alpha / 2.0, span)
-    high = base_high - _betting_lower_bound(above, alpha / 2.0, span)
-    return low, high
-
-
-def _low_ess_estimate(
-    normal: OffPolicyEstimate, why: str, interval: tuple[float, float] | None, note
-) -> OffPolicyEstimate:
-    """``normal`` with its interval replaced: by ``interval`` (the betting
-    one) or, when ``None``, by NaN bounds; ``why`` and ``note`` make the reason."""
-    if interval is None:
-        low = high = float("nan")
-        kind = "withheld"
-    else:
-        low, high = interval
-        kind = "betting"
-    return OffPolicyEstimate(
-        normal.method,
-        normal.value,
-        normal.std_error,
-        float(low),
-        float(high),
-        interval=kind,
-        reason=f"{why}: {note}",
-    )
-
-
-def _check_methods(methods) -> tuple[str, ...]:
-    if isinstance(methods, str):
-        methods = (methods,)
-    methods = tuple(methods)
-    for m in methods:
-        if m not in METHODS:
-            raise ValueError(f"unknown method {m!r}; choose among {METHODS}")
-    if not methods:
-        raise ValueError("methods is empty")
-    return methods
-
-
-def _logged_codes(logged: LoggedFeedback, classes: np.ndarray) -> np.ndarray:
-    codes = np.minimum(np.searchsorted(classes, logged.actions), classes.shape[0] - 1)
-    if not np.all(classes[codes] == logged.actions):
-        unknown = np.unique(logged.actions[classes[codes] != logged.actions])
-        raise ValueError(
-            f"logged actions not among the policy's classes: {unknown.tolist()[:10]}"
-        )
-    return codes
-
-
-def _check_logged(logged) -> None:
-    if not isinstance(logged, LoggedFeedback):
-        raise TypeError(
-            "logged must be a LoggedFeedback(actions, rewards, propensities), got "
-            f"{type(logged).__name__}"
-        )
-
-
-def _check_contexts(X, n: int) -> None:
-    """``X`` must hold one row (context) per logged round."""
-    try:
-        n_rows = _num_samples(X)
-    except TypeError as exc:
-        raise TypeError(
-            f"X must be an array-like or sparse matrix of contexts: {exc}"
-        ) from None
-    if n_rows != n:
-        raise ValueError(
-            f"X has {n_rows} rows but logged has {n} rounds: X must hold the "
-            "context of every logged round, in the log's order"
-        )
-
-
-def _check_target_proba(target_proba, n: int, k: int) -> np.ndarray:
-    """``target_proba`` as a float64 (n, k) matrix of probability rows."""
-    pi = np.asarray(target_proba, dtype=np.float64)
-    if pi.ndim != 2:
-        raise ValueError(
-            f"target_proba must be 2-D, of shape (n_rounds, n_classes) = {(n, k)}; "
-            f"got {pi.ndim} dimension(s), shape {pi.shape}"
-        )
-    if pi.shape[0] != n:
-        raise ValueError(
-            f"target_proba has {pi.shape[0]} rows but logged has {n} rounds: it "
-            "needs one row of probabilities per logged round"
-        )
-    if pi.shape[1] != k:
-        raise ValueError(
-            f"target_proba has {pi.shape[1]} columns but classes has {k} actions: "
-            "it needs one column per action, in classes order"
-        )
-    if not np.all(np.isfinite(pi)):
-        bad = np.flatnonzero(~np.all(np.isfinite(pi), axis=1))
-        raise ValueError(
-            f"target_proba has non-finite values (NaN or inf) in rows "
-            f"{bad.tolist()[:10]}"
-        )
-    if np.any(pi < 0.0):
-        bad = np.flatnonzero(np.any(pi < 0.0, axis=1))
-        raise ValueError(
-            f"target_proba has negative probabilities in rows {bad.tolist()[:10]}"
-        )
-    sums = pi.sum(axis=1)
-    off = np.abs(sums - 1.0) > _SUM_TOL
-    if np.any(off):
-        bad = np.flatnonzero(off)
-        raise ValueError(
-            f"the rows of target_proba must sum to one (within {_SUM_TOL:g}); rows "
-            f"{bad.tolist()[:10]} sum to {sums[bad][:10].tolist()}"
-        )
-    return pi
 
 
 def _reward_model_predictions(X, codes, rewards, k, reward_model, n_folds, seed):
@@ -438,33 +97,6 @@ def _reward_model_predictions(X, codes, rewards, k, reward_model, n_folds, seed)
                 model.predict(_safe_indexing(X, test)), dtype=np.float64
             )
     return H
-
-
-def _check_reward_predictions(reward_predictions, n: int, k: int) -> np.ndarray:
-    H = np.asarray(reward_predictions, dtype=np.float64)
-    if H.shape != (n, k):
-        raise ValueError(
-            f"reward_predictions has shape {H.shape} but logged has {n} rounds and "
-            f"classes has {k} actions: it needs shape (n_rounds, n_classes) = "
-            f"{(n, k)}, the reward model's prediction for every round and action"
-        )
-    if not np.all(np.isfinite(H)):
-        bad = np.flatnonzero(~np.all(np.isfinite(H), axis=1))
-        raise ValueError(
-            f"reward_predictions has non-finite values in rows {bad.tolist()[:10]}"
-        )
-    return H
-
-
-def _check_positive_or_none(value, name: str) -> float | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a positive number or None, got {value!r}")
-    number = float(value)
-    if not (np.isfinite(number) and number > 0):
-        raise ValueError(f"{name} must be a positive number or None, got {value!r}")
-    return number
 
 
 def evaluate_policy(
@@ -500,8 +132,9 @@ def evaluate_policy(
     standard deviation (``ddof=1``) of the per-round terms (IPS: ``w_i r_i``;
     DR: the bracket above; SNIPS: its delta-method linearisation
     ``w_i (r_i - V) / mean(w)``). Below it they are not to be trusted (on
-    logs with an effective sample size of 2 to 50, 95% normal intervals can
-    cover the true value far less than 95% of the time), so the rule is:
+    logs with few effective rounds, normal intervals cover the true value far
+    less often than their level: ``benchmarks/ope_coverage.py``,
+    ``docs/results/off-policy-coverage/``), so the rule is:
 
     * IPS, and SNIPS unclipped: the **betting interval** on the value, whose
       coverage is at least its nominal level at every sample size when the
@@ -610,13 +243,9 @@ def evaluate_policy(
     .. [5] A. Swaminathan and T. Joachims, "The self-normalized estimator
        for counterfactual learning", NeurIPS 2015 (SNIPS).
     """
-    methods = _check_methods(methods)
     _check_logged(logged)
-    if not 0.0 < confidence < 1.0:
-        raise ValueError(f"confidence must be in (0, 1), got {confidence}")
-    clip = _check_positive_or_none(clip, "clip")
-    min_ess = _check_positive_or_none(
-        min_effective_sample_size, "min_effective_sample_size"
+    methods, clip, min_ess = _check_options(
+        methods, confidence, clip, min_effective_sample_size
     )
     reward_range = _check_reward_range(reward_range)
     classes = np.asarray(classes)
@@ -696,57 +325,6 @@ def evaluate_policy(
         n_clipped=n_clipped,
         reward_predictions=H if "dr" in methods else None,
     )
-
-
-def _replace_low_ess_intervals(
-    estimates, w, r, clip, reward_range, alpha, ess, min_ess
-) -> None:
-    """Below the effective-sample-size threshold: the betting interval for IPS
-    (and SNIPS, unclipped: it estimates the same value), no interval for DR,
-    nor for anything when the rewards leave ``reward_range``."""
-    why = f"effective sample size {ess:.1f} < min_effective_sample_size={min_ess:g}"
-    lo, hi = reward_range
-    in_range = bool(np.all((r >= lo) & (r <= hi)))
-    betting = _betting_interval(w, r, clip, reward_range, alpha) if in_range else None
-    for method, normal in estimates.items():
-        interval = None
-        if not in_range:
-            note = (
-                f"rewards outside reward_range=({lo:g}, {hi:g}), which the "
-                "betting interval needs: no interval"
-            )
-        elif method == "dr":
-            note = (
-                "DR's terms w (r - h(x, a)) are unbounded on both sides, and no "
-                "interval of it has coverage this far from the normal limit: no "
-                "interval (the IPS and SNIPS betting interval bounds the same value)"
-            )
-        elif method == "snips" and clip is not None:
-            note = (
-                "clipped SNIPS estimates E[min(w, clip) r] / E[min(w, clip)], "
-                "which the betting interval does not bound: no interval"
-            )
-        else:
-            interval = betting
-            note = (
-                "the finite-sample betting interval on the value "
-                f"(rewards in [{lo:g}, {hi:g}])"
-            )
-        estimates[method] = _low_ess_estimate(normal, why, interval, note)
-
-
-def _check_reward_range(reward_range) -> tuple[float, float]:
-    try:
-        lo, hi = (float(v) for v in reward_range)
-    except (TypeError, ValueError):
-        raise TypeError(
-            f"reward_range must be a pair of numbers (lo, hi), got {reward_range!r}"
-        ) from None
-    if not (np.isfinite(lo) and np.isfinite(hi) and lo < hi):
-        raise ValueError(
-            f"reward_range must be finite with lo < hi, got {reward_range!r}"
-        )
-    return lo, hi
 
 
 def _target_proba(estimator, X, policy: str) -> np.ndarray:

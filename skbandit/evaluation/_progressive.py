@@ -7,22 +7,24 @@ object, and printing is a thin layer over that data.
 
 from __future__ import annotations
 
-import sys
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import _num_samples, column_or_1d
 
+from skbandit._docstring import fill_doc
 from skbandit.base import BaseBanditClassifier
+from skbandit.evaluation._format import _progress_bar
+from skbandit.evaluation._progressive_results import (
+    ComparisonResult,
+    ProgressiveValidationResult,
+)
 from skbandit.feedback import BanditFeedback
 
 if TYPE_CHECKING:
-    import pandas as pd
-
     from skbandit._typing import ArrayLike, MatrixLike
 
 __all__ = [
@@ -35,6 +37,28 @@ __all__ = [
 ]
 
 _FULL_INFORMATION = frozenset({"MulticlassPerceptron"})
+
+#: docstring fragments of the stream parameters (``fill_doc``)
+_STREAM_DOCS = {
+    "stream": """\
+X : {array-like, sparse matrix} of shape (n_samples, n_features)
+    The stream, in order.
+y : array-like of shape (n_samples,)
+    True labels (a skbandit learner sees only its reward bit).
+classes : array-like, default=None
+    All classes; defaults to ``numpy.unique(y)``. Passed on the first
+    ``partial_fit`` call of an unfitted estimator.
+chunk_size : int, default=1000
+    Rows per ``partial_fit`` call (the mini-batch of a full-information
+    model).
+checkpoints : int, sequence of int or None, default=50
+    Number of log-spaced checkpoints, or the 1-based round indices
+    themselves (global over the stream); the last round is always one.""",
+    "progress": """\
+progress : bool, default=False
+    Show a progress bar (only when tqdm is installed and stderr is a
+    terminal).""",
+}
 
 
 def log_checkpoints(n_rounds: int, n_checkpoints: int = 50) -> np.ndarray:
@@ -112,19 +136,6 @@ def _protocol(estimator, chunk_size: int) -> str:
     )
 
 
-def _progress_bar(progress: bool, total: int, desc: str | None):
-    """A tqdm bar only if asked for, tqdm is installed and stderr is a terminal."""
-    if not progress:
-        return None
-    try:
-        from tqdm.auto import tqdm
-    except ImportError:
-        return None
-    if not (hasattr(sys.stderr, "isatty") and sys.stderr.isatty()):
-        return None
-    return tqdm(total=total, unit="rounds", desc=desc, leave=False)
-
-
 def _slice(X, lo: int, hi: int):
     return X[lo:hi]
 
@@ -139,6 +150,7 @@ def _validate_stream(X, y):
     return X, y, n
 
 
+@fill_doc(**_STREAM_DOCS)
 def iter_progressive_validation(
     estimator: Any,
     X: MatrixLike,
@@ -165,21 +177,8 @@ def iter_progressive_validation(
     ----------
     estimator : estimator with ``partial_fit``
         A skbandit learner or a scikit-learn classifier.
-    X : {array-like, sparse matrix} of shape (n_samples, n_features)
-        The stream, in order.
-    y : array-like of shape (n_samples,)
-        True labels (a skbandit learner sees only its reward bit).
-    classes : array-like, default=None
-        All classes; defaults to ``numpy.unique(y)``. Passed on the first
-        ``partial_fit`` call of an unfitted estimator.
-    chunk_size : int, default=1000
-        Rows per ``partial_fit`` call.
-    checkpoints : int, sequence of int or None, default=50
-        Number of log-spaced checkpoints, or the 1-based round indices
-        themselves (global over the stream); the last round is always one.
-    progress : bool, default=False
-        Show a progress bar (only when tqdm is installed and stderr is a
-        terminal).
+    {stream}
+    {progress}
 
     Yields
     ------
@@ -301,189 +300,6 @@ def _iter_full(estimator, X, y, n, points, classes, fitted, chunk_size, bar):
             bar.update(hi - lo)
 
 
-def _require_pandas(what: str):
-    try:
-        import pandas as pd
-    except ImportError:
-        raise ImportError(
-            f"{what} needs pandas, which is not installed: pip install pandas "
-            "(or use to_dict())"
-        ) from None
-    return pd
-
-
-def _format_value(value) -> str:
-    if isinstance(value, float | np.floating):
-        value = float(value)
-        if not np.isfinite(value):
-            return "-"
-        if abs(value) >= 10:
-            return f"{value:,.0f}"
-        if value != 0 and abs(value) < 1e-3:
-            return f"{value:.3g}"
-        return f"{value:.4f}"
-    if isinstance(value, int | np.integer):
-        return f"{value:,}"
-    return str(value)
-
-
-def format_table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> str:
-    """Plain-text table of ``rows`` (mappings) over ``columns``."""
-    cells = [[_format_value(row.get(c, "")) for c in columns] for row in rows]
-    widths = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(columns)]
-
-    def line(values):
-        return "  ".join(
-            v.ljust(w) if i == 0 else v.rjust(w)
-            for i, (v, w) in enumerate(zip(values, widths, strict=True))
-        )
-
-    out = [line(columns), line(["-" * w for w in widths])]
-    out += [line(r) for r in cells]
-    return "\n".join(out)
-
-
-@dataclass
-class ProgressiveValidationResult:
-    """Progressive validation of one learner on one stream.
-
-    Attributes
-    ----------
-    name : str
-        Learner's name.
-    feedback : {"bandit", "full"}
-        What the learner learned from: the reward bit of its played action,
-        or the true label.
-    protocol : str
-        How the stream was played (one round per row, or mini-batches).
-    chunk_size : int
-        Rows per ``partial_fit`` call.
-    rounds : ndarray of int64
-        Checkpoints: 1-based round indices, global over the stream.
-    mistakes : ndarray of int64
-        Cumulative mistakes of the played action at each checkpoint.
-    greedy_mistakes : ndarray of int64
-        Cumulative mistakes of the greedy (argmax) action at each checkpoint;
-        equal to ``mistakes`` for full-information models.
-    seconds : ndarray of float64
-        Cumulative time in prediction and learning at each checkpoint.
-    params : dict
-        The estimator's parameters (``get_params(deep=False)``), as strings
-        where they are not plain numbers.
-    log : dict of ndarray or None
-        For skbandit learners run with ``log=True``: the feedback log over the
-        whole stream, ``rows`` (global row indices), ``actions``, ``rewards``
-        and ``propensities``.
-    """
-
-    name: str
-    feedback: str
-    protocol: str
-    chunk_size: int
-    rounds: np.ndarray
-    mistakes: np.ndarray
-    greedy_mistakes: np.ndarray
-    seconds: np.ndarray
-    params: dict = field(default_factory=dict)
-    log: dict | None = None
-
-    @property
-    def n_rounds(self) -> int:
-        """Rounds played."""
-        return int(self.rounds[-1]) if self.rounds.size else 0
-
-    @property
-    def n_mistakes(self) -> int:
-        """Mistakes of the played action over the stream."""
-        return int(self.mistakes[-1]) if self.mistakes.size else 0
-
-    @property
-    def n_greedy_mistakes(self) -> int:
-        """Mistakes of the greedy action over the stream."""
-        return int(self.greedy_mistakes[-1]) if self.greedy_mistakes.size else 0
-
-    @property
-    def error(self) -> float:
-        """Online error of the played action: mistakes / rounds."""
-        return self.n_mistakes / self.n_rounds if self.n_rounds else float("nan")
-
-    @property
-    def greedy_error(self) -> float:
-        """Online error of the greedy action."""
-        if not self.n_rounds:
-            return float("nan")
-        return self.n_greedy_mistakes / self.n_rounds
-
-    @property
-    def total_seconds(self) -> float:
-        """Time in prediction and learning."""
-        return float(self.seconds[-1]) if self.seconds.size else 0.0
-
-    @property
-    def rounds_per_second(self) -> float:
-        """Throughput over the whole stream."""
-        seconds = self.total_seconds
-        return self.n_rounds / seconds if seconds > 0 else float("nan")
-
-    def summary(self) -> dict[str, Any]:
-        """The final numbers as a flat dict."""
-        return {
-            "learner": self.name,
-            "feedback": self.feedback,
-            "rounds": self.n_rounds,
-            "mistakes": self.n_mistakes,
-            "error": self.error,
-            "greedy_error": self.greedy_error,
-            "seconds": self.total_seconds,
-            "rounds_per_s": self.rounds_per_second,
-        }
-
-    def to_dict(self) -> dict[str, Any]:
-        """Everything as JSON-serialisable Python objects (no log)."""
-        return {
-            "name": self.name,
-            "feedback": self.feedback,
-            "protocol": self.protocol,
-            "chunk_size": self.chunk_size,
-            "params": dict(self.params),
-            "rounds": self.rounds.tolist(),
-            "mistakes": self.mistakes.tolist(),
-            "greedy_mistakes": self.greedy_mistakes.tolist(),
-            "seconds": self.seconds.tolist(),
-            "summary": self.summary(),
-        }
-
-    def to_frame(self) -> pd.DataFrame:
-        """One row per checkpoint (needs pandas).
-
-        Returns
-        -------
-        frame : pandas.DataFrame
-            Columns ``round``, ``mistakes``, ``greedy_mistakes``, ``error``,
-            ``greedy_error``, ``seconds``.
-        """
-        pd = _require_pandas("ProgressiveValidationResult.to_frame()")
-        rounds = self.rounds.astype(np.float64)
-        return pd.DataFrame(
-            {
-                "round": self.rounds,
-                "mistakes": self.mistakes,
-                "greedy_mistakes": self.greedy_mistakes,
-                "error": self.mistakes / rounds,
-                "greedy_error": self.greedy_mistakes / rounds,
-                "seconds": self.seconds,
-            }
-        )
-
-    def __str__(self) -> str:
-        s = self.summary()
-        return (
-            f"{self.name} [{self.feedback} feedback]: {s['rounds']:,} rounds, "
-            f"error {s['error']:.4f} (greedy {s['greedy_error']:.4f}), "
-            f"{_format_value(s['rounds_per_s'])} rounds/s"
-        )
-
-
 def _params(estimator) -> dict:
     try:
         params = estimator.get_params(deep=False)
@@ -495,6 +311,7 @@ def _params(estimator) -> dict:
     }
 
 
+@fill_doc(**_STREAM_DOCS)
 def progressive_validation(
     estimator: Any,
     X: MatrixLike,
@@ -521,21 +338,11 @@ def progressive_validation(
     ----------
     estimator : estimator with ``partial_fit``
         A skbandit learner or a scikit-learn classifier.
-    X : {array-like, sparse matrix} of shape (n_samples, n_features)
-        The stream, in order.
-    y : array-like of shape (n_samples,)
-        True labels.
-    classes : array-like, default=None
-        All classes; defaults to ``numpy.unique(y)``.
-    chunk_size : int, default=1000
-        Rows per ``partial_fit`` call.
-    checkpoints : int, sequence of int or None, default=50
-        Number of log-spaced checkpoints, or global 1-based round indices.
+    {stream}
     log : bool, default=False
         Keep the whole feedback log of a skbandit learner (global row
         indices, actions, rewards, propensities) in ``result.log``.
-    progress : bool, default=False
-        Show a progress bar when tqdm is installed and stderr is a terminal.
+    {progress}
     name : str, default=None
         Name in the result; defaults to the estimator's class name.
 
@@ -603,64 +410,7 @@ def progressive_validation(
     )
 
 
-class ComparisonResult(Sequence):
-    """Progressive validation of several learners on one stream.
-
-    A sequence of :class:`ProgressiveValidationResult` (also indexable by
-    learner name); ``str()`` is a text table of the final numbers.
-    """
-
-    def __init__(self, results: Sequence[ProgressiveValidationResult]) -> None:
-        self.results = list(results)
-
-    def __len__(self) -> int:
-        return len(self.results)
-
-    def __getitem__(self, key):
-        if isinstance(key, str):
-            for result in self.results:
-                if result.name == key:
-                    return result
-            raise KeyError(key)
-        return self.results[key]
-
-    def summary(self) -> list[dict[str, Any]]:
-        """One flat dict of final numbers per learner."""
-        return [r.summary() for r in self.results]
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-serialisable: ``{"results": [...]}``, one entry per learner."""
-        return {"results": [r.to_dict() for r in self.results]}
-
-    def to_frame(self, curves: bool = False) -> pd.DataFrame:
-        """The final numbers, one row per learner (needs pandas).
-
-        Parameters
-        ----------
-        curves : bool, default=False
-            If True, one row per learner and checkpoint instead, with a
-            ``learner`` column.
-        """
-        pd = _require_pandas("ComparisonResult.to_frame()")
-        if not curves:
-            return pd.DataFrame(self.summary())
-        frames = []
-        for r in self.results:
-            frame = r.to_frame()
-            frame.insert(0, "learner", r.name)
-            frames.append(frame)
-        return pd.concat(frames, ignore_index=True)
-
-    def __str__(self) -> str:
-        columns = ["learner", "feedback", "rounds", "error", "greedy_error"]
-        columns.append("rounds_per_s")
-        return format_table(self.summary(), columns)
-
-    def __repr__(self) -> str:
-        names = ", ".join(r.name for r in self.results)
-        return f"ComparisonResult([{names}])"
-
-
+@fill_doc(**_STREAM_DOCS)
 def compare(
     estimators: Mapping[str, Any] | Sequence[Any],
     X: MatrixLike,
@@ -677,19 +427,8 @@ def compare(
     ----------
     estimators : dict of name to estimator, or sequence of estimators
         The learners (updated in place); a sequence is named by class name.
-    X : {array-like, sparse matrix} of shape (n_samples, n_features)
-        The stream, in order, the same for every learner.
-    y : array-like of shape (n_samples,)
-        True labels.
-    classes : array-like, default=None
-        All classes; defaults to ``numpy.unique(y)``.
-    chunk_size : int, default=1000
-        Rows per ``partial_fit`` call (the mini-batch of full-information
-        scikit-learn models).
-    checkpoints : int, sequence of int or None, default=50
-        Number of log-spaced checkpoints, or global 1-based round indices.
-    progress : bool, default=False
-        Progress bars when tqdm is installed and stderr is a terminal.
+    {stream}
+    {progress}
 
     Returns
     -------

@@ -14,12 +14,9 @@ Plotting, progress bars and parallel backends are the ``experiments`` extra
 """
 
 from skbandit.experiments._data import DATASETS, load_dataset
-from skbandit.experiments._runner import (
-    ExperimentResult,
-    rerun,
-    run_config,
-    run_experiment,
-)
+from skbandit.experiments._replay import rerun
+from skbandit.experiments._result import ExperimentResult
+from skbandit.experiments._runner import run_config, run_experiment
 from skbandit.experiments._specs import (
     EXPERIMENTS,
     Experiment,

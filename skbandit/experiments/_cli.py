@@ -380,7 +380,7 @@ def _execute(config, args, out: Path, stored: dict | None = None) -> int:
             1,
         ) from None
     if stored is not None:
-        from skbandit.experiments._runner import verify_rows
+        from skbandit.experiments._replay import verify_rows
 
         problems = verify_rows(stored["rows"], result.rows)
         for problem in problems:
@@ -444,7 +444,7 @@ def _rerun(args) -> int:
 
     if not args.json.is_file():
         raise _Fail(f"no such file: {args.json}")
-    from skbandit.experiments._runner import replay_config
+    from skbandit.experiments._replay import replay_config
 
     try:
         stored = json.loads(args.json.read_text())

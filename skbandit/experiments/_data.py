@@ -87,45 +87,25 @@ def _separable(strong: bool):
     return load
 
 
-def _usps(n, data_dir, download):
-    from skbandit.datasets import fetch_usps
+def _fetched(key: str, fetcher: str, **options):
+    """The loader of the real data set ``key``: ``skbandit.datasets.<fetcher>``
+    on the first of its files found in ``data_dir`` (else its download),
+    shuffled with seed 0."""
 
-    path = _find(data_dir, DATASETS["usps"].files, "usps")
-    return fetch_usps(
-        path=path,
-        download_if_missing=download,
-        shuffle=True,
-        random_state=0,
-        return_X_y=True,
-    )
+    def load(n, data_dir, download):
+        from skbandit import datasets
 
+        path = _find(data_dir, DATASETS[key].files, key)
+        return getattr(datasets, fetcher)(
+            path=path,
+            download_if_missing=download,
+            shuffle=True,
+            random_state=0,
+            return_X_y=True,
+            **options,
+        )
 
-def _mnist(n, data_dir, download):
-    from skbandit.datasets import fetch_mnist
-
-    path = _find(data_dir, DATASETS["mnist"].files, "mnist")
-    X, y = fetch_mnist(
-        path=path,
-        download_if_missing=download,
-        shuffle=True,
-        random_state=0,
-        return_X_y=True,
-    )
-    return X, y
-
-
-def _covtype(n, data_dir, download):
-    from skbandit.datasets import fetch_covtype
-
-    path = _find(data_dir, DATASETS["covtype"].files, "covtype")
-    return fetch_covtype(
-        path=path,
-        scale=True,
-        download_if_missing=download,
-        shuffle=True,
-        random_state=0,
-        return_X_y=True,
-    )
+    return load
 
 
 def _newsgroups(tfidf: bool):
@@ -147,19 +127,6 @@ def _newsgroups(tfidf: bool):
         return X, np.asarray(bunch.target)
 
     return load
-
-
-def _reuters4(n, data_dir, download):
-    from skbandit.datasets import fetch_rcv1_reuters4
-
-    path = _find(data_dir, DATASETS["reuters4"].files, "reuters4")
-    return fetch_rcv1_reuters4(
-        path=path,
-        download_if_missing=download,
-        shuffle=True,
-        random_state=0,
-        return_X_y=True,
-    )
 
 
 DATASETS: dict[str, DatasetInfo] = {
@@ -238,12 +205,12 @@ _LOADERS: dict[str, Callable[..., Any]] = {
     "synnonsep": _synnonsep,
     "separable-strong": _separable(True),
     "separable-weak": _separable(False),
-    "usps": _usps,
-    "mnist": _mnist,
-    "covtype": _covtype,
+    "usps": _fetched("usps", "fetch_usps"),
+    "mnist": _fetched("mnist", "fetch_mnist"),
+    "covtype": _fetched("covtype", "fetch_covtype", scale=True),
     "20newsgroups": _newsgroups(False),
     "20newsgroups-tfidf": _newsgroups(True),
-    "reuters4": _reuters4,
+    "reuters4": _fetched("reuters4", "fetch_rcv1_reuters4"),
 }
 
 

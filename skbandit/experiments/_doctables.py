@@ -32,7 +32,7 @@ _MARKED = re.compile(
 
 def render_tables(text: str, root: str | Path) -> str:
     """``text`` with every marked block replaced by its run's table."""
-    from skbandit.experiments._runner import ExperimentResult
+    from skbandit.experiments._result import ExperimentResult
 
     def table(match: re.Match) -> str:
         result = ExperimentResult.load(Path(root) / match["path"])

@@ -13,12 +13,19 @@ from sklearn.utils.validation import check_is_fitted
 
 from skbandit._core._explore import EpsilonGreedyExplorer
 from skbandit._core._kernel import SLOT_ATTR, SLOT_ITEM, run_scores
+from skbandit._docstring import FEATURES_IN, ROUND_COUNTS, fill_doc
 from skbandit.base import BaseBanditClassifier, _kernel_arrays
 from skbandit.exploration import (
     BaseExploration,
     EpsilonGreedy,
     ExplorationMixin,
     exploration_constraint,
+)
+from skbandit.multiclass._candidates import (
+    _check_candidates,
+    _seed_default_features,
+    default_candidates,
+    nonlinear_candidate,
 )
 from skbandit.multiclass._selector_fast import SelectorKernel
 
@@ -29,90 +36,6 @@ __all__ = ["OnlineSelector", "default_candidates", "nonlinear_candidate"]
 
 # ``candidate_learning``: the kernel's codes (``_selector_fast.pyx``)
 _LEARNING_MODES = {"all": 0, "own": 1, "capped": 2}
-
-
-#: The widest rows and the most classes for which ``default_candidates``
-#: includes the nonlinear candidate: its round costs ``O(D (d + k))`` with
-#: ``D = 1000`` features, which pays on dense tables and small images with
-#: tens of classes, not on wide or sparse rows or catalogues of many items.
-NONLINEAR_MAX_FEATURES = 256
-NONLINEAR_MAX_CLASSES = 100
-
-
-def nonlinear_candidate() -> BaseBanditClassifier:
-    """The nonlinear candidate of ``default_candidates``: a
-    :class:`~skbandit.BanditPipeline` of running standardisation, 1,000 random
-    Fourier features of the Gaussian kernel ``exp(-||u - u'||^2 / d)``
-    (``RBFSampler(gamma="scale")``, ``gamma = 1 / d`` after the scaler; Rahimi
-    and Recht 2007) and ``SquareCB(regressor="adagrad", learning_rate=0.1)``.
-    Chosen on the dense tuning streams (``benchmarks/eval_nonlinear.py``,
-    ``docs/results/nonlinear/``)."""
-    from sklearn.kernel_approximation import RBFSampler
-
-    from skbandit.linear_model import SquareCB
-    from skbandit.pipeline import BanditPipeline
-    from skbandit.preprocessing import OnlineStandardScaler
-
-    return BanditPipeline(
-        [
-            ("onlinestandardscaler", OnlineStandardScaler()),
-            ("rbfsampler", RBFSampler(gamma="scale", n_components=1000)),
-            ("squarecb", SquareCB(regressor="adagrad", learning_rate=0.1)),
-        ]
-    )
-
-
-def default_candidates(
-    n_features: int | None = None, n_classes: int | None = None
-) -> list[BaseBanditClassifier]:
-    """The candidates ``OnlineSelector(candidates=None)`` runs on rows of
-    ``n_features`` features and ``n_classes`` classes, in order (the first is
-    the leader until the evidence says otherwise).
-
-    * ``nonlinear_candidate()``, first, when ``n_features`` is at most
-      ``NONLINEAR_MAX_FEATURES`` (256) and ``n_classes`` (if given) at most
-      ``NONLINEAR_MAX_CLASSES`` (100): random Fourier features of the
-      standardised rows learnt by SquareCB (a nonlinear policy; ``O(D d + D
-      k)`` a round with ``D = 1000``);
-    * ``SquareCB()``: inverse gap weighting at its defaults (``gamma_t = 300
-      t^0.75`` per class, the normalized (NAG) regression oracle);
-    * ``SquareCB(exploration=InverseGap(300, exponent=0.5))``: the anytime
-      ``gamma_t ∝ sqrt(t)`` schedule of Foster and Rakhlin's analysis, which
-      explores longer (noisy labels, many classes);
-    * ``ConservativeOneVsAll()``: no exploration, Passive-Aggressive one-vs-all
-      learners; strong where the greedy action is learnt fast;
-    * ``OffsetTree()``: the offset-tree reduction (importance-weighted binary
-      learners at the nodes).
-
-    ``n_features=None`` gives the linear candidates only.
-    """
-    from skbandit.exploration import InverseGap
-    from skbandit.linear_model import SquareCB
-    from skbandit.multiclass import ConservativeOneVsAll, OffsetTree
-
-    linear: list[BaseBanditClassifier] = [
-        SquareCB(),
-        SquareCB(exploration=InverseGap(300.0, exponent=0.5)),
-        ConservativeOneVsAll(),
-        OffsetTree(),
-    ]
-    if (
-        n_features is None
-        or n_features > NONLINEAR_MAX_FEATURES
-        or (n_classes is not None and n_classes > NONLINEAR_MAX_CLASSES)
-    ):
-        return linear
-    return [nonlinear_candidate(), *linear]
-
-
-def _seed_default_features(candidates) -> None:
-    """The default candidates take ``random_state=0``: the nonlinear one draws
-    its random features with it (a fixed map of the rows, as a hashing seed
-    is), the others draw nothing from theirs (the selector's uniforms drive
-    every candidate), so the selector's state stays a function of its seed."""
-    for c in candidates:
-        if c.random_state is None:
-            c.set_params(random_state=0)
 
 
 def _length_error(candidates, kernels) -> RuntimeError:
@@ -128,43 +51,7 @@ def _item_slots(items) -> list[tuple]:
     return [(SLOT_ITEM, items, i) for i in range(len(items) + 1)]
 
 
-def _check_candidates(
-    candidates, n_features: int | None = None, n_classes: int | None = None
-) -> list[BaseBanditClassifier]:
-    if candidates is None:
-        return default_candidates(n_features, n_classes)
-    if isinstance(candidates, BaseBanditClassifier) or not hasattr(
-        candidates, "__len__"
-    ):
-        raise InvalidParameterError(
-            "The 'candidates' parameter of OnlineSelector must be a list of "
-            f"skbandit learners or None; got {type(candidates).__name__}."
-        )
-    candidates = list(candidates)
-    if not candidates:
-        raise InvalidParameterError(
-            "The 'candidates' parameter of OnlineSelector must hold at least "
-            "one learner; got none."
-        )
-    for i, c in enumerate(candidates):
-        if not isinstance(c, BaseBanditClassifier):
-            raise InvalidParameterError(
-                f"candidates[{i}] is {type(c).__name__}, not a skbandit learner "
-                "(a BaseBanditClassifier): the selector runs the candidates' "
-                "compiled kernels."
-            )
-        if isinstance(c, OnlineSelector):
-            raise InvalidParameterError(
-                f"candidates[{i}] is an OnlineSelector: selectors do not nest."
-            )
-        # a meta-learner whose kernel may not exist for every setting (a
-        # BanditPipeline with maps that run in Python) says so here
-        check = getattr(c, "_check_selector_candidate", None)
-        if check is not None:
-            check(i)
-    return candidates
-
-
+@fill_doc(features_in=FEATURES_IN, round_counts=ROUND_COUNTS)
 class OnlineSelector(ExplorationMixin, BaseBanditClassifier):
     r"""Online selection among bandit learners by off-policy estimates.
 
@@ -368,16 +255,8 @@ class OnlineSelector(ExplorationMixin, BaseBanditClassifier):
         The leader's index and the number of switches (int64).
     mix_shares_ : ndarray of shape (n_candidates,)
         The candidates' shares ``β`` of the exploration mass (sum to one).
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of features seen during fit (string column names only).
-    t_ : int
-        Rounds played so far.
-    n_mistakes_ : int
-        Rounds whose played action was not rewarded.
-    n_greedy_mistakes_ : int
-        Rounds whose leader's greedy action was wrong.
+    {features_in}
+    {round_counts}
     exploration_ : exploration rule
         The rule played: ``exploration`` resolved (every parameter set).
 
@@ -463,6 +342,12 @@ class OnlineSelector(ExplorationMixin, BaseBanditClassifier):
         self.candidate_learning = candidate_learning
 
     # ----------------------------------------------------------- parameters
+    def _check_selector_candidate(self, index: int) -> None:
+        """Refuse to be a candidate of a selector (``_check_candidates``)."""
+        raise InvalidParameterError(
+            f"candidates[{index}] is an OnlineSelector: selectors do not nest."
+        )
+
     def _validate_params(self) -> None:
         super()._validate_params()
         if isinstance(self.exploration, BaseExploration):

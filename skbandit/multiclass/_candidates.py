@@ -1,0 +1,127 @@
+"""The default candidates of ``OnlineSelector``: four linear learners and, on
+narrow rows with few classes, a nonlinear pipeline first."""
+
+from __future__ import annotations
+
+from sklearn.utils._param_validation import InvalidParameterError
+
+from skbandit.base import BaseBanditClassifier
+
+__all__ = ["default_candidates", "nonlinear_candidate"]
+
+
+#: The widest rows and the most classes for which ``default_candidates``
+#: includes the nonlinear candidate: its round costs ``O(D (d + k))`` with
+#: ``D = 1000`` features, which pays on dense tables and small images with
+#: tens of classes, not on wide or sparse rows or catalogues of many items.
+NONLINEAR_MAX_FEATURES = 256
+NONLINEAR_MAX_CLASSES = 100
+
+
+def nonlinear_candidate() -> BaseBanditClassifier:
+    """The nonlinear candidate of ``default_candidates``: a
+    :class:`~skbandit.BanditPipeline` of running standardisation, 1,000 random
+    Fourier features of the Gaussian kernel ``exp(-||u - u'||^2 / d)``
+    (``RBFSampler(gamma="scale")``, ``gamma = 1 / d`` after the scaler; Rahimi
+    and Recht 2007) and ``SquareCB(regressor="adagrad", learning_rate=0.1)``.
+    Chosen on the dense tuning streams (``benchmarks/eval_nonlinear.py``,
+    ``docs/results/nonlinear/``)."""
+    from sklearn.kernel_approximation import RBFSampler
+
+    from skbandit.linear_model import SquareCB
+    from skbandit.pipeline import BanditPipeline
+    from skbandit.preprocessing import OnlineStandardScaler
+
+    return BanditPipeline(
+        [
+            ("onlinestandardscaler", OnlineStandardScaler()),
+            ("rbfsampler", RBFSampler(gamma="scale", n_components=1000)),
+            ("squarecb", SquareCB(regressor="adagrad", learning_rate=0.1)),
+        ]
+    )
+
+
+def default_candidates(
+    n_features: int | None = None, n_classes: int | None = None
+) -> list[BaseBanditClassifier]:
+    """The candidates ``OnlineSelector(candidates=None)`` runs on rows of
+    ``n_features`` features and ``n_classes`` classes, in order (the first is
+    the leader until the evidence says otherwise).
+
+    * ``nonlinear_candidate()``, first, when ``n_features`` is at most
+      ``NONLINEAR_MAX_FEATURES`` (256) and ``n_classes`` (if given) at most
+      ``NONLINEAR_MAX_CLASSES`` (100): random Fourier features of the
+      standardised rows learnt by SquareCB (a nonlinear policy; ``O(D d + D
+      k)`` a round with ``D = 1000``);
+    * ``SquareCB()``: inverse gap weighting at its defaults (``gamma_t = 300
+      t^0.75`` per class, the normalized (NAG) regression oracle);
+    * ``SquareCB(exploration=InverseGap(300, exponent=0.5))``: the anytime
+      ``gamma_t ∝ sqrt(t)`` schedule of Foster and Rakhlin's analysis, which
+      explores longer (noisy labels, many classes);
+    * ``ConservativeOneVsAll()``: no exploration, Passive-Aggressive one-vs-all
+      learners; strong where the greedy action is learnt fast;
+    * ``OffsetTree()``: the offset-tree reduction (importance-weighted binary
+      learners at the nodes).
+
+    ``n_features=None`` gives the linear candidates only.
+    """
+    from skbandit.exploration import InverseGap
+    from skbandit.linear_model import SquareCB
+    from skbandit.multiclass import ConservativeOneVsAll, OffsetTree
+
+    linear: list[BaseBanditClassifier] = [
+        SquareCB(),
+        SquareCB(exploration=InverseGap(300.0, exponent=0.5)),
+        ConservativeOneVsAll(),
+        OffsetTree(),
+    ]
+    if (
+        n_features is None
+        or n_features > NONLINEAR_MAX_FEATURES
+        or (n_classes is not None and n_classes > NONLINEAR_MAX_CLASSES)
+    ):
+        return linear
+    return [nonlinear_candidate(), *linear]
+
+
+def _seed_default_features(candidates) -> None:
+    """The default candidates take ``random_state=0``: the nonlinear one draws
+    its random features with it (a fixed map of the rows, as a hashing seed
+    is), the others draw nothing from theirs (the selector's uniforms drive
+    every candidate), so the selector's state stays a function of its seed."""
+    for c in candidates:
+        if c.random_state is None:
+            c.set_params(random_state=0)
+
+
+def _check_candidates(
+    candidates, n_features: int | None = None, n_classes: int | None = None
+) -> list[BaseBanditClassifier]:
+    if candidates is None:
+        return default_candidates(n_features, n_classes)
+    if isinstance(candidates, BaseBanditClassifier) or not hasattr(
+        candidates, "__len__"
+    ):
+        raise InvalidParameterError(
+            "The 'candidates' parameter of OnlineSelector must be a list of "
+            f"skbandit learners or None; got {type(candidates).__name__}."
+        )
+    candidates = list(candidates)
+    if not candidates:
+        raise InvalidParameterError(
+            "The 'candidates' parameter of OnlineSelector must hold at least "
+            "one learner; got none."
+        )
+    for i, c in enumerate(candidates):
+        if not isinstance(c, BaseBanditClassifier):
+            raise InvalidParameterError(
+                f"candidates[{i}] is {type(c).__name__}, not a skbandit learner "
+                "(a BaseBanditClassifier): the selector runs the candidates' "
+                "compiled kernels."
+            )
+        # a meta-learner that cannot be a candidate says so here: a selector
+        # (selectors do not nest), a BanditPipeline whose maps run in Python
+        check = getattr(c, "_check_selector_candidate", None)
+        if check is not None:
+            check(i)
+    return candidates
