@@ -1,24 +1,32 @@
 """Registry of every skbandit estimator covered by the protocol tests.
 
 Protocol, validation and scikit-learn compatibility tests are written once and
-parametrised over ``ENTRIES``. The entries are not listed here: each learner's
-NumPy reference module (``tests/_reference*.py``) declares its own in a
-module-level ``ENTRIES`` list (``_entry.Entry``), and, for a bandit learner, its
-logged-feedback adapter in ``LOGGED_ADAPTERS`` (``{class name: make(params, k)}``,
-see ``_reference_logged.delayed_schedule``). Both are discovered here, so a new
-learner's tests follow from its reference module (docs/adding_a_learner.md);
-``tests/test_registry.py`` fails when a public estimator has no entry or a
-bandit learner no adapter.
+parametrised over ``ENTRIES``. Each learner's NumPy reference module
+(``tests/_reference*.py``) declares its entries in a module-level ``ENTRIES``
+list (``_entry.Entry``) and, for a bandit learner, its logged-feedback adapter
+in ``LOGGED_ADAPTERS`` (``{class name: make(params, k)}``, see
+``_reference_logged.delayed_schedule``); the module is registered here by one
+line of ``REFERENCE_MODULES`` (docs/adding_a_learner.md).
+``tests/test_registry.py`` fails when a public estimator has no entry, a bandit
+learner no adapter, or a reference module declaring entries is not registered.
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import _reference
+import _reference_bandit_pa
+import _reference_gaptron
+import _reference_offset_tree
+import _reference_ova
+import _reference_pipeline
+import _reference_regression
+import _reference_selector
+import _reference_soba
+import _reference_squarecb
 import pytest
 from _entry import Entry
 
@@ -27,26 +35,38 @@ __all__ = [
     "ENTRIES",
     "KERNEL_ENTRIES",
     "LOGGED_ADAPTERS",
+    "REFERENCE_MODULES",
     "Entry",
+    "collect",
     "entry_params",
     "estimators_for_sklearn_checks",
     "public_estimator_classes",
-    "reference_modules",
 ]
 
+# The reference modules that declare ``ENTRIES`` (and ``LOGGED_ADAPTERS``), one
+# line per learner; the entries keep this order (the file names' order).
+REFERENCE_MODULES: tuple[ModuleType, ...] = (
+    _reference,
+    _reference_bandit_pa,
+    _reference_gaptron,
+    _reference_offset_tree,
+    _reference_ova,
+    _reference_pipeline,
+    _reference_regression,
+    _reference_selector,
+    _reference_soba,
+    _reference_squarecb,
+)
 
-def reference_modules() -> list[ModuleType]:
-    """The NumPy reference modules ``tests/_reference*.py``, by file name."""
-    here = Path(__file__).resolve().parent
-    return [
-        importlib.import_module(p.stem) for p in sorted(here.glob("_reference*.py"))
-    ]
 
-
-def _discover() -> tuple[list[Entry], dict[str, Callable[..., Any]]]:
+def collect(
+    modules: tuple[ModuleType, ...],
+) -> tuple[list[Entry], dict[str, Callable[..., Any]]]:
+    """The ``ENTRIES`` and ``LOGGED_ADAPTERS`` that ``modules`` declare,
+    checked: only ``Entry`` items, at most one adapter per learner."""
     entries: list[Entry] = []
     adapters: dict[str, Callable[..., Any]] = {}
-    for module in reference_modules():
+    for module in modules:
         declared = getattr(module, "ENTRIES", [])
         bad = [e for e in declared if not isinstance(e, Entry)]
         if bad:
@@ -62,7 +82,7 @@ def _discover() -> tuple[list[Entry], dict[str, Callable[..., Any]]]:
     return entries, adapters
 
 
-ENTRIES, LOGGED_ADAPTERS = _discover()
+ENTRIES, LOGGED_ADAPTERS = collect(REFERENCE_MODULES)
 
 BANDIT_ENTRIES = [e for e in ENTRIES if e.bandit]
 
