@@ -37,10 +37,12 @@ __all__ = [
     "LOGGED_ADAPTERS",
     "REFERENCE_MODULES",
     "Entry",
+    "FULL_PRODUCT",
     "collect",
     "entry_params",
     "estimators_for_sklearn_checks",
     "public_estimator_classes",
+    "spread",
 ]
 
 # The reference modules that declare ``ENTRIES`` (and ``LOGGED_ADAPTERS``), one
@@ -91,6 +93,40 @@ BANDIT_ENTRIES = [e for e in ENTRIES if e.bandit]
 # cache, live sessions) run over these; a Python-loop meta-estimator
 # (``Entry.python_loop``) has none of it and is left out of them.
 KERNEL_ENTRIES = [e for e in ENTRIES if not e.python_loop]
+
+
+# The entry that meets every value of a parametrisation whose values exercise
+# code all learners share (input containers, label types, bad inputs): the
+# other entries meet a few of them, in turn (``spread``).
+FULL_PRODUCT = "Banditron"
+
+
+def spread(
+    values: list[Any],
+    *,
+    always: tuple[Any, ...] = (),
+    per_entry: int = 1,
+    entries: list[Entry] | None = None,
+    ids: Callable[[Any], str] = str,
+) -> list[Any]:
+    """``pytest.param(entry, value)`` objects for ``parametrize("entry, x")``.
+
+    The entry ``FULL_PRODUCT`` meets every value; every other entry meets the
+    values of ``always`` and ``per_entry`` of the others, taken in turn along
+    the entries, so that each value still meets several learners (when there
+    are at least as many entries as values) while the product is not run."""
+    chosen = ENTRIES if entries is None else entries
+    rest = [v for v in values if v not in always]
+    params = []
+    for i, e in enumerate(chosen):
+        if e.id == FULL_PRODUCT or not rest:
+            picked = list(values)
+        else:
+            turn = {(i * per_entry + j) % len(rest) for j in range(per_entry)}
+            picked = [v for v in values if v in always]
+            picked += [rest[j] for j in sorted(turn)]
+        params += [pytest.param(e, v, id=f"{e.id}-{ids(v)}") for v in picked]
+    return params
 
 
 def entry_params(entries: list[Entry] | None = None) -> list[Any]:

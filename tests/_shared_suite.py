@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from _registry import FULL_PRODUCT
 
 __all__ = ["run_check", "shared_checks"]
 
@@ -39,10 +40,10 @@ def _applies(entries: list, entry) -> bool:
 
 def _first_values(func: Callable, entry) -> dict[str, Any] | None:
     """``{parameter: its first parametrised value}`` for every parameter of
-    ``func`` except ``entry``; None when the check does not apply to
-    ``entry``'s kind, ``entry`` is parametrised jointly with others (an
-    entry-specific list) or a parameter is neither parametrised nor one of
-    ``FIXTURES``."""
+    ``func`` except ``entry`` (parametrised jointly with ``entry``: the first
+    value ``FULL_PRODUCT`` meets); None when the check does not apply to
+    ``entry``'s kind, its values are an entry's own settings (``params``) or
+    a parameter is neither parametrised nor one of ``FIXTURES``."""
     chosen: dict[str, Any] = {}
     for mark in getattr(func, "pytestmark", []):
         if mark.name != "parametrize":
@@ -57,7 +58,18 @@ def _first_values(func: Callable, entry) -> dict[str, Any] | None:
                 return None
             continue
         if "entry" in names:
-            return None
+            # a product cut along the entries (``_registry.spread``): the values
+            # the full-product entry meets; an entry's own settings: skipped
+            if "params" in names:
+                return None
+            full = [
+                v.values
+                for v in argvalues
+                if isinstance(v, _PARAM) and v.values[0].id == FULL_PRODUCT
+            ]
+            rest = [n for n in names if n != "entry"]
+            chosen.update(zip(rest, full[0][1:], strict=True))
+            continue
         first = list(argvalues)[0]
         values = (
             _unwrap(first)

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 import test_registry
+import test_validation
 from _data import make_stream
 from _shared_suite import run_check, shared_checks
 from _toy_learner import ENTRIES, LOGGED_ADAPTERS, ToyBanditron, reference
@@ -63,6 +64,20 @@ def test_the_registry_checks_ask_for_the_toy_until_it_is_registered(monkeypatch)
 @pytest.mark.parametrize("check", shared_checks(SHARED, TOY))
 def test_shared_suite_on_the_toy(check, registered, request):
     run_check(check, TOY, request)
+
+
+@pytest.mark.parametrize("params, match", TOY.invalid_params, ids=str)
+def test_the_toy_rejects_its_invalid_settings(params, match):
+    """The entry's own settings, through the shared validation checks."""
+    test_validation.test_invalid_parameters_are_rejected(TOY, params, match, "fit")
+    test_validation.test_invalid_parameter_mid_stream_leaves_state_unchanged(
+        TOY, params, match
+    )
+
+
+@pytest.mark.parametrize("params", TOY.valid_edge_params, ids=str)
+def test_the_toy_accepts_its_boundary_settings(params):
+    test_validation.test_boundary_parameters_are_accepted(TOY, params)
 
 
 def test_the_shared_suite_runs_many_checks():
