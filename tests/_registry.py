@@ -40,6 +40,7 @@ __all__ = [
     "FULL_PRODUCT",
     "collect",
     "entry_params",
+    "paired",
     "estimators_for_sklearn_checks",
     "public_estimator_classes",
     "spread",
@@ -126,6 +127,26 @@ def spread(
             picked = [v for v in values if v in always]
             picked += [rest[j] for j in sorted(turn)]
         params += [pytest.param(e, v, id=f"{e.id}-{ids(v)}") for v in picked]
+    return params
+
+
+def paired(
+    first: list[Any], second: list[Any], entries: list[Entry] | None = None
+) -> list[Any]:
+    """``pytest.param(entry, a, b)`` objects for ``parametrize("entry, a, b")``.
+
+    ``FULL_PRODUCT`` meets every pair of ``first`` x ``second``; every other
+    entry meets each value of ``first`` once, paired with the values of
+    ``second`` shifted by the entry's position (a Latin square): each entry
+    still meets every value of both lists when they have the same length."""
+    chosen = ENTRIES if entries is None else entries
+    params = []
+    for i, e in enumerate(chosen):
+        if e.id == FULL_PRODUCT:
+            pairs = [(a, b) for a in first for b in second]
+        else:
+            pairs = [(a, second[(j + i) % len(second)]) for j, a in enumerate(first)]
+        params += [pytest.param(e, a, b, id=f"{e.id}-{a}-{b}") for a, b in pairs]
     return params
 
 
