@@ -116,7 +116,8 @@ def test_meson_build_names_every_file(directory):
     missing, stale = unlisted(directory)
     assert not missing, (
         f"{missing} not named in {directory / 'meson.build'}: add them "
-        "(a kernel to the extension modules, the rest to install_sources), then "
+        "(a learner package's kernel to `kernels`, another file to `sources` or "
+        "install_sources), then "
         "re-run the install command (python -m pip install --no-build-isolation -e .)"
     )
     assert not stale, f"{stale} named in {directory / 'meson.build'} do not exist"
