@@ -87,6 +87,8 @@ def test_bench_journal_smoke_run():
         assert out.stdout.count(f"\n{name} ") == 2, name  # csr and dense
 
 
+# under valgrind: about 30 s, so only with --runslow
+@pytest.mark.slow
 @pytest.mark.skipif(
     shutil.which("valgrind") is None or shutil.which("cc") is None,
     reason="count_instructions.py needs valgrind and a C compiler",

@@ -26,7 +26,7 @@ import pytest
 import scipy.sparse as sp
 from _data import make_stream
 from _helpers import assert_same_learner, assert_same_log
-from _registry import BANDIT_ENTRIES, entry_params
+from _registry import BANDIT_ENTRIES, entry_params, paired
 
 from skbandit import BanditFeedback
 
@@ -78,9 +78,11 @@ def _partial_fit_in_two_calls(entry, seed, Xc, y, labels, split):
     return est, logs
 
 
-@pytest.mark.parametrize("entry", BANDIT)
-@pytest.mark.parametrize("container", ["dense", "csr"])
-@pytest.mark.parametrize("k", [3, 5])
+# every learner on both containers and both numbers of classes (paired in
+# turn, the full product on one learner)
+@pytest.mark.parametrize(
+    "entry, container, k", paired(["dense", "csr"], [3, 5], BANDIT_ENTRIES)
+)
 def test_label_leak_partial_fit(entry, container, k):
     """Every round whose played action was wrong gets another wrong label."""
     n, seed, split = 300, 40 + k, 113
@@ -103,9 +105,9 @@ def test_label_leak_partial_fit(entry, container, k):
         _assert_same_learner_but_greedy_count(est2, est1)
 
 
-@pytest.mark.parametrize("entry", BANDIT)
-@pytest.mark.parametrize("container", ["dense", "csr"])
-@pytest.mark.parametrize("shuffle", [True, False])
+@pytest.mark.parametrize(
+    "entry, container, shuffle", paired(["dense", "csr"], [True, False], BANDIT_ENTRIES)
+)
 def test_label_leak_fit_several_epochs_string_labels(entry, container, shuffle):
     """``fit(max_iter=3)`` with string labels: every row whose plays were all wrong
     gets a label that is neither its true label nor any action played on it."""

@@ -23,7 +23,7 @@ from _helpers import (
     assert_same_state,
     snapshot,
 )
-from _registry import BANDIT_ENTRIES, entry_params
+from _registry import BANDIT_ENTRIES, entry_params, spread
 from numpy.testing import assert_allclose, assert_array_equal
 
 from skbandit import BanditFeedback
@@ -126,8 +126,12 @@ def test_internal_blocking_is_invisible(entry, container, monkeypatch):
     assert_same_learner(fit_blocked, fit_whole)
 
 
-@pytest.mark.parametrize("entry", ALL)
-@pytest.mark.parametrize("fmt", SPARSE_FORMATS, ids=lambda f: f.__name__)
+# every container on one learner, CSR and one other in turn on the others (the
+# conversion to CSR is shared code)
+@pytest.mark.parametrize(
+    "entry, fmt",
+    spread(SPARSE_FORMATS, always=(sp.csr_matrix,), ids=lambda f: f.__name__),
+)
 def test_dense_equals_sparse(entry, fmt):
     k, seed = 4, 8
     X, y = make_stream(n=220, d=13, k=k, seed=seed)
@@ -276,8 +280,11 @@ LABEL_SETS = {
 }
 
 
-@pytest.mark.parametrize("entry", ALL)
-@pytest.mark.parametrize("label_set", list(LABEL_SETS), ids=str)
+# the label encoding is shared code: every label set on one learner; strings
+# and two classes (k = 2) on every learner, and one other set in turn
+@pytest.mark.parametrize(
+    "entry, label_set", spread(list(LABEL_SETS), always=("str", "two-str"))
+)
 def test_label_types(entry, label_set):
     labels = LABEL_SETS[label_set]
     k, seed = len(labels), 14
@@ -311,9 +318,9 @@ def test_label_types(entry, label_set):
         assert_array_equal(getattr(fitted, name), value, err_msg=name)
 
 
-@pytest.mark.parametrize("entry", ALL)
 @pytest.mark.parametrize(
-    "dtype", [np.int64, np.int32, np.uint8, np.float32, bool], ids=str
+    "entry, dtype",
+    spread([np.int64, np.int32, np.uint8, np.float32, bool], ids=lambda d: d.__name__),
 )
 def test_feature_dtypes_are_converted_to_float64(entry, dtype):
     k, seed = 3, 6
@@ -402,19 +409,20 @@ def test_bandit_feedback_log_of_fit(entry):
         assert est.n_mistakes_ == int(np.sum(fb.rewards_ == 0))
 
 
-@pytest.mark.parametrize("entry", ALL)
-@pytest.mark.parametrize(
-    "index",
-    [
-        slice(10, 70),
-        slice(None, None, 3),
-        np.arange(99, -1, -2),
-        np.array([5, 5, 6, 0, 99]),
-        np.arange(100) % 4 != 1,
-    ],
-    ids=["slice", "step-slice", "int-array-reversed", "int-array-repeats", "mask"],
-)
-def test_bandit_feedback_indexing(entry, index):
+INDEXES = {
+    "slice": slice(10, 70),
+    "step-slice": slice(None, None, 3),
+    "int-array-reversed": np.arange(99, -1, -2),
+    "int-array-repeats": np.array([5, 5, 6, 0, 99]),
+    "mask": np.arange(100) % 4 != 1,
+}
+
+
+# the indexing is BanditFeedback's: every index on one learner, one in turn on
+# the others
+@pytest.mark.parametrize("entry, index_name", spread(list(INDEXES)))
+def test_bandit_feedback_indexing(entry, index_name):
+    index = INDEXES[index_name]
     k, seed = 4, 15
     X, y = make_stream(n=100, d=7, k=k, seed=seed)
     fb = BanditFeedback(y)

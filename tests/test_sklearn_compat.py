@@ -43,7 +43,18 @@ def test_every_public_estimator_is_checked_at_its_defaults():
 SEEDED = [Banditron, Gaptron]
 
 
-@pytest.mark.parametrize("seed", range(40))
+# the seeds the last iterate of the Banditron failed (0 and 15) and a few
+# more run by default; the rest of the sweep with --runslow
+DEFAULT_SEEDS = (0, 1, 2, 15)
+
+
+@pytest.mark.parametrize(
+    "seed",
+    [
+        pytest.param(s, marks=() if s in DEFAULT_SEEDS else pytest.mark.slow)
+        for s in range(40)
+    ],
+)
 @pytest.mark.parametrize("cls", SEEDED, ids=lambda c: c.__name__)
 def test_check_classifiers_train_over_seeds(cls, seed, monkeypatch):
     """The training-accuracy check at the defaults, with the learner's seed

@@ -13,7 +13,7 @@ import pytest
 import scipy.sparse as sp
 from _data import make_stream
 from _helpers import assert_same_learner, assert_same_log, assert_same_state, snapshot
-from _registry import ENTRIES, entry_params
+from _registry import ENTRIES, FULL_PRODUCT, entry_params
 from sklearn.exceptions import NotFittedError
 from sklearn.utils._param_validation import InvalidParameterError
 
@@ -131,6 +131,32 @@ def _later_calls(name):
 LATER_IDS = [c[0] for c in _later_calls("E")]
 
 
+def _classes_case(entry_index: int, case: str) -> bool:
+    """Whether the entry at ``entry_index`` of ``ENTRIES`` runs ``case``: every
+    case that is not a bad ``classes`` case; of those (``classes-{bad}-{call}``,
+    checked by code every learner shares), the full product on ``FULL_PRODUCT``
+    and one bad value per call on the others, in turn, so that every
+    (bad value, call) pair still runs on several learners."""
+    if not case.startswith("classes-") or ENTRIES[entry_index].id == FULL_PRODUCT:
+        return True
+    bad_ids = [bad for bad, _, _ in BAD_CLASSES]
+    calls = list(_CLASSES_CALLS)
+    for j, call in enumerate(calls):
+        bad = bad_ids[(entry_index + j) % len(bad_ids)]
+        if case == f"classes-{bad}-{call}":
+            return True
+    return not any(case == f"classes-{b}-{c}" for b in bad_ids for c in calls)
+
+
+def _entry_cases(case_ids: list[str]) -> list:
+    return [
+        pytest.param(e, case, id=f"{e.id}-{case}")
+        for i, e in enumerate(ENTRIES)
+        for case in case_ids
+        if _classes_case(i, case)
+    ]
+
+
 def _continue_and_compare(est, twin, X_cont, y_cont):
     fb_a, fb_b = BanditFeedback(y_cont), BanditFeedback(y_cont)
     est.partial_fit(X_cont, fb_a)
@@ -139,8 +165,7 @@ def _continue_and_compare(est, twin, X_cont, y_cont):
     assert_same_log(fb_a, fb_b)
 
 
-@pytest.mark.parametrize("entry", ALL)
-@pytest.mark.parametrize("case", LATER_IDS)
+@pytest.mark.parametrize("entry, case", _entry_cases(LATER_IDS))
 def test_bad_partial_fit_later_call(entry, case):
     est, X_cont, y_cont = _fitted(entry)
     _, call, exc, match = next(c for c in _later_calls(entry.name) if c[0] == case)
@@ -232,8 +257,7 @@ def _first_calls():
     }  # fmt: skip
 
 
-@pytest.mark.parametrize("entry", ALL)
-@pytest.mark.parametrize("case", list(_first_calls()))
+@pytest.mark.parametrize("entry, case", _entry_cases(list(_first_calls())))
 def test_failed_first_call_leaves_learner_unfitted(entry, case):
     call, exc, match = _first_calls()[case]
     est = entry.make(random_state=SEED)
@@ -335,19 +359,44 @@ def _call(est, point, X, feedback, y):
     return getattr(est, point)(X)
 
 
-def _entry_points():
-    return [
-        pytest.param(e, point, id=f"{e.name}-{point}")
+# (value, match, container, where): every non-finite value, in a dense or a
+# CSR X, at its first or last entry
+NONFINITE_CASES = [
+    pytest.param(value, match, container, where, id=f"{p.id}-{container}-{where}")
+    for p in NONFINITE
+    for value, match in [p.values]
+    for container in ("dense", "csr")
+    for where in ("first", "last")
+]
+# the learner on which every entry point meets every case; the others meet one
+# case per entry point, in turn, so that each case still reaches each entry point
+# through several learners (the checks are shared code; what differs between
+# learners is whether their own path reaches them before changing state)
+
+
+def _nonfinite_cases():
+    points = [
+        (e, point)
         for e in ENTRIES
         for point in FRESH_POINTS + FITTED_POINTS
         if hasattr(e.cls, point.split("-")[0])
     ]
+    cases = []
+    for i, (e, point) in enumerate(points):
+        chosen = (
+            NONFINITE_CASES
+            if e.id == FULL_PRODUCT
+            else [NONFINITE_CASES[i % len(NONFINITE_CASES)]]
+        )
+        cases += [
+            pytest.param(e, point, *c.values, id=f"{e.id}-{point}-{c.id}")
+            for c in chosen
+        ]
+    return cases
 
 
-@pytest.mark.parametrize("entry, point", _entry_points())
-@pytest.mark.parametrize("value, match", NONFINITE)
-@pytest.mark.parametrize("container", ["dense", "csr"])
-@pytest.mark.parametrize("where", ["first", "last"])
+@pytest.mark.parametrize("entry, point, value, match, container, where",
+                         _nonfinite_cases())  # fmt: skip
 def test_nonfinite_X_is_rejected(entry, point, value, match, container, where):
     """A ValueError naming NaN or infinity; nothing logged; a fresh learner stays
     unfitted and a fitted one unchanged (weights, counters and generator)."""
@@ -416,8 +465,18 @@ def _param_cases():
     ]
 
 
-@pytest.mark.parametrize("entry, params, match", _param_cases())
-@pytest.mark.parametrize("method", ["fit", "partial_fit"])
+def _param_cases_by_method():
+    """Each invalid setting through ``fit`` or ``partial_fit``, in turn (both
+    validate the parameters in the same place), so that every learner with two
+    or more invalid settings is checked through both."""
+    return [
+        pytest.param(*p.values, method, id=f"{p.id}-{method}")
+        for i, p in enumerate(_param_cases())
+        for method in [("fit", "partial_fit")[i % 2]]
+    ]
+
+
+@pytest.mark.parametrize("entry, params, match, method", _param_cases_by_method())
 def test_invalid_parameters_are_rejected(entry, params, match, method):
     X, y = _stream()
     est = entry.make(random_state=SEED, **params)
