@@ -39,40 +39,69 @@ EPSILON_GRID = tuple(2.0**-i for i in range(16, 0, -1))
 QUICK_EPSILON_GRID = tuple(2.0**-i for i in (11, 9, 7, 5, 3, 1))
 
 #: Parameters renamed since results were first recorded (CHANGELOG, "Changed
-#: (renamed parameters)", issue 20): ``(learner, old key) -> new key``, the
-#: learner ``None`` for every learner. The exploration rates moved into the
+#: (renamed parameters)", issues 20 and 33): ``(learner, old key) -> new key``,
+#: the learner ``None`` for every learner. The exploration rates moved into the
 #: exploration rules and are set through the learner's default rule
-#: (``exploration__epsilon`` and the rule's other parameters). Besides these
-#: keys, a number given as ``exploration`` (``OffsetTree(exploration=0.1)``,
+#: (``exploration__epsilon`` and the rule's other parameters); the step sizes
+#: moved into the step-size rules of ``skbandit.optim`` (``step_size`` and
+#: ``step_size__learning_rate``). Besides these keys, a number given as
+#: ``exploration`` (``OffsetTree(exploration=0.1)``,
 #: ``OnlineSelector(exploration=0.5)``) is the rate of the learner's default
-#: epsilon-greedy rule, ``exploration__epsilon``; and ``Gaptron``'s ``gamma="auto"``
-#: is the default rule's ``None`` epsilon.
+#: epsilon-greedy rule, ``exploration__epsilon``; ``Gaptron``'s ``gamma="auto"``
+#: is the default rule's ``None`` epsilon; and the values of the step-size
+#: parameters translate as ``_STEP_SIZE_VALUES`` says.
 RENAMED_PARAMETERS: dict[tuple[str | None, str], str] = {
     (None, "gamma"): EPSILON,
     ("ConservativeOneVsAll", "variant"): "update",
     ("OffsetTree", "base"): "update",
-    ("Gaptron", "eta"): "learning_rate",
+    ("Gaptron", "eta"): "step_size",
+    ("Gaptron", "learning_rate"): "step_size",
+    ("Gaptron", "adagrad_scale"): "step_size__learning_rate",
+    ("SquareCB", "regressor"): "step_size",
+    ("SquareCB", "learning_rate"): "step_size__learning_rate",
     ("SquareCB", "gamma_scale"): "exploration__scale",
     ("SquareCB", "gamma_exponent"): "exploration__exponent",
     ("OnlineSelector", "exploration_decay"): "exploration__decay",
     ("OnlineSelector", "min_exploration"): "exploration__min_epsilon",
 }
 
+#: Recorded values of the renamed step-size parameters, by learner: Gaptron's
+#: ``learning_rate`` (formerly ``eta``) ``"adagrad"`` and ``"auto"`` are the
+#: rule names ``"adagrad"`` and ``"constant"`` (the theory's step), a number is
+#: a constant step (``step_size="constant"``, ``step_size__learning_rate``);
+#: SquareCB's ``regressor="sgd"`` is ``step_size="constant"``.
+_STEP_SIZE_VALUES: dict[str, dict[str, str]] = {
+    "Gaptron": {"adagrad": "adagrad", "auto": "constant"},
+    "SquareCB": {"sgd": "constant"},
+}
 
-def _renamed(name: str, key: str, value: Any) -> tuple[str, Any]:
-    """The current ``(key, value)`` of a recorded parameter of learner ``name``."""
+
+def _translated(name: str, key: str, value: Any) -> list[tuple[str, Any]]:
+    """The current ``(key, value)`` pairs of a recorded parameter of learner
+    ``name`` (two for a recorded constant step of Gaptron: the rule's name and
+    its rate)."""
     if (
         key == "exploration"
         and isinstance(value, int | float)
         and not isinstance(value, bool)
     ):
-        return EPSILON, value
+        return [(EPSILON, value)]
     new = RENAMED_PARAMETERS.get((name, key), RENAMED_PARAMETERS.get((None, key)))
     if new is None:
-        return key, value
+        return [(key, value)]
     if name == "Gaptron" and key == "gamma" and value == "auto":
         value = None
-    return new, value
+    if new == "step_size":
+        if isinstance(value, str):
+            return [(new, _STEP_SIZE_VALUES.get(name, {}).get(value, value))]
+        return [(new, "constant"), ("step_size__learning_rate", value)]
+    return [(new, value)]
+
+
+def _renamed(name: str, key: str, value: Any) -> tuple[str, Any]:
+    """The current ``(key, value)`` of a recorded parameter of learner ``name``
+    (the last pair of ``_translated``: the one a grid varies)."""
+    return _translated(name, key, value)[-1]
 
 
 def upgrade_params(name: str, params: Mapping[str, Any]) -> dict[str, Any]:
@@ -88,8 +117,14 @@ def upgrade_params(name: str, params: Mapping[str, Any]) -> dict[str, Any]:
     {'update': 'pa', 'exploration__epsilon': 0.1}
     >>> upgrade_params("Banditron", {"gamma": 0.3})
     {'exploration__epsilon': 0.3}
+    >>> upgrade_params("SquareCB", {"regressor": "adagrad", "learning_rate": 0.1})
+    {'step_size': 'adagrad', 'step_size__learning_rate': 0.1}
+    >>> upgrade_params("Gaptron", {"learning_rate": 0.1})
+    {'step_size': 'constant', 'step_size__learning_rate': 0.1}
     """
-    return dict(_renamed(name, key, value) for key, value in params.items())
+    return dict(
+        pair for key, value in params.items() for pair in _translated(name, key, value)
+    )
 
 
 def upgrade_config(config: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
@@ -107,18 +142,19 @@ def upgrade_config(config: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]
         name = learner["name"]
         out = dict(learner)
         out["params"] = upgrade_params(name, learner.get("params", {}))
-        out["grid"] = {
-            _renamed(name, key, values[0] if values else None)[0]: [
-                _renamed(name, key, v)[1] for v in values
-            ]
-            for key, values in learner.get("grid", {}).items()
-        }
+        out["grid"] = {}
+        for key, values in learner.get("grid", {}).items():
+            # the pairs before the last of an expansion are fixed (the rule's
+            # name of a grid of constant steps): parameters of every point
+            first = _translated(name, key, values[0] if values else None)
+            out["params"].update(first[:-1])
+            out["grid"][first[-1][0]] = [_renamed(name, key, v)[1] for v in values]
         out["per_dataset"] = {
             dataset: upgrade_params(name, params)
             for dataset, params in learner.get("per_dataset", {}).items()
         }
-        old = _keys(learner)
-        for key, new in zip(old, _keys(out), strict=True):
+        for key, value in _keys(learner):
+            new = _renamed(name, key, value)[0]
             if key != new:
                 message = (
                     f"{learner.get('label', name)}: recorded parameter {key!r} "
@@ -133,12 +169,13 @@ def upgrade_config(config: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]
     return config, notes
 
 
-def _keys(learner: Mapping[str, Any]) -> list[str]:
-    """A learner dict's parameter keys, in a fixed order (params, grid,
-    per-data-set)."""
-    keys = list(learner.get("params", {})) + list(learner.get("grid", {}))
+def _keys(learner: Mapping[str, Any]) -> list[tuple[str, Any]]:
+    """A learner dict's parameters ``(key, value)``, in a fixed order (params,
+    grid with its first value, per-data-set)."""
+    keys = list(learner.get("params", {}).items())
+    keys += [(k, v[0] if v else None) for k, v in learner.get("grid", {}).items()]
     for params in learner.get("per_dataset", {}).values():
-        keys += list(params)
+        keys += list(params.items())
     return keys
 
 
