@@ -229,8 +229,9 @@ def _tie_kernel(loss: str, scores: np.ndarray) -> tuple[GaptronKernel, np.ndarra
     -0.0: the sum starts at +0.0)."""
     W = np.ascontiguousarray(scores.reshape(1, -1))  # feature-major (d = 1, k)
     kernel = GaptronKernel(
-        W, LOSS_CODES[loss], 1.0, False, 1.0, False, np.zeros(1), np.zeros_like(W)
-    )
+        W, LOSS_CODES[loss], Constant(1.0)._compile(), 1.0, False, np.zeros(1),
+        np.zeros_like(W),
+    )  # fmt: skip
     return kernel, np.ones(1)
 
 

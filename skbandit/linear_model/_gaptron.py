@@ -422,11 +422,12 @@ class Gaptron(
 
     def _step_size_values(self, n_classes):
         # the theory's step needs k and gamma (the resolved rule's epsilon:
-        # _make_kernel resolves the exploration first); Constant's own
-        # default stands in before (only set_params reads it then)
+        # _make_kernel resolves the exploration first; a rule without one is
+        # refused with "constant"); Constant's own default stands in before
+        # (only set_params reads it then)
         constant = {}
-        if n_classes is not None:
-            gamma = getattr(self.__dict__.get("exploration_"), "epsilon", None)
+        gamma = getattr(self.__dict__.get("exploration_"), "epsilon", None)
+        if n_classes is not None and (gamma is not None or self.feedback == "full"):
             constant = {"learning_rate": self._theory_step(n_classes, gamma)}
         return {
             "adagrad": {"learning_rate": 1024.0, "per_coordinate": False},
