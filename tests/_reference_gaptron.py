@@ -367,7 +367,7 @@ ENTRIES: list[Entry] = [
             {"exploration": GapMap(1e-6)},
             {"exploration": None, "n_rounds": 1, "x_norm_bound": 100.0},
             {"exploration": GapMap(0.1, loss="hinge")},
-            {"step_size": "constant"},
+            {"step_size": "constant", "x_norm_bound": 10.0},
             {"step_size": Constant(1e-8)},
             {"x_norm_bound": 1e-3},
         )

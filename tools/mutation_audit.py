@@ -80,6 +80,7 @@ AREAS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "exploration": (
         (
             "skbandit/exploration.py",
+            "skbandit/_exploration_rules.py",
             "skbandit/_core/_explore.pyx",
             "skbandit/_core/_explore.pxd",
         ),
