@@ -150,7 +150,7 @@ class ExplorationMixin:
         """Whether ``rule``'s parameter values are the objects it last passed
         validation with (compared by identity, as ``_validate_params_cached``):
         a learner validates its parameters on every call, and a rule's
-        scikit-learn validation costs tens of microseconds. Kept beside the
+        scikit-learn validation is not free. Kept beside the
         rule (``_VALIDATED``), which is a parameter and must not change."""
         cached = _VALIDATED.get(rule)
         values = tuple(vars(rule).values())

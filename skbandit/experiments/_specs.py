@@ -66,7 +66,7 @@ RENAMED_PARAMETERS: dict[tuple[str | None, str], str] = {
 }
 
 #: Recorded values of the renamed step-size parameters, by learner: Gaptron's
-#: ``learning_rate`` (formerly ``eta``) ``"adagrad"`` and ``"auto"`` are the
+#: ``learning_rate`` (and ``eta``, its older name) ``"adagrad"`` and ``"auto"`` are the
 #: rule names ``"adagrad"`` and ``"constant"`` (the theory's step), a number is
 #: a constant step (``step_size="constant"``, ``step_size__learning_rate``);
 #: SquareCB's ``regressor="sgd"`` is ``step_size="constant"``.

@@ -120,40 +120,21 @@ class Banditron(ExplorationMixin, AveragedIterateMixin, LinearBanditClassifier):
 
     Notes
     -----
-    Evidence for the default ``gamma = 0.125`` (previously 0.05): one
-    pass over USPS, MNIST (test set), Covertype (10,000 rows), mini 20
-    Newsgroups tf-idf, SynSep and SynNonSep (10^5 rows), 5 seeds, ``gamma`` in
-    2^-10 ... 2^-1 (``docs/results/defaults/``, rule and tables in
-    ``docs/experiments.md``, "Defaults from evidence"). The rule: per stream,
-    the worst seed's online error minus the lowest seed-averaged error over
-    the grid (the *excess*); the default minimises the worst excess over the
-    streams (ties within 1 point go to the smaller mean excess), and the
-    recommended range holds the values whose worst excess is at most 5
-    points above the default's. 0.05, 2^-3 and 2^-4 are tied (worst excess
-    11.4, 11.8, 12.1 points); 2^-3 has the smallest mean excess (5.6
-    points). Online error, old default -> new, mean
-    of 5 seeds: USPS 53.7% -> 46.5%, MNIST 59.3% -> 53.3%, Covertype 57.1% ->
-    55.4%, 20 Newsgroups 89.6% -> 88.4%, SynSep 6.0% -> 11.9%, SynNonSep
-    14.8% -> 19.4% (the separable streams want a smaller ``gamma``: best
-    2^-10, 0.5%, on SynSep). On scikit-learn's digits (``fit``, 5 passes,
-    raw pixels), the training accuracy for seeds 0-4 was 0.26, 0.40, 0.81,
-    0.34, 0.81 at 0.05 and is 0.89, 0.80, 0.87, 0.74, 0.81 at 0.125. The
-    last iterate stays fragile: over seeds 0-19 its minimum is 0.35 (0.10 at
-    0.05); for real data, :class:`ConservativeOneVsAll` or :class:`SquareCB`
-    learn much faster.
+    The default ``gamma = 0.125`` was chosen on tuning streams (one pass,
+    5 seeds, ``gamma`` in 2^-10 ... 2^-1) by the rule of ``docs/experiments.md`` ("Defaults from evidence": the
+    smallest worst excess of a seed's online error over the best
+    seed-averaged error across the tuning streams); the script, tables
+    and recommended range are in ``docs/results/defaults/``. Separable
+    streams favour a smaller ``gamma``. The last iterate stays fragile after
+    several passes; for real data, :class:`ConservativeOneVsAll` or
+    :class:`SquareCB` learn much faster.
 
-    Evidence for ``average=True`` (``docs/results/defaults/averaging/``,
-    its ``run.py`` prints these figures): scikit-learn's
-    ``check_classifiers_train`` criterion (training accuracy above 0.83
-    after ``fit`` on three standardised blobs and on two of them) failed with
-    the last iterate for 13 of the seeds 0-199 at ``gamma = 0.125``, seed 0
-    among them (worst accuracy 0.26); with the averaged weights it holds for
-    all 200 (worst 0.87). On the digits (``fit``, seeds 0-19) the training
-    accuracy's minimum / mean is 0.35 / 0.69 for the last iterate and
-    0.77 / 0.83 for the averaged weights. The online error is unchanged (the
-    plays use ``coef_``). The accumulator costs one more O(nnz(x)) update per
-    update: on the CSR stream of ``benchmarks/bench_core.py`` (200,000
-    rounds) about 15% fewer rounds per second.
+    ``average=True`` is the default because the averaged weights pass
+    scikit-learn's ``check_classifiers_train`` criterion for seeds on which
+    the last iterate fails (``docs/results/defaults/averaging/``, whose
+    ``run.py`` prints the figures). The online error is unchanged (the plays
+    use ``coef_``); the accumulator costs one more O(nnz(x)) update per
+    update.
 
     References
     ----------

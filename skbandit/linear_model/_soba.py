@@ -160,25 +160,12 @@ class SOBA(ExplorationMixin, LinearBanditClassifier):
     matrix that store a column twice are summed first (the entries of ``x`` are
     squared).
 
-    Evidence for the default ``gamma = 0.125`` (previously 0.01), with
-    ``covariance="diag"``: one pass over USPS, MNIST (test set), Covertype
-    (10,000 rows), mini 20 Newsgroups tf-idf, SynSep and SynNonSep (10^5
-    rows), 5 seeds, ``gamma`` in 2^-10 ... 2^-1 and ``"adaptive"``
-    (``docs/results/defaults/``, rule and tables in ``docs/experiments.md``,
-    "Defaults from evidence"). The rule: per stream, the worst seed's online
-    error minus the lowest seed-averaged error over the grid (the *excess*);
-    the default minimises the worst excess over the streams, and the
-    recommended range holds the values whose worst excess is at most 5
-    points above the default's. 2^-3 wins alone (worst excess 6.8 points;
-    2^-4: 12.3; 0.01: 39.7). Online error, old
-    default -> new, mean of 5 seeds: USPS 75.6% -> 43.9%, MNIST 80.8% ->
-    44.8%, Covertype 56.5% -> 53.5%, 20 Newsgroups 95.1% -> 91.4%, SynSep
-    6.9% -> 11.6%, SynNonSep 12.3% -> 15.5% (best on both synthetic streams:
-    2^-5, 5.1% and 9.6%). ``"adaptive"`` is far behind on these streams
-    (76% on SynSep, 88% on USPS) although it does well on digits. On
-    scikit-learn's digits (``fit``, 5 passes, raw pixels) the training
-    accuracy for seeds 0-4 was 0.10, 0.33, 0.10, 0.10, 0.25 at 0.01 and is
-    0.88, 0.82, 0.86, 0.85, 0.81 at 0.125.
+    The default ``gamma = 0.125`` (with ``covariance="diag"``) was chosen on
+    tuning streams (one pass, 5 seeds, ``gamma`` in 2^-10 ... 2^-1 and
+    ``"adaptive"``) by the rule of ``docs/experiments.md`` ("Defaults from evidence": the
+    smallest worst excess of a seed's online error over the best
+    seed-averaged error across the tuning streams); the script, tables and recommended range
+    are in ``docs/results/defaults/``.
 
     References
     ----------

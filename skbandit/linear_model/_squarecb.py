@@ -157,8 +157,8 @@ class SquareCB(StepSizeMixin, ExplorationMixin, LinearBanditClassifier):
       error (:math:`\hat y = r`), or with :math:`N = 0` (an empty row without
       intercept), changes only the counts :math:`n` and :math:`N`.
     - *Importance weighting* of the update by :math:`1/p` (as Vowpal Wabbit's
-      ``mtr`` reduction does) is off by default (worse on the earlier held-out
-      streams, docs/algorithms.md).
+      ``mtr`` reduction does) is off by default (worse on held-out streams,
+      docs/algorithms.md).
     - *Defaults* ``InverseGap(scale=300, exponent=0.75)``,
       ``Normalized(learning_rate=0.5)``, ``step_cap=1``, ``initial_reward=1`` and
       ``shared_scale=True`` were chosen on a set of tuning streams only

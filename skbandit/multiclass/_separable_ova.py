@@ -103,8 +103,7 @@ class SeparableOneVsAll(ExplorationMixin, BaseBanditClassifier):
     sparsely, as their non-zero entries (value and column index; a CSR store
     that grows with the support set by doubling), so memory is
     ``O(nnz of the support set + n_support · k + d)`` whatever the number of
-    columns (30,000 one-hot rows of ``d = 120,000`` columns: under 1 MiB of
-    state). A round scatters ``x`` into a ``d``-length work vector once (zeroed
+    columns. A round scatters ``x`` into a ``d``-length work vector once (zeroed
     again after the round; allocated once and kept between training calls, not
     pickled), then computes each ``<v_j, x>`` over ``v_j``'s own entries:
     ``O(nnz(x) + sum_j nnz(v_j))``. The store is a ring: with a ``budget``,
