@@ -150,11 +150,12 @@ class PNewtron(ExplorationMixin, LinearBanditClassifier):
     Notes
     -----
     The default ``gamma = 0.0625`` (2^-4) was chosen on tuning streams (one
-    pass, 5 seeds, ``gamma`` in 2^-10 ... 2^-1) by the rule of ``docs/experiments.md`` ("Defaults from evidence": the
-    smallest worst excess of a seed's online error over the best
-    seed-averaged error across the tuning streams); the script,
-    tables and recommended range are in ``docs/results/defaults/``. Smaller
-    values are better on average but unstable across seeds.
+    pass, 5 seeds, ``gamma`` in 2^-10 ... 2^-1) by the rule of
+    ``docs/experiments.md`` ("Defaults from evidence": the smallest worst excess
+    of a seed's online error over the best seed-averaged error across the tuning
+    streams); the script, tables and recommended range are in
+    ``docs/results/defaults/``. Smaller values are better on average but
+    unstable across seeds.
 
     References
     ----------

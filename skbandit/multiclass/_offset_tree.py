@@ -199,13 +199,13 @@ class OffsetTree(ExplorationMixin, BaseBanditClassifier):
 
     The defaults ``C = 0.01`` and ``EpsilonGreedy(2^-12)`` (with
     ``update="pa1"``) were chosen on tuning streams (one pass, 5 seeds,
-    ``epsilon`` in 2^-14 ... 2^-1, ``C`` in {0.001, ..., 10}) by the rule of ``docs/experiments.md`` ("Defaults from evidence": the
-    smallest worst excess of a seed's online error over the best
-    seed-averaged error across the tuning streams);
-    the script, tables and recommended range are in
-    ``docs/results/defaults/``. Chen et al.'s offset tree row stays
-    reproducible with ``C=1.0, exploration=EpsilonGreedy(0.1)``, as the
-    ``chen2009-table1`` experiment does.
+    ``epsilon`` in 2^-14 ... 2^-1, ``C`` in {0.001, ..., 10}) by the rule of
+    ``docs/experiments.md`` ("Defaults from evidence": the smallest worst excess
+    of a seed's online error over the best seed-averaged error across the tuning
+    streams); the script, tables and recommended range are in
+    ``docs/results/defaults/``. Chen et al.'s offset tree row stays reproducible
+    with ``C=1.0, exploration=EpsilonGreedy(0.1)``, as the ``chen2009-table1``
+    experiment does.
 
     Logged feedback (``partial_fit(X, LoggedFeedback(...))``, see
     ``docs/logged.md``): the importance weight is ``ω = |r − ½| / p`` with
