@@ -289,7 +289,7 @@ class Softmax(BaseExploration):
     epsilon : float in [0, 1] or None, default=None
         The uniform share. ``None``: the learner's.
     scale : float >= 0 or None, default=None
-        The inverse temperature. ``None``: the learner's (PNewtron's ``alpha``;
+        The inverse temperature. ``None``: the learner's (PNewtron's ``scale``;
         1 for the others).
 
     References

@@ -114,6 +114,7 @@ def test_chen2009_offset_tree_plays_epsilon_greedy_01():
         ("Banditron", {"gamma": 0.3}, {"exploration": EpsilonGreedy(0.3)}),
         ("SOBA", {"gamma": "adaptive"}, {"exploration": EpsilonGreedy("adaptive")}),
         ("PNewtron", {"gamma": 0.05}, {"exploration": Softmax(0.05)}),
+        ("PNewtron", {"alpha": 3.0}, {"scale": 3.0}),
         (
             "Gaptron",
             {"gamma": "auto", "eta": 0.1},
@@ -138,6 +139,8 @@ def test_chen2009_offset_tree_plays_epsilon_greedy_01():
             {"update": "pa2", "exploration": EpsilonGreedy(0.1)},
         ),
         ("ConservativeOneVsAll", {"variant": "pa1"}, {"update": "pa1"}),
+        ("SeparableOneVsAll", {"update": "full"}, {"update_scope": "all"}),
+        ("SeparableOneVsAll", {"update": "paper"}, {"update_scope": "played"}),
         (
             "SquareCB",
             {"gamma_scale": 30.0, "gamma_exponent": 0.5},

@@ -48,8 +48,8 @@ QUICK_EPSILON_GRID = tuple(2.0**-i for i in (11, 9, 7, 5, 3, 1))
 #: ``exploration`` (``OffsetTree(exploration=0.1)``,
 #: ``OnlineSelector(exploration=0.5)``) is the rate of the learner's default
 #: epsilon-greedy rule, ``exploration__epsilon``; ``Gaptron``'s ``gamma="auto"``
-#: is the default rule's ``None`` epsilon; and the values of the step-size
-#: parameters translate as ``_STEP_SIZE_VALUES`` says.
+#: is the default rule's ``None`` epsilon; and the values of renamed
+#: parameters translate as ``_RENAMED_VALUES`` says.
 RENAMED_PARAMETERS: dict[tuple[str | None, str], str] = {
     (None, "gamma"): EPSILON,
     ("ConservativeOneVsAll", "variant"): "update",
@@ -59,20 +59,25 @@ RENAMED_PARAMETERS: dict[tuple[str | None, str], str] = {
     ("Gaptron", "adagrad_scale"): "step_size__learning_rate",
     ("SquareCB", "regressor"): "step_size",
     ("SquareCB", "learning_rate"): "step_size__learning_rate",
+    ("PNewtron", "alpha"): "scale",
+    ("SeparableOneVsAll", "update"): "update_scope",
     ("SquareCB", "gamma_scale"): "exploration__scale",
     ("SquareCB", "gamma_exponent"): "exploration__exponent",
     ("OnlineSelector", "exploration_decay"): "exploration__decay",
     ("OnlineSelector", "min_exploration"): "exploration__min_epsilon",
 }
 
-#: Recorded values of the renamed step-size parameters, by learner: Gaptron's
-#: ``learning_rate`` (and ``eta``, its older name) ``"adagrad"`` and ``"auto"`` are the
-#: rule names ``"adagrad"`` and ``"constant"`` (the theory's step), a number is
-#: a constant step (``step_size="constant"``, ``step_size__learning_rate``);
-#: SquareCB's ``regressor="sgd"`` is ``step_size="constant"``.
-_STEP_SIZE_VALUES: dict[str, dict[str, str]] = {
-    "Gaptron": {"adagrad": "adagrad", "auto": "constant"},
-    "SquareCB": {"sgd": "constant"},
+#: Recorded values of renamed parameters, by ``(learner, new key)``: Gaptron's
+#: ``learning_rate`` (and ``eta``, its older name) ``"adagrad"`` and ``"auto"``
+#: are the rule names ``"adagrad"`` and ``"constant"`` (the theory's step), a
+#: number is a constant step (``step_size="constant"``,
+#: ``step_size__learning_rate``); SquareCB's ``regressor="sgd"`` is
+#: ``step_size="constant"``; SeparableOneVsAll's ``update`` ``"paper"`` and
+#: ``"full"`` are ``update_scope`` ``"played"`` and ``"all"``.
+_RENAMED_VALUES: dict[tuple[str, str], dict[str, str]] = {
+    ("Gaptron", "step_size"): {"adagrad": "adagrad", "auto": "constant"},
+    ("SquareCB", "step_size"): {"sgd": "constant"},
+    ("SeparableOneVsAll", "update_scope"): {"paper": "played", "full": "all"},
 }
 
 
@@ -91,9 +96,9 @@ def _translated(name: str, key: str, value: Any) -> list[tuple[str, Any]]:
         return [(key, value)]
     if name == "Gaptron" and key == "gamma" and value == "auto":
         value = None
-    if new == "step_size":
-        if isinstance(value, str):
-            return [(new, _STEP_SIZE_VALUES.get(name, {}).get(value, value))]
+    if isinstance(value, str):
+        return [(new, _RENAMED_VALUES.get((name, new), {}).get(value, value))]
+    if new == "step_size":  # a number: Gaptron's constant step
         return [(new, "constant"), ("step_size__learning_rate", value)]
     return [(new, value)]
 

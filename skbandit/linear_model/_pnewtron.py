@@ -34,7 +34,8 @@ class PNewtron(ExplorationMixin, LinearBanditClassifier):
 
         p = \mathrm{softmax}(\alpha s), \qquad p' = (1 - \gamma) p + \gamma / k,
 
-    (its exploration rule, ``Softmax(epsilon=gamma, scale=alpha)``), draws
+    with :math:`\alpha` = ``scale`` and :math:`\gamma` the rule's ``epsilon``
+    (its exploration rule, ``Softmax(epsilon=0.0625, scale=scale)``), draws
     ``ỹ ~ p'``, learns only whether ``ỹ`` was right, and updates every
     round with an unbiased estimate ``∇̃`` of the gradient of the logistic loss:
 
@@ -73,18 +74,19 @@ class PNewtron(ExplorationMixin, LinearBanditClassifier):
     exploration : str, exploration rule or None, default=None
         How a round's scores become the distribution played
         (:mod:`skbandit.exploration`). ``None``: PNewtron's softmax,
-        ``Softmax(epsilon=0.0625, scale=alpha)``; a rule's name: that rule with
+        ``Softmax(epsilon=0.0625, scale=scale)``; a rule's name: that rule with
         this learner's values (``epsilon=0.0625`` for the rules with an
-        ``epsilon``, ``scale=alpha`` for the softmax); an object: that rule
+        ``epsilon``, ``scale`` for the softmax); an object: that rule
         (``None`` parameters take this learner's values). Every rule is
         accepted: the update uses the played label's probability under the
-        rule as ``p'``, and its own ``softmax(alpha s)`` as ``p``. The uniform
+        rule as ``p'``, and its own ``softmax(scale s)`` as ``p``. The uniform
         share ``epsilon`` (the paper's ``gamma``), in [0, 1]: the SOBA paper
         tunes it over ``2^-16 ... 2^-1``. Recommended range (the rule in
         Notes): 0.05 to 0.125; 2^-10 to 2^-9 on (nearly) separable streams.
-    alpha : float, default=10.0
-        Softmax inverse temperature ``α >= 0`` (the papers' default 10) of the
-        update's ``p`` and of the default exploration.
+    scale : float, default=10.0
+        Softmax inverse temperature ``α >= 0`` (the papers' ``alpha``, default
+        10) of the update's ``p`` and of the default exploration (the
+        ``scale`` of its ``Softmax`` rule).
     beta : float, default=0.01
         Curvature ``β >= 0`` of the second-order update (default 0.01).
     D : float, default=1.0
@@ -188,7 +190,7 @@ class PNewtron(ExplorationMixin, LinearBanditClassifier):
     _parameter_constraints: dict = {
         **LinearBanditClassifier._parameter_constraints,
         "exploration": exploration_constraint(),
-        "alpha": [Interval(Real, 0, None, closed="left")],
+        "scale": [Interval(Real, 0, None, closed="left")],
         "beta": [Interval(Real, 0, None, closed="left")],
         "D": [Interval(Real, 0, None, closed="neither")],
     }
@@ -199,13 +201,13 @@ class PNewtron(ExplorationMixin, LinearBanditClassifier):
     _exploration_values = rule_values(epsilon=0.0625)
 
     def _exploration_defaults(self):
-        return rule_values(epsilon=0.0625, softmax={"scale": self.alpha})
+        return rule_values(epsilon=0.0625, softmax={"scale": self.scale})
 
     def __init__(
         self,
         *,
         exploration: str | BaseExploration | None = None,
-        alpha: float = 10.0,
+        scale: float = 10.0,
         beta: float = 0.01,
         D: float = 1.0,
         max_iter: int = 5,
@@ -214,7 +216,7 @@ class PNewtron(ExplorationMixin, LinearBanditClassifier):
     ) -> None:
         super().__init__(max_iter=max_iter, shuffle=shuffle, random_state=random_state)
         self.exploration = exploration
-        self.alpha = alpha
+        self.scale = scale
         self.beta = beta
         self.D = D
 
@@ -280,7 +282,7 @@ class PNewtron(ExplorationMixin, LinearBanditClassifier):
             self.Ut_,
             self.Ab_,
             self.norm_state_,
-            float(self.alpha),
+            float(self.scale),
             float(self.beta),
             float(self.D),
         )

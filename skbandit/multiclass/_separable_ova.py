@@ -124,12 +124,12 @@ class SeparableOneVsAll(ExplorationMixin, BaseBanditClassifier):
     ----------
     kernel : {None, "rational"}, default=None
         The binary learners: linear Perceptrons or rational-kernel Perceptrons.
-    update : {"paper", "full"}, default="paper"
-        ``"paper"`` changes only the played class's learner (the analysed
-        algorithm). ``"full"`` also updates every other learner on right
-        rounds, where the label is known, like a full-information Perceptron
-        (``A_i`` learns ``(x, NO)`` for ``i ≠ y``), as the authors' released
-        code does.
+    update_scope : {"played", "all"}, default="played"
+        Which binary learners a round updates. ``"played"``: only the played
+        class's learner (the analysed algorithm). ``"all"``: also every other
+        learner on right rounds, where the label is known, like a
+        full-information Perceptron (``A_i`` learns ``(x, NO)`` for
+        ``i ≠ y``), as the authors' released code does.
     budget : int or None, default=None
         Only with ``kernel="rational"``: the largest number of support
         vectors. When a mistake would exceed it, the **oldest** support vector
@@ -218,7 +218,7 @@ class SeparableOneVsAll(ExplorationMixin, BaseBanditClassifier):
     _parameter_constraints: dict = {
         **BaseBanditClassifier._parameter_constraints,
         "kernel": [None, StrOptions({"rational"})],
-        "update": [StrOptions({"paper", "full"})],
+        "update_scope": [StrOptions({"played", "all"})],
         "budget": [None, Interval(Integral, 1, None, closed="left")],
         "large_norm": [StrOptions({"raise", "project"})],
         "exploration": exploration_constraint(),
@@ -231,7 +231,7 @@ class SeparableOneVsAll(ExplorationMixin, BaseBanditClassifier):
         self,
         *,
         kernel: str | None = None,
-        update: str = "paper",
+        update_scope: str = "played",
         budget: int | None = None,
         large_norm: str = "raise",
         exploration: str | BaseExploration | None = None,
@@ -241,7 +241,7 @@ class SeparableOneVsAll(ExplorationMixin, BaseBanditClassifier):
     ) -> None:
         super().__init__(max_iter=max_iter, shuffle=shuffle, random_state=random_state)
         self.kernel = kernel
-        self.update = update
+        self.update_scope = update_scope
         self.budget = budget
         self.large_norm = large_norm
         self.exploration = exploration
@@ -333,7 +333,7 @@ class SeparableOneVsAll(ExplorationMixin, BaseBanditClassifier):
         """The kernel of the fitted variant (the live store of the rational
         kernel), before its exploration rule is set."""
         self._check_state_matches_kernel()
-        full = self.update == "full"
+        full = self.update_scope == "all"
         if self.kernel is None:
             return SeparableLinearKernel(self.coef_.T, full)
         project = self.large_norm == "project"
