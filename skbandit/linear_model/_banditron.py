@@ -120,14 +120,14 @@ class Banditron(ExplorationMixin, AveragedIterateMixin, LinearBanditClassifier):
 
     Notes
     -----
-    The default ``gamma = 0.125`` was chosen on tuning streams (one pass, 5
-    seeds, ``gamma`` in 2^-10 ... 2^-1) by the rule of ``docs/experiments.md``
-    ("Defaults from evidence": the smallest worst excess of a seed's online
-    error over the best seed-averaged error across the tuning streams); the
-    script, tables and recommended range are in ``docs/results/defaults/``.
-    Separable streams favour a smaller ``gamma``. The last iterate stays fragile
-    after several passes; for real data, :class:`ConservativeOneVsAll` or
-    :class:`SquareCB` learn much faster.
+    The default rate, ``EpsilonGreedy(0.125)``, was chosen on tuning streams
+    (one pass, 5 seeds, ``epsilon`` in 2^-10 ... 2^-1) by the rule of
+    ``docs/experiments.md`` ("Defaults from evidence": the smallest worst excess
+    of a seed's online error over the best seed-averaged error across the tuning
+    streams); the script, tables and recommended range are in
+    ``docs/results/defaults/``. Separable streams favour a smaller ``epsilon``.
+    The last iterate stays fragile after several passes; for real data,
+    :class:`ConservativeOneVsAll` or :class:`SquareCB` learn much faster.
 
     ``average=True`` is the default because the averaged weights pass
     scikit-learn's ``check_classifiers_train`` criterion for seeds on which

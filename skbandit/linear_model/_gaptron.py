@@ -265,7 +265,7 @@ class Gaptron(
     analysed algorithm.
 
     **Defaults.** The default step (AdaGrad-norm, :math:`B = 1024`) and the
-    bandit ``gamma = 0.125`` were chosen on tuning streams by the rule of
+    bandit rate ``GapMap(0.125)`` were chosen on tuning streams by the rule of
     ``docs/experiments.md`` ("Defaults from evidence");
     ``docs/results/defaults/gaptron-step/`` holds the script and its report,
     with held-out streams. The last iterate of the AdaGrad-norm step is less

@@ -151,8 +151,8 @@ class PNewtron(ExplorationMixin, LinearBanditClassifier):
 
     Notes
     -----
-    The default ``gamma = 0.0625`` (2^-4) was chosen on tuning streams (one
-    pass, 5 seeds, ``gamma`` in 2^-10 ... 2^-1) by the rule of
+    The default rate, ``Softmax(0.0625)`` (2^-4), was chosen on tuning streams
+    (one pass, 5 seeds, ``epsilon`` in 2^-10 ... 2^-1) by the rule of
     ``docs/experiments.md`` ("Defaults from evidence": the smallest worst excess
     of a seed's online error over the best seed-averaged error across the tuning
     streams); the script, tables and recommended range are in

@@ -160,9 +160,9 @@ class SOBA(ExplorationMixin, LinearBanditClassifier):
     matrix that store a column twice are summed first (the entries of ``x`` are
     squared).
 
-    The default ``gamma = 0.125`` (with ``covariance="diag"``) was chosen on
-    tuning streams (one pass, 5 seeds, ``gamma`` in 2^-10 ... 2^-1 and
-    ``"adaptive"``) by the rule of ``docs/experiments.md`` ("Defaults from
+    The default rate, ``EpsilonGreedy(0.125)`` (with ``covariance="diag"``), was
+    chosen on tuning streams (one pass, 5 seeds, ``epsilon`` in 2^-10 ... 2^-1
+    and ``"adaptive"``) by the rule of ``docs/experiments.md`` ("Defaults from
     evidence": the smallest worst excess of a seed's online error over the best
     seed-averaged error across the tuning streams); the script, tables and
     recommended range are in ``docs/results/defaults/``.
