@@ -31,14 +31,7 @@ from skbandit._core._explore import (
     SoftmaxExplorer,
 )
 
-__all__ = [
-    "Conservative",
-    "EpsilonGreedy",
-    "GapMap",
-    "Greedy",
-    "InverseGap",
-    "Softmax",
-]
+# (the public names are skbandit.exploration's __all__)
 
 GAP_LOSS_CODES = {
     "logistic": int(GapLoss.GAP_LOGISTIC),

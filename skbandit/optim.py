@@ -258,7 +258,7 @@ class StepSizeMixin:
                 n_classes = getattr(self, "classes_", None)
                 k = None if n_classes is None else len(n_classes)
                 params["step_size"] = self._step_size_object(spec, k)
-        return super().set_params(**params)  # type: ignore[misc]  # (idem)
+        return super().set_params(**params)
 
     def _param_slots(self, owner=None) -> list[tuple]:
         # A rule object's parameters may change in place
