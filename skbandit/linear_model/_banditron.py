@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from skbandit._docstrings import shared_docs
 from skbandit.base import LinearBanditClassifier
 from skbandit.exploration import (
     ExplorationMixin,
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
 __all__ = ["Banditron"]
 
 
+@shared_docs
 class Banditron(ExplorationMixin, AveragedIterateMixin, LinearBanditClassifier):
     r"""Banditron: online multiclass learning from bandit feedback.
 
@@ -73,11 +75,7 @@ class Banditron(ExplorationMixin, AveragedIterateMixin, LinearBanditClassifier):
         ``partial_fit``'s rounds alike) instead of the current ``coef_``. The
         averaged weights are kept up to date either way (O(nnz(x)) per round),
         so the parameter can be changed after fitting.
-    max_iter : int, default=5
-        Passes over the data in ``fit``. ``partial_fit`` always makes one.
-    shuffle : bool, default=True
-        Whether ``fit`` visits the rows in a new random order each pass.
-        ``partial_fit`` always plays the rows in the given order.
+    %(passes)s
     random_state : int, RandomState instance or None, default=None
         Seeds the learner's own ``numpy.random.Generator``, which draws two
         uniforms per round (action, tie-break) and the shuffles of ``fit``. It
@@ -97,20 +95,13 @@ class Banditron(ExplorationMixin, AveragedIterateMixin, LinearBanditClassifier):
         ``coef_ - A / t_`` with ``A`` the sum over rounds ``t`` of
         ``(t - 1)`` times that round's update (``coef_`` before any round).
         ``predict`` uses it when ``average=True``.
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of features seen during fit, when X has string column names.
-    t_ : int
-        Rounds played so far.
+    %(seen)s
     n_mistakes_ : int
         Rounds whose played (explored) action was wrong. ``n_mistakes_ / t_``
         is the online error the papers report.
     n_greedy_mistakes_ : int
         Rounds whose greedy action was wrong (bookkeeping only).
-    n_iter_ : int
-        Passes finished by the last call: ``max_iter`` for ``fit``, 1 for
-        ``partial_fit`` (fewer when the call failed).
+    %(n_iter)s
     exploration_ : exploration rule
         The rule played, ``exploration`` resolved (every parameter set).
 

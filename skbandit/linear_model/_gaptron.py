@@ -12,6 +12,7 @@ from scipy.special import softmax
 from sklearn.utils._available_if import available_if
 from sklearn.utils._param_validation import Interval, InvalidParameterError, StrOptions
 
+from skbandit._docstrings import shared_docs
 from skbandit.base import LinearBanditClassifier, _caller_stacklevel
 from skbandit.exploration import (
     BaseExploration,
@@ -81,6 +82,7 @@ def theory_gamma(
     return min(1.0, n_classes * x_norm_bound * math.sqrt(c / n_rounds))
 
 
+@shared_docs
 class Gaptron(
     StepSizeMixin, ExplorationMixin, AveragedIterateMixin, LinearBanditClassifier
 ):
@@ -208,10 +210,7 @@ class Gaptron(
         alike; an online-to-batch conversion, as ``SGDClassifier(average=True)``)
         instead of the current ``coef_``. The plays, the online error and
         ``exploration_distribution`` always use ``coef_``.
-    max_iter : int, default=5
-        Passes over the data in ``fit``. ``partial_fit`` always makes one.
-    shuffle : bool, default=True
-        Whether ``fit`` visits the rows in a new random order each pass.
+    %(passes)s
     random_state : int, RandomState instance or None, default=None
         Seeds the learner's own ``numpy.random.Generator``, which draws two
         uniforms per round (action, tie-break) and the shuffles of ``fit``.
@@ -229,19 +228,12 @@ class Gaptron(
     grad_sq_sum_ : ndarray of shape (1,)
         Sum of the squared norms :math:`\|\hat g\|^2 = \|\nabla_s \ell\|^2
         \|x\|^2 w^2` of the gradients used so far (the AdaGrad-norm state).
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of features seen during fit, when X has string column names.
-    t_ : int
-        Rounds played so far.
+    %(seen)s
     n_mistakes_ : int
         Rounds whose played action was wrong (online error ``n_mistakes_ / t_``).
     n_greedy_mistakes_ : int
         Rounds whose greedy action was wrong (bookkeeping only).
-    n_iter_ : int
-        Passes finished by the last call: ``max_iter`` for ``fit``, 1 for
-        ``partial_fit`` (fewer when the call failed).
+    %(n_iter)s
     exploration_ : exploration rule
         The rule played: ``exploration`` resolved (every parameter set).
     step_size_ : step-size rule

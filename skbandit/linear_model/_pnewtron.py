@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from sklearn.utils._param_validation import Interval
 
+from skbandit._docstrings import shared_docs
 from skbandit.base import LinearBanditClassifier, linear_scores
 from skbandit.exploration import (
     ExplorationMixin,
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
 __all__ = ["PNewtron"]
 
 
+@shared_docs
 class PNewtron(ExplorationMixin, LinearBanditClassifier):
     r"""PNewtron: the diagonal Newtron, with bandit feedback.
 
@@ -91,10 +93,7 @@ class PNewtron(ExplorationMixin, LinearBanditClassifier):
         Curvature ``β >= 0`` of the second-order update (default 0.01).
     D : float, default=1.0
         Radius ``D > 0`` of the Frobenius ball of ``W``; ``A`` starts at ``1/D``.
-    max_iter : int, default=5
-        Passes over the data in ``fit``. ``partial_fit`` always makes one.
-    shuffle : bool, default=True
-        Whether ``fit`` visits the rows in a new random order each pass.
+    %(passes)s
     random_state : int, RandomState instance or None, default=None
         Seeds the learner's own ``numpy.random.Generator`` (two uniforms per
         round and the shuffles of ``fit``), advanced across calls.
@@ -128,19 +127,12 @@ class PNewtron(ExplorationMixin, LinearBanditClassifier):
         instead of ``3k`` entries of three ``(k, d)`` arrays, each on its own
         cache line: once the model outgrows the caches, a round's cost stays
         nearly flat in ``d`` (``docs/algorithms.md``, PNewtron).
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of features seen during fit, when X has string column names.
-    t_ : int
-        Rounds played so far.
+    %(seen)s
     n_mistakes_ : int
         Rounds whose played action was wrong.
     n_greedy_mistakes_ : int
         Rounds whose greedy action was wrong (bookkeeping only).
-    n_iter_ : int
-        Passes finished by the last call: ``max_iter`` for ``fit``, 1 for
-        ``partial_fit`` (fewer when the call failed).
+    %(n_iter)s
     exploration_ : exploration rule
         The rule played: ``exploration`` resolved (every parameter set).
 

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from skbandit._docstrings import shared_docs
 from skbandit.base import LinearBanditClassifier, feature_major_zeros
 from skbandit.exploration import (
     ExplorationMixin,
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
 __all__ = ["SOBA"]
 
 
+@shared_docs
 class SOBA(ExplorationMixin, LinearBanditClassifier):
     r"""SOBA: the Second Order Banditron, with bandit feedback.
 
@@ -100,10 +102,7 @@ class SOBA(ExplorationMixin, LinearBanditClassifier):
         ``covariance="full"``. A first ``fit``/``partial_fit`` whose inverse
         would exceed it is refused with an error that suggests
         ``covariance="diag"``. Unused by ``"diag"``.
-    max_iter : int, default=5
-        Passes over the data in ``fit``. ``partial_fit`` always makes one.
-    shuffle : bool, default=True
-        Whether ``fit`` visits the rows in a new random order each pass.
+    %(passes)s
     random_state : int, RandomState instance or None, default=None
         Seeds the learner's own ``numpy.random.Generator`` (two uniforms per
         round: action, tie-break; and the shuffles of ``fit``), advanced across
@@ -130,20 +129,13 @@ class SOBA(ExplorationMixin, LinearBanditClassifier):
         ``EpsilonGreedy(epsilon="adaptive")``.
     n_updates_ : int
         Rounds with an update (``n_t = 1``).
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of features seen during fit, when X has string column names.
-    t_ : int
-        Rounds played so far.
+    %(seen)s
     n_mistakes_ : int
         Rounds whose played action was wrong (``n_mistakes_ / t_`` is the online
         error of the paper).
     n_greedy_mistakes_ : int
         Rounds whose greedy action was wrong (bookkeeping only).
-    n_iter_ : int
-        Passes finished by the last call: ``max_iter`` for ``fit``, 1 for
-        ``partial_fit`` (fewer when the call failed).
+    %(n_iter)s
     exploration_ : exploration rule
         The rule played: ``exploration`` resolved (every parameter set).
 

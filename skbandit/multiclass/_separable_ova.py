@@ -10,6 +10,7 @@ import scipy.sparse as sp
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from skbandit._core._kernel import run_scores
+from skbandit._docstrings import shared_docs
 from skbandit.base import (
     _COUNTERS,
     BaseBanditClassifier,
@@ -65,6 +66,7 @@ class _WorkLender:
             vectors[:] = [vector]
 
 
+@shared_docs
 class SeparableOneVsAll(ExplorationMixin, BaseBanditClassifier):
     r"""One-vs-all Perceptrons for linearly separable bandit streams.
 
@@ -147,10 +149,7 @@ class SeparableOneVsAll(ExplorationMixin, BaseBanditClassifier):
         (``None`` parameters take the rule's own fallbacks). Every rule is
         accepted: the played learner learns ``(x, YES)`` or ``(x, NO)``
         whatever the rule, but the mistake bounds are the paper rule's.
-    max_iter : int, default=5
-        Passes over the data in ``fit``. ``partial_fit`` always makes one.
-    shuffle : bool, default=True
-        Whether ``fit`` visits the rows in a new random order each pass.
+    %(passes)s
     random_state : int, RandomState instance or None, default=None
         Seeds the learner's generator: two uniforms per round (the uniform
         draw when ``S`` is empty, and argmax ties).
@@ -167,19 +166,12 @@ class SeparableOneVsAll(ExplorationMixin, BaseBanditClassifier):
     dual_coef_ : ndarray of shape (n_support, n_classes)
         ``kernel="rational"`` only: coefficient (-1, 0 or +1) of each support
         vector in each class's learner.
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of features seen during fit, when X has string column names.
-    t_ : int
-        Rounds played so far.
+    %(seen)s
     n_mistakes_ : int
         Rounds whose played label was wrong (online error ``n_mistakes_ / t_``).
     n_greedy_mistakes_ : int
         Rounds whose greedy label was wrong (bookkeeping only).
-    n_iter_ : int
-        Passes finished by the last call: ``max_iter`` for ``fit``, 1 for
-        ``partial_fit`` (fewer when the call failed).
+    %(n_iter)s
     exploration_ : exploration rule
         The rule played: ``exploration`` resolved (every parameter set).
 
