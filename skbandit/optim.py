@@ -57,7 +57,7 @@ from sklearn.utils._param_validation import (
 from skbandit._core._kernel import SLOT_ATTR
 from skbandit._core._oracle import STEP_KINDS
 
-__all__ = ["AdaGrad", "BaseStepSize", "Constant", "Normalized"]
+__all__ = ["AdaGrad", "Constant", "Normalized"]
 
 
 class BaseStepSize(BaseEstimator):
