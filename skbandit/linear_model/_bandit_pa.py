@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from skbandit._docstrings import shared_docs
+from skbandit._learner_docs import learner_doc
 from skbandit.base import LinearBanditClassifier
 from skbandit.exploration import (
     ExplorationMixin,
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 __all__ = ["BanditPassiveAggressive"]
 
 
-@shared_docs
+@learner_doc
 class BanditPassiveAggressive(ExplorationMixin, LinearBanditClassifier):
     r"""Bandit Passive-Aggressive: multiclass PA steps driven by bandit feedback.
 
@@ -84,7 +84,7 @@ class BanditPassiveAggressive(ExplorationMixin, LinearBanditClassifier):
         PA-II (``1/(2C)`` added to the denominator).
     C : float, default=1.0
         Aggressiveness of PA-I and PA-II, > 0 (unused by ``"pa"``).
-    %(passes)s
+    {passes}
     random_state : int, RandomState instance or None, default=None
         Seeds the learner's own ``numpy.random.Generator``, which draws two
         uniforms per round (action, tie-break) and the shuffles of ``fit``;
@@ -100,7 +100,9 @@ class BanditPassiveAggressive(ExplorationMixin, LinearBanditClassifier):
         Class labels, sorted.
     coef_ : ndarray of shape (n_classes, n_features)
         One weight row per class (also when there are two classes).
-    %(seen)s
+    {features_in}
+    t_ : int
+        Rounds played so far.
     n_mistakes_ : int
         Rounds whose played (explored) action was wrong.
     n_greedy_mistakes_ : int

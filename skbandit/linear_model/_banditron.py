@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from skbandit._docstrings import shared_docs
+from skbandit._learner_docs import learner_doc
 from skbandit.base import LinearBanditClassifier
 from skbandit.exploration import (
     ExplorationMixin,
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 __all__ = ["Banditron"]
 
 
-@shared_docs
+@learner_doc
 class Banditron(ExplorationMixin, AveragedIterateMixin, LinearBanditClassifier):
     r"""Banditron: online multiclass learning from bandit feedback.
 
@@ -75,7 +75,7 @@ class Banditron(ExplorationMixin, AveragedIterateMixin, LinearBanditClassifier):
         ``partial_fit``'s rounds alike) instead of the current ``coef_``. The
         averaged weights are kept up to date either way (O(nnz(x)) per round),
         so the parameter can be changed after fitting.
-    %(passes)s
+    {passes}
     random_state : int, RandomState instance or None, default=None
         Seeds the learner's own ``numpy.random.Generator``, which draws two
         uniforms per round (action, tie-break) and the shuffles of ``fit``. It
@@ -95,13 +95,15 @@ class Banditron(ExplorationMixin, AveragedIterateMixin, LinearBanditClassifier):
         ``coef_ - A / t_`` with ``A`` the sum over rounds ``t`` of
         ``(t - 1)`` times that round's update (``coef_`` before any round).
         ``predict`` uses it when ``average=True``.
-    %(seen)s
+    {features_in}
+    t_ : int
+        Rounds played so far.
     n_mistakes_ : int
         Rounds whose played (explored) action was wrong. ``n_mistakes_ / t_``
         is the online error the papers report.
     n_greedy_mistakes_ : int
         Rounds whose greedy action was wrong (bookkeeping only).
-    %(n_iter)s
+    {n_iter}
     exploration_ : exploration rule
         The rule played, ``exploration`` resolved (every parameter set).
 

@@ -12,7 +12,7 @@ from scipy.special import softmax
 from sklearn.utils._available_if import available_if
 from sklearn.utils._param_validation import Interval, InvalidParameterError, StrOptions
 
-from skbandit._docstrings import shared_docs
+from skbandit._learner_docs import learner_doc
 from skbandit.base import LinearBanditClassifier, _caller_stacklevel
 from skbandit.exploration import (
     BaseExploration,
@@ -82,7 +82,7 @@ def theory_gamma(
     return min(1.0, n_classes * x_norm_bound * math.sqrt(c / n_rounds))
 
 
-@shared_docs
+@learner_doc
 class Gaptron(
     StepSizeMixin, ExplorationMixin, AveragedIterateMixin, LinearBanditClassifier
 ):
@@ -210,7 +210,7 @@ class Gaptron(
         alike; an online-to-batch conversion, as ``SGDClassifier(average=True)``)
         instead of the current ``coef_``. The plays, the online error and
         ``exploration_distribution`` always use ``coef_``.
-    %(passes)s
+    {passes}
     random_state : int, RandomState instance or None, default=None
         Seeds the learner's own ``numpy.random.Generator``, which draws two
         uniforms per round (action, tie-break) and the shuffles of ``fit``.
@@ -228,12 +228,14 @@ class Gaptron(
     grad_sq_sum_ : ndarray of shape (1,)
         Sum of the squared norms :math:`\|\hat g\|^2 = \|\nabla_s \ell\|^2
         \|x\|^2 w^2` of the gradients used so far (the AdaGrad-norm state).
-    %(seen)s
+    {features_in}
+    t_ : int
+        Rounds played so far.
     n_mistakes_ : int
         Rounds whose played action was wrong (online error ``n_mistakes_ / t_``).
     n_greedy_mistakes_ : int
         Rounds whose greedy action was wrong (bookkeeping only).
-    %(n_iter)s
+    {n_iter}
     exploration_ : exploration rule
         The rule played: ``exploration`` resolved (every parameter set).
     step_size_ : step-size rule

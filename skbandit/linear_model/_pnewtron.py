@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from sklearn.utils._param_validation import Interval
 
-from skbandit._docstrings import shared_docs
+from skbandit._learner_docs import learner_doc
 from skbandit.base import LinearBanditClassifier, linear_scores
 from skbandit.exploration import (
     ExplorationMixin,
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 __all__ = ["PNewtron"]
 
 
-@shared_docs
+@learner_doc
 class PNewtron(ExplorationMixin, LinearBanditClassifier):
     r"""PNewtron: the diagonal Newtron, with bandit feedback.
 
@@ -93,7 +93,7 @@ class PNewtron(ExplorationMixin, LinearBanditClassifier):
         Curvature ``β >= 0`` of the second-order update (default 0.01).
     D : float, default=1.0
         Radius ``D > 0`` of the Frobenius ball of ``W``; ``A`` starts at ``1/D``.
-    %(passes)s
+    {passes}
     random_state : int, RandomState instance or None, default=None
         Seeds the learner's own ``numpy.random.Generator`` (two uniforms per
         round and the shuffles of ``fit``), advanced across calls.
@@ -127,12 +127,14 @@ class PNewtron(ExplorationMixin, LinearBanditClassifier):
         instead of ``3k`` entries of three ``(k, d)`` arrays, each on its own
         cache line: once the model outgrows the caches, a round's cost stays
         nearly flat in ``d`` (``docs/algorithms.md``, PNewtron).
-    %(seen)s
+    {features_in}
+    t_ : int
+        Rounds played so far.
     n_mistakes_ : int
         Rounds whose played action was wrong.
     n_greedy_mistakes_ : int
         Rounds whose greedy action was wrong (bookkeeping only).
-    %(n_iter)s
+    {n_iter}
     exploration_ : exploration rule
         The rule played: ``exploration`` resolved (every parameter set).
 

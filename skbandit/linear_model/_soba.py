@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from skbandit._docstrings import shared_docs
+from skbandit._learner_docs import learner_doc
 from skbandit.base import LinearBanditClassifier, feature_major_zeros
 from skbandit.exploration import (
     ExplorationMixin,
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 __all__ = ["SOBA"]
 
 
-@shared_docs
+@learner_doc
 class SOBA(ExplorationMixin, LinearBanditClassifier):
     r"""SOBA: the Second Order Banditron, with bandit feedback.
 
@@ -102,7 +102,7 @@ class SOBA(ExplorationMixin, LinearBanditClassifier):
         ``covariance="full"``. A first ``fit``/``partial_fit`` whose inverse
         would exceed it is refused with an error that suggests
         ``covariance="diag"``. Unused by ``"diag"``.
-    %(passes)s
+    {passes}
     random_state : int, RandomState instance or None, default=None
         Seeds the learner's own ``numpy.random.Generator`` (two uniforms per
         round: action, tie-break; and the shuffles of ``fit``), advanced across
@@ -129,13 +129,15 @@ class SOBA(ExplorationMixin, LinearBanditClassifier):
         ``EpsilonGreedy(epsilon="adaptive")``.
     n_updates_ : int
         Rounds with an update (``n_t = 1``).
-    %(seen)s
+    {features_in}
+    t_ : int
+        Rounds played so far.
     n_mistakes_ : int
         Rounds whose played action was wrong (``n_mistakes_ / t_`` is the online
         error of the paper).
     n_greedy_mistakes_ : int
         Rounds whose greedy action was wrong (bookkeeping only).
-    %(n_iter)s
+    {n_iter}
     exploration_ : exploration rule
         The rule played: ``exploration`` resolved (every parameter set).
 

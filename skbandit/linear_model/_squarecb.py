@@ -8,7 +8,7 @@ import numpy as np
 from sklearn.utils._param_validation import Interval
 
 from skbandit._core._explore import py_inverse_gap
-from skbandit._docstrings import shared_docs
+from skbandit._learner_docs import learner_doc
 from skbandit.base import LinearBanditClassifier, feature_major_zeros, linear_scores
 from skbandit.exploration import (
     ExplorationMixin,
@@ -21,7 +21,7 @@ from skbandit.optim import StepSizeMixin, step_size_constraint
 __all__ = ["SquareCB", "igw_distribution"]
 
 
-@shared_docs
+@learner_doc
 class SquareCB(StepSizeMixin, ExplorationMixin, LinearBanditClassifier):
     r"""SquareCB: inverse gap weighting over per-class online reward regressors.
 
@@ -228,7 +228,7 @@ class SquareCB(StepSizeMixin, ExplorationMixin, LinearBanditClassifier):
         regressors, the largest :math:`|x_i|` of every row learned, and its
         growth rescales every regressor's weight :math:`w_{a,i}` (above).
         ``False``: per-regressor scales (NAG on each class's sub-stream).
-    %(passes)s
+    {passes}
     random_state : int, RandomState instance or None, default=None
         Seeds the learner's own ``numpy.random.Generator``, which draws two
         uniforms per round (action, tie-break) and the shuffles of ``fit``.
@@ -255,12 +255,14 @@ class SquareCB(StepSizeMixin, ExplorationMixin, LinearBanditClassifier):
         NAG's :math:`N` of each regressor.
     n_updates_ : ndarray of shape (n_classes,)
         Updates of each regressor (rounds where its class was played).
-    %(seen)s
+    {features_in}
+    t_ : int
+        Rounds played so far.
     n_mistakes_ : int
         Rounds whose played action was wrong (online error ``n_mistakes_ / t_``).
     n_greedy_mistakes_ : int
         Rounds whose greedy action was wrong (bookkeeping only).
-    %(n_iter)s
+    {n_iter}
     exploration_ : exploration rule
         The rule played: ``exploration`` resolved (every parameter set).
     step_size_ : step-size rule

@@ -8,7 +8,7 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from skbandit._core._kernel import run_scores
-from skbandit._docstrings import shared_docs
+from skbandit._learner_docs import learner_doc
 from skbandit.base import BaseBanditClassifier, _kernel_arrays, feature_major_zeros
 from skbandit.exploration import ExplorationMixin, exploration_constraint
 from skbandit.multiclass._conservative_ova_fast import PA_UPDATES
@@ -62,7 +62,7 @@ def _kernel_tree(tree: np.ndarray, n_classes: int):
     return mid, left, right, parent, leaf_parent
 
 
-@shared_docs
+@learner_doc
 class OffsetTree(ExplorationMixin, BaseBanditClassifier):
     r"""Realizable Offset Tree with Passive-Aggressive node classifiers.
 
@@ -147,7 +147,7 @@ class OffsetTree(ExplorationMixin, BaseBanditClassifier):
         probability ``γ``. Recommended range (the rule in Notes): 2^-14 to
         2^-9 (about 0.00006 to 0.002); the tree learns from wrong answers as
         well, so it needs little exploration.
-    %(passes)s
+    {passes}
     random_state : int, RandomState instance or None, default=None
         Seeds the learner's generator: two uniforms per round (the
         epsilon-greedy draw and the tie-break of the walk).
@@ -161,12 +161,14 @@ class OffsetTree(ExplorationMixin, BaseBanditClassifier):
     tree_ : ndarray of shape (n_classes - 1, 3)
         Row ``n`` is ``(lo, mid, hi)``: node ``n`` covers the classes
         ``lo .. hi - 1``; ``f_n > 0`` routes to ``mid .. hi - 1``.
-    %(seen)s
+    {features_in}
+    t_ : int
+        Rounds played so far.
     n_mistakes_ : int
         Rounds whose played label was wrong (online error ``n_mistakes_ / t_``).
     n_greedy_mistakes_ : int
         Rounds whose greedy label was wrong (bookkeeping only).
-    %(n_iter)s
+    {n_iter}
     exploration_ : exploration rule
         The rule played: ``exploration`` resolved (every parameter set).
 

@@ -10,7 +10,7 @@ import scipy.sparse as sp
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from skbandit._core._kernel import run_scores
-from skbandit._docstrings import shared_docs
+from skbandit._learner_docs import learner_doc
 from skbandit.base import (
     _COUNTERS,
     BaseBanditClassifier,
@@ -66,7 +66,7 @@ class _WorkLender:
             vectors[:] = [vector]
 
 
-@shared_docs
+@learner_doc
 class SeparableOneVsAll(ExplorationMixin, BaseBanditClassifier):
     r"""One-vs-all Perceptrons for linearly separable bandit streams.
 
@@ -149,7 +149,7 @@ class SeparableOneVsAll(ExplorationMixin, BaseBanditClassifier):
         (``None`` parameters take the rule's own fallbacks). Every rule is
         accepted: the played learner learns ``(x, YES)`` or ``(x, NO)``
         whatever the rule, but the mistake bounds are the paper rule's.
-    %(passes)s
+    {passes}
     random_state : int, RandomState instance or None, default=None
         Seeds the learner's generator: two uniforms per round (the uniform
         draw when ``S`` is empty, and argmax ties).
@@ -166,12 +166,14 @@ class SeparableOneVsAll(ExplorationMixin, BaseBanditClassifier):
     dual_coef_ : ndarray of shape (n_support, n_classes)
         ``kernel="rational"`` only: coefficient (-1, 0 or +1) of each support
         vector in each class's learner.
-    %(seen)s
+    {features_in}
+    t_ : int
+        Rounds played so far.
     n_mistakes_ : int
         Rounds whose played label was wrong (online error ``n_mistakes_ / t_``).
     n_greedy_mistakes_ : int
         Rounds whose greedy label was wrong (bookkeeping only).
-    %(n_iter)s
+    {n_iter}
     exploration_ : exploration rule
         The rule played: ``exploration`` resolved (every parameter set).
 
