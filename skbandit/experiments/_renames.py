@@ -98,7 +98,7 @@ def upgrade_params(name: str, params: Mapping[str, Any]) -> dict[str, Any]:
 
     Examples
     --------
-    >>> from skbandit.experiments._specs import upgrade_params
+    >>> from skbandit.experiments._renames import upgrade_params
     >>> upgrade_params("OffsetTree", {"update": "pa", "exploration": 0.1})
     {'update': 'pa', 'exploration__epsilon': 0.1}
     >>> upgrade_params("Banditron", {"gamma": 0.3})
