@@ -4,7 +4,7 @@ Played on the seeded SynSep-like stream of ``_harness.py`` (d = 400, k = 9; CSR 
 dense), next to scikit-learn's ``Perceptron.partial_fit``, a per-row NumPy Banditron
 loop and Vowpal Wabbit's ``--cbify`` (when installed). Gaptron runs with the
 Banditron's exploration ``gamma`` and the AdaGrad-norm step (the theory's step,
-``learning_rate="auto"``, costs the same per round). The hinge losses update two
+``step_size="constant"``, costs the same per round). The hinge losses update two
 weight rows per learning round; the logistic loss needs a softmax (k exponentials)
 per round for its gap map and, on learning rounds, all k rows.
 
@@ -29,7 +29,7 @@ def _gaptron(loss):
         return Gaptron(
             loss=loss,
             exploration=GapMap(GAMMA),
-            learning_rate="adagrad",
+            step_size="adagrad",
             x_norm_bound=X_NORM_BOUND,
             random_state=seed,
         )

@@ -19,6 +19,7 @@ from _harness import GAMMA, main
 
 from skbandit import Banditron, SquareCB
 from skbandit.exploration import EpsilonGreedy
+from skbandit.optim import AdaGrad, Constant
 
 LEARNERS = [
     (
@@ -32,13 +33,11 @@ LEARNERS = [
     ),
     (
         "SquareCB adagrad",
-        lambda seed: SquareCB(
-            regressor="adagrad", learning_rate=0.1, random_state=seed
-        ),
+        lambda seed: SquareCB(step_size=AdaGrad(0.1), random_state=seed),
     ),
     (
         "SquareCB sgd",
-        lambda seed: SquareCB(regressor="sgd", learning_rate=0.01, random_state=seed),
+        lambda seed: SquareCB(step_size=Constant(0.01), random_state=seed),
     ),
 ]
 

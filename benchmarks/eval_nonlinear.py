@@ -182,8 +182,9 @@ def run(args) -> dict:
                             key = f"RFF{D}x{scale} SquareCB({reg},{lr})"
                             if key not in row:
                                 est = SquareCB(
-                                    regressor=reg, learning_rate=lr, random_state=seed
-                                )
+                                    step_size=reg,
+                                    random_state=seed,
+                                ).set_params(step_size__learning_rate=lr)
                                 row[key] = _error(est, Z, y)
                         fkey = f"full-info RFF{D}x{scale}"
                         if args.full_info and fkey not in row:

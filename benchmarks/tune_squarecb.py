@@ -59,6 +59,7 @@ from skbandit.experiments._data import load_dataset
 from skbandit.experiments._learners import VWLearner, vw_available
 from skbandit.experiments._specs import _VW_ARGS
 from skbandit.exploration import InverseGap
+from skbandit.optim import Normalized
 
 REAL = ("usps", "mnist", "covtype", "20newsgroups-tfidf")
 STREAMS = (*REAL, "synsep", "synnonsep")
@@ -82,7 +83,7 @@ def streams(data_dir, n_synthetic, order_seeds=(1,), datasets=STREAMS):
 def _play(g, X, y, classes, seed):
     est = SquareCB(
         exploration=InverseGap(g[0], exponent=g[1]),
-        learning_rate=g[2],
+        step_size=Normalized(g[2]),
         importance_weighted=bool(g[3]),
         step_cap=g[4],
         random_state=seed,

@@ -50,6 +50,7 @@ from sklearn.base import clone
 
 from skbandit import Gaptron
 from skbandit.exploration import RULES, EpsilonGreedy, GapMap, Greedy
+from skbandit.optim import AdaGrad, Constant, Normalized
 
 LN2 = math.log(2.0)
 LOSSES = ("logistic", "hinge", "smooth_hinge")
@@ -249,11 +250,13 @@ def gaptron(
     return GaptronTrace(W, played, greedy, rewards, props, G, n_large, A)
 
 
-def resolve(loss, feedback, k, *, exploration=None, learning_rate="adagrad",
-            adagrad_scale=1024.0, x_norm_bound=1.0, n_rounds=None):  # fmt: skip
+def resolve(loss, feedback, k, *, exploration=None, step_size="adagrad",
+            x_norm_bound=1.0, n_rounds=None):  # fmt: skip
     """(rule, eta, adagrad) from the estimator's parameters, as documented: the
     exploration rule (``GapMap`` by default) with the "auto" gamma as its
-    ``None`` epsilon and ``loss`` as its ``None`` loss."""
+    ``None`` epsilon and ``loss`` as its ``None`` loss; the step from
+    ``step_size`` ("adagrad": AdaGrad-norm of scale 1024; "constant": the
+    theory's step; an object: its learning_rate, AdaGrad-norm for AdaGrad)."""
     X = float(x_norm_bound)
     if exploration is None or isinstance(exploration, str):
         rule = RULES[exploration or "gap_map"]()
@@ -275,14 +278,15 @@ def resolve(loss, feedback, k, *, exploration=None, learning_rate="adagrad",
     if "loss" in params and params["loss"] is None:
         rule.set_params(loss=loss)
     rule = rule._resolved({})  # the rule's own fallbacks for the others
-    eta = learning_rate
-    if learning_rate == "adagrad":
-        return rule, float(adagrad_scale), True
-    if eta == "auto":
+    if step_size == "adagrad":
+        return rule, 1024.0, True
+    if step_size == "constant":
         eta = full_information_step(loss, k, X)
         if feedback == "bandit":
             eta = gamma * eta / k
-    return rule, float(eta), False
+        return rule, float(eta), False
+    adagrad = type(step_size).__name__ == "AdaGrad"
+    return rule, float(step_size.get_params()["learning_rate"]), adagrad
 
 
 def run_partial_fit(
@@ -291,8 +295,8 @@ def run_partial_fit(
     """Replay one ``partial_fit(X, y)`` of ``Gaptron(**params)``."""
     rule, eta, adagrad = resolve(
         params["loss"], params["feedback"], k,
-        **{p: params[p] for p in ("exploration", "learning_rate", "adagrad_scale",
-                                  "x_norm_bound", "n_rounds")
+        **{p: params[p] for p in ("exploration", "step_size", "x_norm_bound",
+                                  "n_rounds")
            if p in params},
     )  # fmt: skip
     U = rng.random((X.shape[0], 2))
@@ -324,11 +328,11 @@ _GAPTRON = {
     ("hinge", "bandit"): {"exploration": GapMap(0.2), "x_norm_bound": 5.0},
     ("smooth_hinge", "bandit"): {
         "exploration": GapMap(0.2),
-        "learning_rate": "adagrad",
+        "step_size": AdaGrad(1024.0, per_coordinate=False),
     },
     ("logistic", "full"): {},
-    ("hinge", "full"): {"learning_rate": 0.05},
-    ("smooth_hinge", "full"): {"learning_rate": "adagrad"},
+    ("hinge", "full"): {"step_size": Constant(0.05)},
+    ("smooth_hinge", "full"): {"step_size": "adagrad"},
 }
 ENTRIES: list[Entry] = [
     Entry(
@@ -341,9 +345,11 @@ ENTRIES: list[Entry] = [
             ({"exploration": GapMap(1.5)}, "epsilon"),
             ({"exploration": GapMap(0.2, loss="squared")}, "loss"),
             ({"exploration": EpsilonGreedy("adaptive")}, "SOBA"),
-            ({"learning_rate": 0.0}, "learning_rate"),
-            ({"learning_rate": -1.0}, "learning_rate"),
-            ({"learning_rate": "fast"}, "learning_rate"),
+            ({"step_size": Constant(0.0)}, "learning_rate"),
+            ({"step_size": Constant(-1.0)}, "learning_rate"),
+            ({"step_size": "fast"}, "step_size"),
+            ({"step_size": AdaGrad(1.0)}, "per_coordinate=False"),
+            ({"step_size": Normalized()}, "step_size"),
             ({"x_norm_bound": 0.0}, "x_norm_bound"),
             ({"n_rounds": 0}, "n_rounds"),
         )
@@ -351,7 +357,7 @@ ENTRIES: list[Entry] = [
             (
                 ({"exploration": GapMap(0.0)}, "epsilon > 0"),
                 ({"exploration": "greedy"}, "positive probability"),
-                ({"exploration": Greedy(), "learning_rate": "auto"}, "exploration"),
+                ({"exploration": Greedy(), "step_size": "constant"}, "exploration"),
             )
             if feedback == "bandit"
             else ()
@@ -361,8 +367,8 @@ ENTRIES: list[Entry] = [
             {"exploration": GapMap(1e-6)},
             {"exploration": None, "n_rounds": 1, "x_norm_bound": 100.0},
             {"exploration": GapMap(0.1, loss="hinge")},
-            {"learning_rate": "adagrad"},
-            {"learning_rate": 1e-8},
+            {"step_size": "constant", "x_norm_bound": 10.0},
+            {"step_size": Constant(1e-8)},
             {"x_norm_bound": 1e-3},
         )
         + (({"exploration": GapMap(0.0)},) if feedback == "full" else ()),
@@ -379,7 +385,7 @@ def _logged_gaptron(params: dict, k: int):
 
     g_rule, eta, adagrad = resolve(
         params["loss"], params["feedback"], k,
-        **{p: params[p] for p in ("exploration", "learning_rate", "x_norm_bound",
+        **{p: params[p] for p in ("exploration", "step_size", "x_norm_bound",
                                   "n_rounds")
            if p in params},
     )  # fmt: skip

@@ -126,7 +126,7 @@ def _separable_targets(s, a, reward, full):
 
 
 def separable_ova(
-    X, y, U, k: int, *, update: str = "paper", W0: np.ndarray | None = None,
+    X, y, U, k: int, *, update_scope: str = "played", W0: np.ndarray | None = None,
     logged=None, exploration=None, t0: int = 0,
 ) -> OVATrace:  # fmt: skip
     """Beygelzimer et al. (2019), linear Perceptrons: S = {i : f_i >= 0}; play the
@@ -156,7 +156,7 @@ def separable_ova(
             reward = a == y[t]
         else:  # the update uses no probability
             a, reward, _ = logged_round(logged, t, a, 1.0, 1.0)
-        for r, z in _separable_targets(s, a, reward, update == "full"):
+        for r, z in _separable_targets(s, a, reward, update_scope == "all"):
             _add(W, r, cols, z * vals)
         G = maximisers(s)
         props[t] = sum(dist(int(c))[a] for c in G) / len(G)
@@ -214,7 +214,7 @@ def separable_ova_rational(
     U,
     k: int,
     *,
-    update: str = "paper",
+    update_scope: str = "played",
     budget: int | None = None,
     project: bool = False,
     state0: dict | None = None,
@@ -241,7 +241,7 @@ def separable_ova_rational(
             reward = a == y[t]
         else:  # the update uses no probability
             a, reward, _ = logged_round(logged, t, a, 1.0, 1.0)
-        targets = _separable_targets(s, a, reward, update == "full")
+        targets = _separable_targets(s, a, reward, update_scope == "all")
         if targets:
             v = np.zeros(d)
             _add(v[None, :], 0, cols, vals * f)
@@ -279,10 +279,10 @@ ENTRIES: list[Entry] = [
         params={},
         invalid_params=(
             ({"kernel": "rbf"}, "kernel"),
-            ({"update": "both"}, "update"),
+            ({"update_scope": "both"}, "update_scope"),
             ({"budget": 0}, "budget"),
         ),
-        valid_edge_params=({"update": "full"}, {"budget": 1}),
+        valid_edge_params=({"update_scope": "all"}, {"budget": 1}),
     ),
     # the one-vs-all learners playing epsilon-greedy (their updates use the
     # played class, whatever the rule)
@@ -305,7 +305,7 @@ ENTRIES: list[Entry] = [
             ({"large_norm": "clip"}, "large_norm"),
             ({"budget": 0}, "budget"),
         ),
-        valid_edge_params=({"update": "full"}, {"budget": 1}),
+        valid_edge_params=({"update_scope": "all"}, {"budget": 1}),
         variant="rational",
         check_params={"kernel": "rational", "large_norm": "project"},
     ),
@@ -344,12 +344,12 @@ def _logged_separable_ova(params: dict, k: int):
         if "exploration" in params
         else None
     )
-    update = params.get("update", "paper")
+    scope = params.get("update_scope", "played")
     if params.get("kernel") is None:
 
         def run(X, U, t0, state, logged):
             tr = separable_ova(
-                X, np.zeros(X.shape[0], int), U, k, update=update, W0=state,
+                X, np.zeros(X.shape[0], int), U, k, update_scope=scope, W0=state,
                 logged=logged, exploration=rule, t0=t0,
             )  # fmt: skip
             return tr.played, tr.propensities, tr.state["coef_"]
@@ -358,7 +358,7 @@ def _logged_separable_ova(params: dict, k: int):
 
     def run(X, U, t0, state, logged):
         tr = separable_ova_rational(
-            X, np.zeros(X.shape[0], int), U, k, update=update,
+            X, np.zeros(X.shape[0], int), U, k, update_scope=scope,
             budget=params.get("budget"),
             project=params.get("large_norm") == "project", state0=state,
             logged=logged,

@@ -197,7 +197,7 @@ def pnewtron(
     k: int,
     *,
     exploration,
-    alpha: float = 10.0,
+    scale: float = 10.0,
     beta: float = 0.01,
     D: float = 1.0,
     t0: int = 0,
@@ -240,7 +240,7 @@ def pnewtron(
         else:
             act, reward, prob = logged_round(logged, i, act, pp[act], props[i])
         played[i], greedy[i], rewards[i] = act, g, reward
-        P = softmax(s, alpha)
+        P = softmax(s, scale)
         e = np.zeros(k)
         e[act] = 1.0
         if reward:
@@ -321,14 +321,14 @@ ENTRIES: list[Entry] = [
             ({"exploration": Softmax(-0.1)}, "epsilon"),
             ({"exploration": Softmax(1.5)}, "epsilon"),
             ({"exploration": Softmax(0.1, scale=-1.0)}, "scale"),
-            ({"alpha": -1.0}, "alpha"),
+            ({"scale": -1.0}, "scale"),
             ({"beta": -1.0}, "beta"),
             ({"D": 0.0}, "'D' parameter"),
         ),
         valid_edge_params=(
             {"exploration": Softmax(0.0)},
             {"exploration": Softmax(1.0)},
-            {"alpha": 0.0},
+            {"scale": 0.0},
         ),
     ),
     # PNewtron playing epsilon-greedy: its update's p' is the rule's
@@ -372,7 +372,7 @@ def _logged_pnewtron(params: dict, k: int):
     def run(X, U, t0, state, logged):
         tr = pnewtron(
             X, np.zeros(X.shape[0], int), U, k, exploration=rule,
-            **{p: params[p] for p in ("alpha", "beta", "D") if p in params},
+            **{p: params[p] for p in ("scale", "beta", "D") if p in params},
             t0=t0, state=state, logged=logged,
         )  # fmt: skip
         new = {"W": tr.W, "U": tr.U, "b": tr.b, "A": tr.A, "ns": tr.norm_state}

@@ -47,6 +47,7 @@ from _reference_oracle import RegressionOracle, fresh_state
 
 from skbandit import SquareCB
 from skbandit.exploration import EpsilonGreedy, InverseGap
+from skbandit.optim import AdaGrad, Constant, Normalized
 
 
 class SquareCBTrace(NamedTuple):
@@ -95,6 +96,16 @@ def _entries(X, i: int):
     return list(enumerate(X[i].tolist()))
 
 
+def _oracle_rule(step_size) -> tuple[str, float]:
+    """The oracle twin's ``(regressor, learning_rate)`` of SquareCB's
+    ``step_size`` (as documented: a name plays that rule with rate 0.5)."""
+    if isinstance(step_size, str):
+        name, rate = step_size, 0.5
+    else:
+        name, rate = type(step_size).__name__.lower(), step_size.learning_rate
+    return {"constant": "sgd"}.get(name, name), float(rate)
+
+
 def squarecb(
     X,
     y,
@@ -102,9 +113,8 @@ def squarecb(
     k: int,
     *,
     exploration=None,
-    learning_rate: float = 0.5,
+    step_size="normalized",
     fit_intercept: bool = True,
-    regressor: str = "normalized",
     importance_weighted: bool = False,
     step_cap: float = 1.0,
     initial_reward: float = 1.0,
@@ -124,7 +134,11 @@ def squarecb(
     clipped predictions (the default, ``InverseGap(scale, exponent)``) is
     computed by item 2 above (``igw``, ``gammas``), independently of the
     library; any other rule through its NumPy twin (``distribution``, with the
-    update counts as the per-class context)."""
+    update counts as the per-class context).
+
+    ``step_size``: the estimator's parameter, a rule's name (learning rate 0.5)
+    or a rule object of ``skbandit.optim`` (its ``learning_rate``)."""
+    regressor, learning_rate = _oracle_rule(step_size)
     n, d = X.shape
     X = canonical(X)
     rule = resolved_exploration("SquareCB", {"exploration": exploration}, k)
@@ -226,14 +240,15 @@ def nag_regression(
 ENTRIES: list[Entry] = [
     Entry(
         SquareCB,
-        params={"regressor": regressor, **extra},
+        params={"step_size": step_size, **extra},
         invalid_params=(
             ({"exploration": InverseGap(0.0)}, "scale"),
             ({"exploration": InverseGap(-1.0)}, "scale"),
             ({"exploration": InverseGap(exponent=-0.5)}, "exponent"),
             ({"exploration": InverseGap(clip="yes")}, "clip"),
-            ({"learning_rate": 0.0}, "learning_rate"),
-            ({"regressor": "ftrl"}, "regressor"),
+            ({"step_size": Normalized(0.0)}, "learning_rate"),
+            ({"step_size": "ftrl"}, "step_size"),
+            ({"step_size": AdaGrad(per_coordinate=False)}, "per_coordinate=True"),
             ({"fit_intercept": "yes"}, "fit_intercept"),
             ({"importance_weighted": 1.5}, "importance_weighted"),
             ({"step_cap": 0.0}, "step_cap"),
@@ -252,21 +267,21 @@ ENTRIES: list[Entry] = [
         ),
         variant=variant,
         intercept=extra.get("fit_intercept", True),
-        # scikit-learn's checks use features near 100: the "sgd" oracle needs a
-        # small constant step, which learns slowly, so this variant keeps the
+        # scikit-learn's checks use features near 100: the constant step needs
+        # to be small, which learns slowly, so this variant keeps the
         # anytime sqrt(t) schedule (more exploration than the default 300 t^0.75)
-        check_params={"regressor": regressor, **extra}
+        check_params={"step_size": step_size, **extra}
         | (
-            {"learning_rate": 1e-5, "exploration": InverseGap(exponent=0.5)}
-            if regressor == "sgd"
+            {"step_size": Constant(1e-5), "exploration": InverseGap(exponent=0.5)}
+            if variant == "sgd"
             else {}
         ),
     )
-    for variant, regressor, extra in (
+    for variant, step_size, extra in (
         ("", "normalized", {}),
         ("no-intercept", "normalized", {"fit_intercept": False}),
-        ("adagrad", "adagrad", {"learning_rate": 0.1}),
-        ("sgd", "sgd", {"learning_rate": 0.01}),
+        ("adagrad", AdaGrad(0.1), {}),
+        ("sgd", Constant(0.01), {}),
     )
 ]
 

@@ -23,7 +23,7 @@ LEARNERS = [
     pytest.param(Gaptron, {}, id="Gaptron"),
     pytest.param(Gaptron, {"feedback": "full", "loss": "hinge"}, id="Gaptron-full"),
     pytest.param(
-        Gaptron, {"learning_rate": "auto", "x_norm_bound": 10.0}, id="Gaptron-auto"
+        Gaptron, {"step_size": "constant", "x_norm_bound": 10.0}, id="Gaptron-auto"
     ),
 ]
 

@@ -27,6 +27,7 @@ from skbandit.experiments._specs import (
     upgrade_params,
 )
 from skbandit.exploration import EpsilonGreedy, GapMap, InverseGap, Softmax
+from skbandit.optim import AdaGrad, Constant, Normalized
 
 ROOT = Path(__file__).resolve().parents[1]
 #: the committed experiment results (other results.json files under
@@ -104,17 +105,33 @@ def test_chen2009_offset_tree_plays_epsilon_greedy_01():
         ("Banditron", {"gamma": 0.3}, {"exploration": EpsilonGreedy(0.3)}),
         ("SOBA", {"gamma": "adaptive"}, {"exploration": EpsilonGreedy("adaptive")}),
         ("PNewtron", {"gamma": 0.05}, {"exploration": Softmax(0.05)}),
+        ("PNewtron", {"alpha": 3.0}, {"scale": 3.0}),
         (
             "Gaptron",
             {"gamma": "auto", "eta": 0.1},
-            {"exploration": GapMap(), "learning_rate": 0.1},
+            {"exploration": GapMap(), "step_size": Constant(0.1)},
         ),
+        (
+            "Gaptron",
+            {"learning_rate": "adagrad", "adagrad_scale": 64.0},
+            {"step_size": AdaGrad(64.0, per_coordinate=False)},
+        ),
+        ("Gaptron", {"learning_rate": "auto"}, {"step_size": "constant"}),
+        (
+            "SquareCB",
+            {"regressor": "adagrad", "learning_rate": 0.1},
+            {"step_size": AdaGrad(0.1)},
+        ),
+        ("SquareCB", {"regressor": "sgd"}, {"step_size": "constant"}),
+        ("SquareCB", {"learning_rate": 0.25}, {"step_size": Normalized(0.25)}),
         (
             "OffsetTree",
             {"base": "pa2", "exploration": 0.1},
             {"update": "pa2", "exploration": EpsilonGreedy(0.1)},
         ),
         ("ConservativeOneVsAll", {"variant": "pa1"}, {"update": "pa1"}),
+        ("SeparableOneVsAll", {"update": "full"}, {"update_scope": "all"}),
+        ("SeparableOneVsAll", {"update": "paper"}, {"update_scope": "played"}),
         (
             "SquareCB",
             {"gamma_scale": 30.0, "gamma_exponent": 0.5},
@@ -138,14 +155,17 @@ def test_recorded_names_translate_to_the_changelogs_rules(name, old, new):
 
     def nested(est):
         params = est.get_params(deep=True)
-        rule = params.pop("exploration")
-        return params, type(rule).__name__ if rule is not None else None
+        rules = {key: params.pop(key, None) for key in ("exploration", "step_size")}
+        return params, rules
 
     assert nested(translated)[0] == nested(expected)[0]
-    t_rule = translated.get_params()["exploration"]
-    e_rule = expected.get_params()["exploration"]
-    if t_rule is not None:  # set through the default rule: compare its values
-        assert t_rule.get_params() == e_rule.get_params()
+    for key, t_rule in nested(translated)[1].items():
+        e_rule = nested(expected)[1][key]
+        if hasattr(t_rule, "get_params"):  # set through a rule: compare its values
+            assert type(t_rule) is type(e_rule)
+            assert t_rule.get_params() == e_rule.get_params()
+        else:  # a name (or None): the same
+            assert t_rule == e_rule
 
 
 @pytest.mark.parametrize("path", RESULTS, ids=lambda p: p.parent.name)

@@ -492,7 +492,7 @@ def test_default_rule_is_declared_and_played(cls):
 
 def test_learner_values_fill_only_the_none_parameters():
     X, y = make_stream(n=30, d=4, k=3, seed=2)
-    est = PNewtron(alpha=3.0, exploration=Softmax(0.2), random_state=0)
+    est = PNewtron(scale=3.0, exploration=Softmax(0.2), random_state=0)
     est.partial_fit(X, y, classes=range(3))
     assert est.exploration_.get_params() == {"epsilon": 0.2, "scale": 3.0}
     est = SquareCB(exploration=InverseGap(exponent=0.5), random_state=0)

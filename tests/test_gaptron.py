@@ -32,6 +32,7 @@ from skbandit.linear_model._gaptron import (
     surrogate_gradient,
     surrogate_loss,
 )
+from skbandit.optim import AdaGrad, Constant
 
 LOSSES = ("logistic", "hinge", "smooth_hinge")
 FEEDBACKS = ("bandit", "full")
@@ -67,8 +68,9 @@ def _check(est, fb, trace, labels, y):
 
 PARAM_SETS = [
     {},
-    {"exploration": GapMap(0.3), "learning_rate": "adagrad"},
-    {"exploration": GapMap(0.1), "learning_rate": 0.7, "x_norm_bound": 2.0},
+    {"exploration": GapMap(0.3), "step_size": AdaGrad(64.0, per_coordinate=False)},
+    {"exploration": GapMap(0.1), "step_size": Constant(0.7), "x_norm_bound": 2.0},
+    {"exploration": GapMap(0.1), "step_size": "constant", "x_norm_bound": 2.0},
     {"exploration": None, "n_rounds": 500},
     # other rules: the update's importance weight is the rule's 1 / p(y)
     {"exploration": GapMap(0.1, loss="smooth_hinge")},
@@ -111,7 +113,7 @@ def test_dense_and_csr_trajectories_are_identical(loss, feedback):
         "loss": loss,
         "feedback": feedback,
         "exploration": GapMap(0.2),
-        "learning_rate": "adagrad",
+        "step_size": "adagrad",
     }
     runs = []
     for container in ("dense", "csr"):
@@ -143,7 +145,7 @@ def test_fit_matches_reference(loss, feedback):
         "loss": loss,
         "feedback": feedback,
         "exploration": GapMap(0.25),
-        "learning_rate": 0.5,
+        "step_size": Constant(0.5),
     }
     est = Gaptron(random_state=seed, max_iter=3, **p)
     fb = BanditFeedback(y)
@@ -174,7 +176,7 @@ def test_csr_rows_with_repeated_columns(loss, feedback):
         "loss": loss,
         "feedback": feedback,
         "exploration": GapMap(0.2),
-        "learning_rate": "adagrad",
+        "step_size": "adagrad",
     }
     est = Gaptron(random_state=seed, **p)
     fb = BanditFeedback(y)
@@ -194,7 +196,7 @@ def test_usps_stream_matches_reference(loss, feedback, usps_stream):
         "loss": loss,
         "feedback": feedback,
         "exploration": GapMap(0.1),
-        "learning_rate": "adagrad",
+        "step_size": "adagrad",
     }
     est = Gaptron(random_state=seed, **p)
     fb = BanditFeedback(y)
@@ -227,8 +229,9 @@ def _tie_kernel(loss: str, scores: np.ndarray) -> tuple[GaptronKernel, np.ndarra
     -0.0: the sum starts at +0.0)."""
     W = np.ascontiguousarray(scores.reshape(1, -1))  # feature-major (d = 1, k)
     kernel = GaptronKernel(
-        W, LOSS_CODES[loss], 1.0, False, 1.0, False, np.zeros(1), np.zeros_like(W)
-    )
+        W, LOSS_CODES[loss], Constant(1.0)._compile(), 1.0, False, np.zeros(1),
+        np.zeros_like(W),
+    )  # fmt: skip
     return kernel, np.ones(1)
 
 
@@ -353,7 +356,7 @@ def test_bandit_update_needs_the_bit_only():
     x = rng.standard_normal(d)
     for loss in LOSSES:
         est = Gaptron(
-            loss=loss, exploration=GapMap(0.3), learning_rate=0.5, random_state=0
+            loss=loss, exploration=GapMap(0.3), step_size=Constant(0.5), random_state=0
         )
         est.partial_fit(np.zeros((1, d)), [0], classes=np.arange(k))
         W = rng.standard_normal((k, d))
@@ -559,7 +562,7 @@ def test_one_warning_per_learner_about_large_rows(monkeypatch):
     X, y = make_stream(n=100, d=6, k=3, n_empty=0, seed=1)
     norms = np.linalg.norm(X, axis=1)
     bound = float(np.median(norms))
-    est = Gaptron(learning_rate="auto", x_norm_bound=bound, random_state=0)
+    est = Gaptron(step_size="constant", x_norm_bound=bound, random_state=0)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         for chunk in np.array_split(np.arange(100), 10):
@@ -570,7 +573,7 @@ def test_one_warning_per_learner_about_large_rows(monkeypatch):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         clone(est).partial_fit(X, y, classes=np.arange(3))
-        Gaptron(learning_rate="auto", x_norm_bound=bound).partial_fit(
+        Gaptron(step_size="constant", x_norm_bound=bound).partial_fit(
             X, y, classes=[0, 1, 2]
         )
         est.partial_fit(X, y)  # the same learner: already warned
@@ -580,24 +583,29 @@ def test_one_warning_per_learner_about_large_rows(monkeypatch):
         warnings.simplefilter("always")
         est.fit(X, y)
         est.partial_fit(X, y)
-        Gaptron(learning_rate="auto", x_norm_bound=1.001 * norms.max()).fit(X, y)
+        Gaptron(step_size="constant", x_norm_bound=1.001 * norms.max()).fit(X, y)
         est.exploration_distribution(X)
         est.predict(X)
     assert len(_norm_warnings(caught)) == 1
 
 
 def test_no_norm_warning_when_the_bound_is_unused():
-    """x_norm_bound enters only learning_rate="auto" and the "auto" gamma with
+    """x_norm_bound enters only step_size="constant" and the "auto" gamma with
     n_rounds: the default AdaGrad-norm step and a constant step do not warn."""
     X = np.full((20, 4), 3.0)
     y = np.arange(20) % 2
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         Gaptron(random_state=0).fit(X, y)
-        Gaptron(learning_rate=0.1, exploration=GapMap(0.2), random_state=0).fit(X, y)
+        Gaptron(step_size=Constant(0.1), exploration=GapMap(0.2), random_state=0).fit(
+            X, y
+        )
         Gaptron(feedback="full", random_state=0).fit(X, y)
     assert _norm_warnings(caught) == []
-    for params in ({"learning_rate": "auto"}, {"learning_rate": 0.1, "n_rounds": 100}):
+    for params in (
+        {"step_size": "constant"},
+        {"step_size": Constant(0.1), "n_rounds": 100},
+    ):
         with pytest.warns(UserWarning, match="x_norm_bound"):
             Gaptron(**params, random_state=0).fit(X, y)
 
@@ -605,7 +613,7 @@ def test_no_norm_warning_when_the_bound_is_unused():
 def test_warning_reports_the_largest_norm():
     X = np.array([[3.0, 4.0], [0.1, 0.0], [6.0, 8.0]])
     with pytest.warns(UserWarning, match=r"2 of the rows .*largest \|\|x\|\| seen: 10"):
-        Gaptron(learning_rate="auto", random_state=0).partial_fit(
+        Gaptron(step_size="constant", random_state=0).partial_fit(
             X, [0, 1, 0], classes=[0, 1]
         )
 
@@ -643,7 +651,7 @@ def test_neg_log_loss_scoring_works_in_cross_validation():
 def test_exploration_distribution_is_the_gap_map_policy(loss):
     X, y = make_stream(n=200, d=6, k=5, seed=6)
     est = Gaptron(
-        loss=loss, exploration=GapMap(0.1), learning_rate=0.5, random_state=0
+        loss=loss, exploration=GapMap(0.1), step_size=Constant(0.5), random_state=0
     ).fit(X, y)
     Xq = X[:40]
     P = est.exploration_distribution(Xq)
@@ -658,31 +666,58 @@ def test_exploration_distribution_is_the_gap_map_policy(loss):
 def test_parameter_resolution():
     k = 9
     for loss in LOSSES:
-        rule, eta, adagrad = ref.resolve(loss, "full", k, learning_rate="auto")
+        rule, eta, adagrad = ref.resolve(loss, "full", k, step_size="constant")
         assert rule.get_params() == {"epsilon": 0.0, "loss": loss}
         assert (eta, adagrad) == (full_information_step(loss, k, 1.0), False)
         rule, eta, adagrad = ref.resolve(loss, "bandit", k)
         assert rule.epsilon == 0.125 and (eta, adagrad) == (1024.0, True)
-        est = Gaptron(loss=loss, learning_rate="auto", n_rounds=10**6, x_norm_bound=2.0)
+        est = Gaptron(loss=loss, step_size="constant", n_rounds=10**6, x_norm_bound=2.0)
         gamma = est._auto_gamma(k)
         resolved = ref.resolve(loss, "bandit", k, x_norm_bound=2.0, n_rounds=10**6)
         assert gamma == resolved[0].epsilon
         c = {"logistic": 1 / (4 * math.log(2)), "hinge": 1.0, "smooth_hinge": 2.0}[loss]
         assert gamma == pytest.approx(min(1, k * 2.0 * math.sqrt(c / 1e6)))
-        assert est._resolved_eta(k, gamma) == (
-            gamma * full_information_step(loss, k, 2.0) / k, False
+        assert est._theory_step(k, gamma) == (
+            gamma * full_information_step(loss, k, 2.0) / k
         )  # fmt: skip
     assert Gaptron()._auto_gamma(k) == 0.125  # docstring: 'else 0.125'
     assert Gaptron(feedback="full")._auto_gamma(k) == 0.0
-    assert Gaptron()._resolved_eta(k, 0.1) == (1024.0, True)  # the default
-    assert Gaptron(adagrad_scale=3.0)._resolved_eta(k, 0.1) == (3.0, True)
-    assert Gaptron(learning_rate=0.5, adagrad_scale=3.0)._resolved_eta(k, 0.1) == (
-        0.5,
-        False,
-    )
     assert full_information_step("logistic", 4, 1.0) == 2 * math.log(2) / 4
     assert full_information_step("hinge", 4, 2.0) == 1 / 32
     assert full_information_step("smooth_hinge", 4, 1.0) == 1 / 16
+
+
+def test_step_size_names_play_the_documented_rules():
+    """``step_size="adagrad"`` is ``AdaGrad(1024, per_coordinate=False)``,
+    ``"constant"`` the theory's step ``gamma eta_full / k``; a nested
+    ``set_params`` on a name starts from that rule with these values."""
+    k = 3
+    X, y = make_stream(n=60, d=4, k=k, seed=0)
+    default = Gaptron(random_state=0).partial_fit(X, y, classes=np.arange(k))
+    assert type(default.step_size_) is AdaGrad
+    assert default.step_size_.get_params() == {
+        "learning_rate": 1024.0,
+        "per_coordinate": False,
+    }
+    same = Gaptron(
+        step_size=AdaGrad(1024.0, per_coordinate=False), random_state=0
+    ).partial_fit(X, y, classes=np.arange(k))
+    assert_array_equal(same.coef_, default.coef_)
+    theory = Gaptron(step_size="constant", exploration=GapMap(0.1), random_state=0)
+    theory.partial_fit(X, y, classes=np.arange(k))
+    eta = 0.1 * full_information_step("logistic", k, 1.0) / k
+    assert type(theory.step_size_) is Constant
+    assert theory.step_size_.learning_rate == eta
+    explicit = Gaptron(step_size=Constant(eta), exploration=GapMap(0.1), random_state=0)
+    explicit.partial_fit(X, y, classes=np.arange(k))
+    assert_array_equal(explicit.coef_, theory.coef_)
+    tuned = Gaptron().set_params(step_size__learning_rate=8.0)
+    assert type(tuned.step_size) is AdaGrad
+    assert tuned.step_size.get_params() == {
+        "learning_rate": 8.0,
+        "per_coordinate": False,
+    }
+    assert Gaptron().step_size == "adagrad"  # the parameter itself is untouched
 
 
 def test_bandit_refuses_gamma_zero():
@@ -712,7 +747,7 @@ def test_norm_warning_points_at_the_callers_line():
     """The ||x|| > x_norm_bound warning is raised deep inside the pass (a block
     hook) but is attributed to the user's call, not to library code."""
     X = np.full((5, 4), 3.0)
-    est = Gaptron(learning_rate="auto", random_state=0)
+    est = Gaptron(step_size="constant", random_state=0)
     for call in (
         lambda: est.partial_fit(X, [0, 1, 0, 1, 0], classes=[0, 1]),
         lambda: est.fit(X, [0, 1, 0, 1, 0]),

@@ -70,7 +70,7 @@ def _twins(make, rows, y, n):
         # a default rule made an object by the nested parameter
         (lambda: Banditron(random_state=0), {"exploration__epsilon": 0.6}),
         (lambda: Banditron(random_state=0), {"exploration": "softmax"}),
-        (lambda: SquareCB(random_state=0), {"learning_rate": 2.0}),
+        (lambda: SquareCB(random_state=0), {"step_size__learning_rate": 2.0}),
         (lambda: SquareCB(random_state=0), {"exploration__scale": 3.0}),
         (lambda: OnlineSelector(random_state=0), {"exploration__epsilon": 0.9}),
     ],

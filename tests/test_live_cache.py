@@ -42,6 +42,7 @@ from skbandit._core._kernel import (
 )
 from skbandit.exploration import EpsilonGreedy, InverseGap
 from skbandit.multiclass._selector import default_candidates
+from skbandit.optim import Normalized
 
 pytestmark = pytest.mark.filterwarnings("ignore::skbandit.OffPolicyWarning")
 
@@ -243,7 +244,7 @@ _CHANGES = {
     "selector-window": lambda s: s.set_params(window=3),
     # set_params on a candidate: a number, and its rule's parameter in place
     "candidate-learning-rate": lambda s: s.candidates_[0].set_params(
-        learning_rate=20.0
+        step_size__learning_rate=20.0
     ),
     "candidate-rule-in-place": lambda s: s.candidates_[1].set_params(
         exploration__scale=1e-3
@@ -301,7 +302,7 @@ def test_unfitted_candidates_are_validated_not_played():
     before = snapshot(est)
     row = np.ascontiguousarray(X[10:11])
     for bad in (
-        lambda c: setattr(c[0], "learning_rate", -1.0),
+        lambda c: setattr(c[0], "step_size", Normalized(-1.0)),
         lambda c: setattr(c[1].exploration, "epsilon", 2.0),
         lambda c: c.append("not a learner"),
     ):
@@ -475,6 +476,6 @@ def test_one_kernel_for_a_whole_live_stream(monkeypatch):
     est = _selector()
     _live(est, X, y, 0, 30)
     assert len(builds) == 1
-    est.candidates_[0].set_params(learning_rate=2.0)
+    est.candidates_[0].set_params(step_size__learning_rate=2.0)
     _live(est, X, y, 30, 60)
     assert len(builds) == 2

@@ -8,12 +8,13 @@ import numpy as np
 import pytest
 from numpy.testing import assert_array_equal
 
-from skbandit._core._oracle import RegressionOracle, RegressorKind
+from skbandit._core._oracle import STEP_KINDS, RegressionOracle
 
+# the twin's oracle names -> the compiled step-size rules (skbandit.optim names)
 CODES = {
-    "normalized": RegressorKind.REG_NORMALIZED,
-    "adagrad": RegressorKind.REG_ADAGRAD,
-    "sgd": RegressorKind.REG_SGD,
+    "normalized": STEP_KINDS["normalized"],
+    "adagrad": STEP_KINDS["adagrad"],
+    "sgd": STEP_KINDS["constant"],
 }
 
 
@@ -22,7 +23,7 @@ def _compiled(state, regressor, **params):
     return RegressionOracle(
         st["coef_"].T, st["intercept_"], st["scale_"].T, st["grad_sq_"].T,
         st["intercept_grad_sq_"], st["norm_sum_"], st["n_updates_"],
-        int(CODES[regressor]), params["learning_rate"], params["fit_intercept"],
+        (CODES[regressor], params["learning_rate"], True), params["fit_intercept"],
         params["step_cap"], params["shared_scale"],
     )  # fmt: skip
 
@@ -147,6 +148,28 @@ def test_inconsistent_state_shapes_are_refused(bad):
     with pytest.raises(ValueError, match="inconsistent shapes"):
         RegressionOracle(
             arrays["W"], arrays["b"], arrays["S"], arrays["G"], arrays["Gb"],
-            arrays["N"], arrays["n_upd"], int(RegressorKind.REG_NORMALIZED),
-            0.5, True, 1.0, True,
+            arrays["N"], arrays["n_upd"], (STEP_KINDS["normalized"], 0.5, False),
+            True, 1.0, True,
+        )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("rule", "match"),
+    [
+        ((STEP_KINDS["adagrad"], 0.5, False), "per coordinate"),
+        ((7, 0.5, True), "unknown step-size rule"),
+        ((STEP_KINDS["constant"], 0.0, False), "learning rate must be > 0"),
+        ((STEP_KINDS["normalized"], float("nan"), False), "learning rate must be > 0"),
+    ],
+)
+def test_refuses_a_rule_it_cannot_play(rule, match):
+    """The oracle keeps one accumulator per weight: AdaGrad-norm (one
+    accumulator) is refused, as are an unknown code and a rate that is not
+    positive (a NaN rate would silently freeze or poison the weights)."""
+    k, d = 3, 4
+    with pytest.raises(ValueError, match=match):
+        RegressionOracle(
+            np.zeros((d, k)), np.zeros(k), np.zeros((d, 1)), np.zeros((d, k)),
+            np.zeros(k), np.zeros(k), np.zeros(k, dtype=np.int64), rule,
+            True, 1.0, True,
         )  # fmt: skip

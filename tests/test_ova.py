@@ -234,14 +234,15 @@ def _unit_ball(X, seed):
 
 SEPARABLE_CASES = [
     pytest.param({}, id="linear-paper"),
-    pytest.param({"update": "full"}, id="linear-full"),
+    pytest.param({"update_scope": "all"}, id="linear-full"),
     pytest.param({"kernel": "rational"}, id="rational-paper"),
-    pytest.param({"kernel": "rational", "update": "full"}, id="rational-full"),
+    pytest.param({"kernel": "rational", "update_scope": "all"}, id="rational-full"),
     pytest.param({"kernel": "rational", "budget": 7}, id="rational-budget"),
     # budgets small enough that the store's rings wrap around many times
     pytest.param({"kernel": "rational", "budget": 1}, id="rational-budget-1"),
     pytest.param(
-        {"kernel": "rational", "budget": 3, "update": "full"}, id="rational-budget-3"
+        {"kernel": "rational", "budget": 3, "update_scope": "all"},
+        id="rational-budget-3",
     ),
     pytest.param(
         {"kernel": "rational", "large_norm": "project"}, id="rational-project"
@@ -250,16 +251,16 @@ SEPARABLE_CASES = [
 
 
 def _separable_reference(params, X, y, U, k, state):
-    update = params.get("update", "paper")
+    scope = params.get("update_scope", "played")
     if params.get("kernel") is None:
         W0 = None if state is None else state["coef_"]
-        return ref_ova.separable_ova(X, y, U, k, update=update, W0=W0)
+        return ref_ova.separable_ova(X, y, U, k, update_scope=scope, W0=W0)
     return ref_ova.separable_ova_rational(
         X,
         y,
         U,
         k,
-        update=update,
+        update_scope=scope,
         budget=params.get("budget"),
         project=params.get("large_norm") == "project",
         state0=state,

@@ -38,6 +38,7 @@ from skbandit import (
 )
 from skbandit.exploration import EpsilonGreedy
 from skbandit.multiclass._selector import default_candidates
+from skbandit.optim import Constant
 from skbandit.pipeline import BanditPipeline
 
 
@@ -393,7 +394,7 @@ def test_estimates_are_unbiased_for_each_candidates_value():
 
 def test_switches_to_the_better_candidate_and_reaches_its_error():
     X, y = make_stream(n=4000, d=12, k=4, seed=0)
-    bad = SquareCB(learning_rate=1e-6, regressor="sgd")  # learns nothing in time
+    bad = SquareCB(step_size=Constant(1e-6))  # learns nothing in time
     good = ConservativeOneVsAll()
     sel = OnlineSelector(
         [bad, good],
@@ -528,7 +529,7 @@ def test_defaults_pay_little_for_a_useless_candidate():
     gaps = []
     for seed in range(3):
         X, y = make_stream(n=4000, d=12, k=4, seed=seed)
-        useless = SquareCB(learning_rate=1e-6, regressor="sgd")
+        useless = SquareCB(step_size=Constant(1e-6))
         good = ConservativeOneVsAll()
         sel = OnlineSelector([useless, good], random_state=0)
         sel.partial_fit(X, y, classes=range(4))

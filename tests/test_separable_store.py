@@ -161,8 +161,8 @@ def test_budget_eviction_moves_no_entry():
 
 
 @pytest.mark.parametrize("budget", [None, 1, 4, 13])
-@pytest.mark.parametrize("update", ["paper", "full"])
-def test_store_matches_reference_on_varied_sparse_rows(budget, update):
+@pytest.mark.parametrize("update_scope", ["played", "all"])
+def test_store_matches_reference_on_varied_sparse_rows(budget, update_scope):
     """Rows with 0 to d non-zeros (some empty: zero-length support vectors),
     three calls: the store's rings wrap and grow, the actions and the support
     set stay the reference's (oldest-first eviction)."""
@@ -173,7 +173,7 @@ def test_store_matches_reference_on_varied_sparse_rows(budget, update):
     X /= np.maximum(np.linalg.norm(X, axis=1, keepdims=True), 1.0)
     X = sp.csr_matrix(X)
     est = SeparableOneVsAll(
-        kernel="rational", budget=budget, update=update, random_state=seed
+        kernel="rational", budget=budget, update_scope=update_scope, random_state=seed
     )
     U = np.random.default_rng(seed)
     state = None
@@ -182,7 +182,7 @@ def test_store_matches_reference_on_varied_sparse_rows(budget, update):
         est.partial_fit(X[part], fb, classes=np.arange(k))
         trace = ref_ova.separable_ova_rational(
             X[part], y[part], U.random((part.stop - part.start, 2)), k,
-            update=update, budget=budget, state0=state,
+            update_scope=update_scope, budget=budget, state0=state,
         )  # fmt: skip
         state = trace.state
         assert_array_equal(fb.actions_, trace.played)

@@ -389,7 +389,7 @@ def test_adaptive_gamma_is_the_theorem_5_rate(covariance):
 
 
 def test_pnewtron_distribution_is_the_mixed_softmax():
-    est = PNewtron(exploration=Softmax(0.2), alpha=3.0, random_state=0)
+    est = PNewtron(exploration=Softmax(0.2), scale=3.0, random_state=0)
     X, y = make_stream(n=100, d=5, k=4, seed=0)
     est.partial_fit(X, y, classes=np.arange(4))
     kernel = est._make_kernel()
@@ -431,7 +431,7 @@ def _assert_pnewtron_is_trace(est, fb, trace):
     [
         ({"exploration": Softmax(0.05)}, Softmax(0.05, scale=10.0)),
         (
-            {"exploration": Softmax(0.5), "alpha": 2.0, "D": 3.0},
+            {"exploration": Softmax(0.5), "scale": 2.0, "D": 3.0},
             Softmax(0.5, scale=2.0),
         ),
         # other rules: the update's p' is the played label's probability
@@ -450,7 +450,7 @@ def test_pnewtron_matches_reference(params, rule, kind, container):
     fb = BanditFeedback(y)
     est.partial_fit(_as(X, container), fb, classes=np.arange(k))
     assert est.exploration_.get_params() == rule.get_params()
-    extra = {p: params[p] for p in ("alpha", "D") if p in params}
+    extra = {p: params[p] for p in ("scale", "D") if p in params}
     trace = ref.pnewtron(
         _as(X, container), y, _uniforms(seed, len(y)), k, exploration=rule, **extra
     )

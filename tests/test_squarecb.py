@@ -19,12 +19,24 @@ from numpy.testing import assert_allclose, assert_array_equal
 from skbandit import BanditFeedback, LoggedFeedback, SquareCB
 from skbandit.exploration import EpsilonGreedy, InverseGap
 from skbandit.linear_model._squarecb import igw_distribution
+from skbandit.optim import AdaGrad, Constant, Normalized
 
 REGRESSORS = {
     "normalized": {},
     "adagrad": {"learning_rate": 0.3},
     "sgd": {"learning_rate": 0.05},
 }
+# the step-size rule of each oracle (skbandit.optim)
+STEP_RULES = {"normalized": Normalized, "adagrad": AdaGrad, "sgd": Constant}
+
+
+def _params(regressor, **extra):
+    """SquareCB's parameters with the oracle ``regressor`` at the rate of
+    ``REGRESSORS`` (or ``extra``'s ``learning_rate``)."""
+    rate = extra.pop("learning_rate", REGRESSORS[regressor].get("learning_rate", 0.5))
+    return {"step_size": STEP_RULES[regressor](rate), **extra}
+
+
 # the state the reference keeps (written from the docs, not from the estimator)
 STATE = tuple(ref.fresh_state(1, 1))
 
@@ -74,7 +86,7 @@ def test_partial_fit_matches_reference(regressor, extra, container):
     X[:, 2] *= 50.0  # features of different scales
     X[:, 5] *= 0.02
     X = sp.csr_matrix(X) if container == "csr" else X
-    params = {"regressor": regressor, **REGRESSORS[regressor], **extra}
+    params = _params(regressor, **extra)
     k = 4
     classes = label_values(k)
     est = SquareCB(random_state=7, **params)
@@ -95,7 +107,7 @@ def test_actions_and_propensities_match_reference(regressor):
     """The feedback log (played actions, logged propensities with tie marginals)
     is the reference's, on binary rows (frequent exact score ties)."""
     X, y = make_stream(300, d=8, k=3, kind="binary", seed=5)
-    params = {"regressor": regressor, **REGRESSORS[regressor]}
+    params = _params(regressor)
     classes = label_values(3)
     fb = BanditFeedback(classes[y])
     est = SquareCB(random_state=2, **params).partial_fit(X, fb, classes=classes)
@@ -256,7 +268,7 @@ def test_each_regressor_is_nag_on_its_own_sub_stream():
     X, y = make_stream(400, d=7, k=3, seed=8)
     X[:, 0] *= 1e3
     fb = BanditFeedback(y)
-    est = SquareCB(shared_scale=False, learning_rate=0.25, random_state=1)
+    est = SquareCB(shared_scale=False, step_size=Normalized(0.25), random_state=1)
     est.partial_fit(X, fb, classes=range(3))
     for a in range(3):
         mask = fb.actions_ == a
@@ -349,7 +361,7 @@ def test_one_stored_row_of_shared_scales_is_k_equal_rows_bit_for_bit():
     for update, the state it gives with ``k`` equal rows (the layout before
     the scales were stored once; caught: a weight rescaled by a scale already
     overwritten, a rescale skipped for one regressor)."""
-    from skbandit._core._oracle import RegressionOracle
+    from skbandit._core._oracle import STEP_KINDS, RegressionOracle
 
     k, d = 5, 12
     states = []
@@ -359,7 +371,7 @@ def test_one_stored_row_of_shared_scales_is_k_equal_rows_bit_for_bit():
         oracle = RegressionOracle(
             st["coef_"].T, st["intercept_"], st["scale_"].T, st["grad_sq_"].T,
             st["intercept_grad_sq_"], st["norm_sum_"], st["n_updates_"],
-            0, 0.5, True, 1.0, True,
+            (STEP_KINDS["normalized"], 0.5, False), True, 1.0, True,
         )  # fmt: skip
         draw = np.random.default_rng(1)
         for _ in range(300):
@@ -385,7 +397,7 @@ def test_shared_scale_rescales_every_regressor_by_hand():
     w_0 = 0.5 and class 0's scale at 0.5."""
     for shared, w0, s0 in ((True, 0.125, 2.0), (False, 0.5, 0.5)):
         est = SquareCB(
-            learning_rate=0.25,
+            step_size=Normalized(0.25),
             fit_intercept=False,
             shared_scale=shared,
             random_state=0,
@@ -408,7 +420,7 @@ def test_nag_first_update_by_hand():
     moves by eta sqrt(1 / N) sign(-e x_i) / |x_i| (the intercept by the same
     with x = 1)."""
     x = np.array([[0.0, 2.0, -0.5, 0.0]])
-    est = SquareCB(learning_rate=0.25, initial_reward=0.0, random_state=0)
+    est = SquareCB(step_size=Normalized(0.25), initial_reward=0.0, random_state=0)
     fb = BanditFeedback(np.array([1]))
     est.partial_fit(x, fb, classes=[0, 1, 2])
     a, r = int(fb.actions_[0]), float(fb.rewards_[0])
@@ -434,7 +446,7 @@ def test_nag_rescale_when_a_feature_scale_grows():
     w = 0 - 0.25 (-0.5) / (0.5 * 0.5) = 0.5; round 2, x = 2: w = 0.5 * 0.5 / 2
     = 0.125, so the prediction is 0.25, the reward given, and no step follows
     (the squared factor would leave w = 0.03125 and then take a step)."""
-    est = SquareCB(learning_rate=0.25, fit_intercept=False, random_state=0)
+    est = SquareCB(step_size=Normalized(0.25), fit_intercept=False, random_state=0)
     est.partial_fit(
         np.array([[0.5]]),
         LoggedFeedback([0], [1.0], [0.5]),
@@ -464,7 +476,7 @@ def test_zero_rows_without_intercept_are_safe():
 def _scaled_run(regressor, factors, n=5000, seed=0, **extra):
     X, y = make_stream(n, d=10, k=4, seed=11, n_empty=50)
     X = X * factors
-    params = {"regressor": regressor, **REGRESSORS[regressor], **extra}
+    params = _params(regressor, **extra)
     fb = BanditFeedback(y)
     est = SquareCB(random_state=seed, **params).partial_fit(X, fb, classes=range(4))
     return est, fb, X
@@ -524,7 +536,7 @@ def test_learn_reads_only_its_arguments():
     RegressionOracle(
         st,
         regressor="normalized",
-        learning_rate=est.learning_rate,
+        learning_rate=est.step_size_.learning_rate,
         fit_intercept=True,
         step_cap=est.step_cap,
         shared_scale=est.shared_scale,
@@ -551,7 +563,7 @@ def test_step_cap_bounds_the_move_of_the_prediction(regressor, cap):
     X = X + 0.5  # no zero entries: every coordinate moves
     binds = 0
     est = SquareCB(
-        regressor=regressor, learning_rate=1000.0, step_cap=cap, random_state=0
+        step_size=STEP_RULES[regressor](1000.0), step_cap=cap, random_state=0
     )
     est.partial_fit(X[:20], y[:20], classes=range(3))
     for t in range(20, 60):
@@ -713,8 +725,7 @@ def test_prefetching_rounds_match_reference(regressor, shared_scale, monkeypatch
     X, y = make_stream(300, d=12, k=4, seed=11)
     X[:, 3] *= 40.0  # the scales grow on some rounds
     X = sp.csr_matrix(X)
-    params = {"regressor": regressor, "shared_scale": shared_scale}
-    params.update(REGRESSORS[regressor])
+    params = _params(regressor, shared_scale=shared_scale)
     classes = label_values(4)
     est = SquareCB(random_state=4, **params)
     fb = BanditFeedback(classes[y])

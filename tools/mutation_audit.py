@@ -84,6 +84,7 @@ AREAS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "exploration": (
         (
             "skbandit/exploration.py",
+            "skbandit/_exploration_rules.py",
             "skbandit/_core/_explore.pyx",
             "skbandit/_core/_explore.pxd",
         ),
@@ -359,7 +360,7 @@ EQUIVALENT: dict[str, str] = {
     "exploration:_explore.pyx:107": (
         "the adaptive rate min(1, g): g >= 1 or g > 1 give 1 at g = 1 alike"
     ),
-    "squarecb:_oracle.pyx:166": (
+    "squarecb:_oracle.pyx:183": (
         "rescaling a weight whose scale is 0 multiplies a zero weight (a "
         "feature never seen has no weight) by 0: the same value"
     ),
@@ -367,8 +368,8 @@ EQUIVALENT: dict[str, str] = {
         "a block the journal did not shorten (done == n) rewinds the generator "
         "and redraws the same n pairs: the same state, some work more"
     ),
-    "squarecb:_oracle.pyx:172": (
-        "as _oracle.pyx:166, for the shared scale: a weight whose scale is 0 "
+    "squarecb:_oracle.pyx:189": (
+        "as _oracle.pyx:183, for the shared scale: a weight whose scale is 0 "
         "is 0, and rescaling it by 0 leaves it 0"
     ),
     "selector:_selector.py:663": (

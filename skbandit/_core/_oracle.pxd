@@ -2,15 +2,7 @@
 # for any kernel that regresses rewards (SquareCB's; see _oracle.pyx).
 
 from skbandit._core._kernel cimport JournalData, Row
-
-
-cpdef enum RegressorKind:
-    # Ross, Mineiro & Langford (2013), Algorithm NAG: normalized adaptive steps
-    REG_NORMALIZED = 0
-    # per-coordinate AdaGrad (Duchi, Hazan & Singer 2011)
-    REG_ADAGRAD = 1
-    # a constant step
-    REG_SGD = 2
+from skbandit._core._step cimport StepRule
 
 
 cdef class RegressionOracle:
@@ -27,8 +19,9 @@ cdef class RegressionOracle:
     cdef double[::1] Gb
     cdef double[::1] N
     cdef long long[::1] n_upd
-    cdef readonly int regressor
-    cdef readonly double learning_rate
+    # the step-size rule (_step.pxd): normalized (NAG), per-coordinate AdaGrad
+    # or constant
+    cdef StepRule rule
     cdef readonly bint fit_intercept
     cdef readonly double step_cap  # 0: no cap
     cdef readonly bint shared_scale  # NAG's scales shared by the k regressors

@@ -4,9 +4,10 @@ A kernel that regresses rewards (SquareCB's) holds a ``RegressionOracle`` over
 its state arrays and calls ``update(jd, x, a, score, target, weight)`` on the
 played action: one online step of regressor ``a`` on the weighted squared loss
 ``h (pred_a - r)^2 / 2`` (``h`` = ``weight``, e.g. ``1 / p`` with importance
-weighting), by one of three rules:
+weighting), by one of three step-size rules (``skbandit.optim``, compiled in
+``_step.pxd``):
 
-* ``REG_NORMALIZED`` -- Ross, Mineiro & Langford (2013), Algorithm NAG: the
+* ``STEP_NORMALIZED`` -- Ross, Mineiro & Langford (2013), Algorithm NAG: the
   scale ``S[a, i]`` of feature ``i`` is the largest ``|x_i|`` seen; when it
   grows, ``w_i *= S_i / |x_i|`` (NAG's past steps on ``w_i`` are proportional
   to ``1 / S_i``: this is ``w_i`` as if the new scale had been used), then
@@ -16,9 +17,9 @@ weighting), by one of three rules:
   one for all regressors, stored once (``S`` of one row; after per-class
   scales, ``k`` rows, each growing by its own test towards the shared maximum):
   a growth rescales ``w_i`` of every regressor (``O(k)`` per growth);
-* ``REG_ADAGRAD`` -- per-coordinate AdaGrad (Duchi, Hazan & Singer 2011):
+* ``STEP_ADAGRAD`` (per coordinate) -- AdaGrad (Duchi, Hazan & Singer 2011):
   ``pred`` is the round's score, ``q_i = sqrt(G_i)``, rate ``learning_rate``;
-* ``REG_SGD`` -- ``pred`` the round's score, ``q_i = 1``, rate
+* ``STEP_CONSTANT`` -- ``pred`` the round's score, ``q_i = 1``, rate
   ``learning_rate``.
 
 The step, with error ``e = h (pred - r)``: ``G_i += (e x_i)^2`` (adaptive rules;
@@ -51,8 +52,22 @@ from skbandit._core._kernel cimport (
     row_dense,
     skb_prefetch_row_w,
 )
+from skbandit._core._step cimport (
+    STEP_ADAGRAD,
+    STEP_CONSTANT,
+    STEP_NORMALIZED,
+    step_rule,
+)
 
 import numpy as np
+
+#: The codes of the compiled step-size rules (``_step.pxd``), by rule name
+#: (``skbandit.optim``'s ``name``).
+STEP_KINDS = {
+    "constant": int(STEP_CONSTANT),
+    "adagrad": int(STEP_ADAGRAD),
+    "normalized": int(STEP_NORMALIZED),
+}
 
 
 cdef class RegressionOracle:
@@ -61,16 +76,19 @@ cdef class RegressionOracle:
 
     def __init__(self, double[:, ::1] W, double[::1] b, double[:, ::1] S,
                  double[:, ::1] G, double[::1] Gb, double[::1] N,
-                 long long[::1] n_upd, int regressor, double learning_rate,
-                 bint fit_intercept, double step_cap, bint shared_scale):
+                 long long[::1] n_upd, tuple step_size, bint fit_intercept,
+                 double step_cap, bint shared_scale):
         d, k = W.shape[0], W.shape[1]
         if (b.shape[0] != k or S.shape[1] not in (1, k) or S.shape[0] != d
                 or G.shape[1] != k or G.shape[0] != d or Gb.shape[0] != k
                 or N.shape[0] != k or n_upd.shape[0] != k):
             raise ValueError("regression oracle state arrays have inconsistent "
                              "shapes")
-        if regressor not in (REG_NORMALIZED, REG_ADAGRAD, REG_SGD):
-            raise ValueError(f"unknown regressor code {regressor}")
+        # (kind, learning rate, per coordinate): skbandit.optim's _compile()
+        rule = step_rule(step_size)
+        if rule.kind == STEP_ADAGRAD and not rule.per_coordinate:
+            raise ValueError("the regression oracle's AdaGrad is per "
+                             "coordinate")
         self.W = W
         self.b = b
         self.S = S
@@ -78,8 +96,7 @@ cdef class RegressionOracle:
         self.Gb = Gb
         self.N = N
         self.n_upd = n_upd
-        self.regressor = regressor
-        self.learning_rate = learning_rate
+        self.rule = rule
         self.fit_intercept = fit_intercept
         self.step_cap = step_cap
         self.shared_scale = shared_scale
@@ -101,9 +118,9 @@ cdef class RegressionOracle:
         row's columns. A hint only: no value changes."""
         if x.nnz == 0 or row_dense(x):
             return
-        if self.regressor != REG_SGD:
+        if self.rule.kind != STEP_CONSTANT:
             skb_prefetch_row_w(&self.G[0, a], self.G.shape[1], x.ind, x.nnz)
-        if self.regressor == REG_NORMALIZED:
+        if self.rule.kind == STEP_NORMALIZED:
             skb_prefetch_row_w(&self.S[0, 0 if self.one_scale else a],
                                self.S.shape[1], x.ind, x.nnz)
 
@@ -117,14 +134,14 @@ cdef class RegressionOracle:
         cdef double pred, rate
         jsave_ll(jd, &self.n_upd[a])
         self.n_upd[a] += 1
-        if self.regressor == REG_NORMALIZED:
+        if self.rule.kind == STEP_NORMALIZED:
             pred = self.nag_rescale(jd, x, a)
             if self.N[a] <= 0.0:
                 return True  # an empty row without intercept: nothing to learn
-            rate = self.learning_rate * sqrt(<double>self.n_upd[a] / self.N[a])
+            rate = self.rule.learning_rate * sqrt(<double>self.n_upd[a] / self.N[a])
         else:
             pred = score
-            rate = self.learning_rate
+            rate = self.rule.learning_rate
         return self.step(jd, x, a, weight, weight * (pred - target), rate)
 
     cdef double nag_rescale(self, JournalData* jd, Row x, int a) noexcept nogil:
@@ -198,7 +215,7 @@ cdef class RegressionOracle:
         cdef double* qbuf
         cdef double Q = 0.0, v, g, q, qb = 1.0, lim
         cdef int j
-        cdef bint adaptive = self.regressor != REG_SGD
+        cdef bint adaptive = self.rule.kind != STEP_CONSTANT
         if e == 0.0:
             return True  # no error: nothing to learn (every g_i is 0)
         if x.nnz > self.qbuf.shape[0]:
@@ -219,7 +236,7 @@ cdef class RegressionOracle:
                     qbuf[j] = 0.0  # a zero gradient so far: not moved
                     continue
                 q = sqrt(G[i * k])
-                if self.regressor == REG_NORMALIZED:
+                if self.rule.kind == STEP_NORMALIZED:
                     q = s[i * ss] * q
             qbuf[j] = q
             Q = Q + (v * v) / q

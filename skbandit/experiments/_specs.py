@@ -8,7 +8,7 @@ asked to skip it (``skip_unavailable=True``, ``--skip-unavailable``).
 
 Configurations recorded before a parameter was renamed (``results.json`` files
 written by older versions) are translated on load by :func:`upgrade_config`
-(the table ``RENAMED_PARAMETERS``).
+(the table ``RENAMED_PARAMETERS``, in ``_renames.py``).
 """
 
 from __future__ import annotations
@@ -17,6 +17,13 @@ import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
+
+from skbandit.experiments._renames import (
+    EPSILON,
+    RENAMED_PARAMETERS,
+    upgrade_config,
+    upgrade_params,
+)
 
 __all__ = [
     "EXPERIMENTS",
@@ -29,118 +36,10 @@ __all__ = [
     "upgrade_params",
 ]
 
-#: The grid key of the exploration rate: the ``epsilon`` of a learner's default
-#: exploration rule (``skbandit.exploration``; the papers' gamma), set with
-#: ``set_params`` on the learners whose default rule has one.
-EPSILON = "exploration__epsilon"
 #: The SOBA paper's grid: 2^-16 ... 2^-1.
 EPSILON_GRID = tuple(2.0**-i for i in range(16, 0, -1))
 #: A short grid for --quick runs.
 QUICK_EPSILON_GRID = tuple(2.0**-i for i in (11, 9, 7, 5, 3, 1))
-
-#: Parameters renamed since results were first recorded (CHANGELOG, "Changed
-#: (renamed parameters)", issue 20): ``(learner, old key) -> new key``, the
-#: learner ``None`` for every learner. The exploration rates moved into the
-#: exploration rules and are set through the learner's default rule
-#: (``exploration__epsilon`` and the rule's other parameters). Besides these
-#: keys, a number given as ``exploration`` (``OffsetTree(exploration=0.1)``,
-#: ``OnlineSelector(exploration=0.5)``) is the rate of the learner's default
-#: epsilon-greedy rule, ``exploration__epsilon``; and ``Gaptron``'s ``gamma="auto"``
-#: is the default rule's ``None`` epsilon.
-RENAMED_PARAMETERS: dict[tuple[str | None, str], str] = {
-    (None, "gamma"): EPSILON,
-    ("ConservativeOneVsAll", "variant"): "update",
-    ("OffsetTree", "base"): "update",
-    ("Gaptron", "eta"): "learning_rate",
-    ("SquareCB", "gamma_scale"): "exploration__scale",
-    ("SquareCB", "gamma_exponent"): "exploration__exponent",
-    ("OnlineSelector", "exploration_decay"): "exploration__decay",
-    ("OnlineSelector", "min_exploration"): "exploration__min_epsilon",
-}
-
-
-def _renamed(name: str, key: str, value: Any) -> tuple[str, Any]:
-    """The current ``(key, value)`` of a recorded parameter of learner ``name``."""
-    if (
-        key == "exploration"
-        and isinstance(value, int | float)
-        and not isinstance(value, bool)
-    ):
-        return EPSILON, value
-    new = RENAMED_PARAMETERS.get((name, key), RENAMED_PARAMETERS.get((None, key)))
-    if new is None:
-        return key, value
-    if name == "Gaptron" and key == "gamma" and value == "auto":
-        value = None
-    return new, value
-
-
-def upgrade_params(name: str, params: Mapping[str, Any]) -> dict[str, Any]:
-    """Recorded parameters of learner ``name`` in today's names.
-
-    Translates the keys of ``RENAMED_PARAMETERS`` (and a number given as
-    ``exploration``); parameters under their current names pass unchanged.
-
-    Examples
-    --------
-    >>> from skbandit.experiments._specs import upgrade_params
-    >>> upgrade_params("OffsetTree", {"update": "pa", "exploration": 0.1})
-    {'update': 'pa', 'exploration__epsilon': 0.1}
-    >>> upgrade_params("Banditron", {"gamma": 0.3})
-    {'exploration__epsilon': 0.3}
-    """
-    return dict(_renamed(name, key, value) for key, value in params.items())
-
-
-def upgrade_config(config: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
-    """A recorded configuration in today's parameter names, and what changed.
-
-    Every learner's ``params``, ``grid`` keys and ``per_dataset`` parameters
-    go through :func:`upgrade_params`; the plot kind ``"gamma"`` is now
-    ``"epsilon"``. Returns the translated copy and one message per
-    translated parameter (empty for a configuration in today's names).
-    """
-    config = dict(config)
-    notes: list[str] = []
-    learners = []
-    for learner in config.get("learners", []):
-        name = learner["name"]
-        out = dict(learner)
-        out["params"] = upgrade_params(name, learner.get("params", {}))
-        out["grid"] = {
-            _renamed(name, key, values[0] if values else None)[0]: [
-                _renamed(name, key, v)[1] for v in values
-            ]
-            for key, values in learner.get("grid", {}).items()
-        }
-        out["per_dataset"] = {
-            dataset: upgrade_params(name, params)
-            for dataset, params in learner.get("per_dataset", {}).items()
-        }
-        old = _keys(learner)
-        for key, new in zip(old, _keys(out), strict=True):
-            if key != new:
-                message = (
-                    f"{learner.get('label', name)}: recorded parameter {key!r} "
-                    f"is {new!r} today"
-                )
-                if message not in notes:
-                    notes.append(message)
-        learners.append(out)
-    config["learners"] = learners
-    if "plots" in config:
-        config["plots"] = ["epsilon" if p == "gamma" else p for p in config["plots"]]
-    return config, notes
-
-
-def _keys(learner: Mapping[str, Any]) -> list[str]:
-    """A learner dict's parameter keys, in a fixed order (params, grid,
-    per-data-set)."""
-    keys = list(learner.get("params", {})) + list(learner.get("grid", {}))
-    for params in learner.get("per_dataset", {}).values():
-        keys += list(params)
-    return keys
-
 
 #: The full-information scikit-learn baselines of ``compare``.
 SKLEARN_BASELINES = (

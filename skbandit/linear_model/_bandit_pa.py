@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from skbandit._learner_docs import learner_doc
 from skbandit.base import LinearBanditClassifier
 from skbandit.exploration import (
     ExplorationMixin,
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
 __all__ = ["BanditPassiveAggressive"]
 
 
+@learner_doc
 class BanditPassiveAggressive(ExplorationMixin, LinearBanditClassifier):
     r"""Bandit Passive-Aggressive: multiclass PA steps driven by bandit feedback.
 
@@ -82,11 +84,7 @@ class BanditPassiveAggressive(ExplorationMixin, LinearBanditClassifier):
         PA-II (``1/(2C)`` added to the denominator).
     C : float, default=1.0
         Aggressiveness of PA-I and PA-II, > 0 (unused by ``"pa"``).
-    max_iter : int, default=5
-        Passes over the data in ``fit``. ``partial_fit`` always makes one.
-    shuffle : bool, default=True
-        Whether ``fit`` visits the rows in a new random order each pass.
-        ``partial_fit`` always plays the rows in the given order.
+    {passes}
     random_state : int, RandomState instance or None, default=None
         Seeds the learner's own ``numpy.random.Generator``, which draws two
         uniforms per round (action, tie-break) and the shuffles of ``fit``;
@@ -102,10 +100,7 @@ class BanditPassiveAggressive(ExplorationMixin, LinearBanditClassifier):
         Class labels, sorted.
     coef_ : ndarray of shape (n_classes, n_features)
         One weight row per class (also when there are two classes).
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of features seen during fit, when X has string column names.
+    {features_in}
     t_ : int
         Rounds played so far.
     n_mistakes_ : int

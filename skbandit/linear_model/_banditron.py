@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from skbandit._learner_docs import learner_doc
 from skbandit.base import LinearBanditClassifier
 from skbandit.exploration import (
     ExplorationMixin,
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
 __all__ = ["Banditron"]
 
 
+@learner_doc
 class Banditron(ExplorationMixin, AveragedIterateMixin, LinearBanditClassifier):
     r"""Banditron: online multiclass learning from bandit feedback.
 
@@ -73,11 +75,7 @@ class Banditron(ExplorationMixin, AveragedIterateMixin, LinearBanditClassifier):
         ``partial_fit``'s rounds alike) instead of the current ``coef_``. The
         averaged weights are kept up to date either way (O(nnz(x)) per round),
         so the parameter can be changed after fitting.
-    max_iter : int, default=5
-        Passes over the data in ``fit``. ``partial_fit`` always makes one.
-    shuffle : bool, default=True
-        Whether ``fit`` visits the rows in a new random order each pass.
-        ``partial_fit`` always plays the rows in the given order.
+    {passes}
     random_state : int, RandomState instance or None, default=None
         Seeds the learner's own ``numpy.random.Generator``, which draws two
         uniforms per round (action, tie-break) and the shuffles of ``fit``. It
@@ -97,10 +95,7 @@ class Banditron(ExplorationMixin, AveragedIterateMixin, LinearBanditClassifier):
         ``coef_ - A / t_`` with ``A`` the sum over rounds ``t`` of
         ``(t - 1)`` times that round's update (``coef_`` before any round).
         ``predict`` uses it when ``average=True``.
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of features seen during fit, when X has string column names.
+    {features_in}
     t_ : int
         Rounds played so far.
     n_mistakes_ : int
@@ -108,9 +103,7 @@ class Banditron(ExplorationMixin, AveragedIterateMixin, LinearBanditClassifier):
         is the online error the papers report.
     n_greedy_mistakes_ : int
         Rounds whose greedy action was wrong (bookkeeping only).
-    n_iter_ : int
-        Passes finished by the last call: ``max_iter`` for ``fit``, 1 for
-        ``partial_fit`` (fewer when the call failed).
+    {n_iter}
     exploration_ : exploration rule
         The rule played, ``exploration`` resolved (every parameter set).
 
@@ -120,40 +113,21 @@ class Banditron(ExplorationMixin, AveragedIterateMixin, LinearBanditClassifier):
 
     Notes
     -----
-    Evidence for the default ``gamma = 0.125`` (previously 0.05): one
-    pass over USPS, MNIST (test set), Covertype (10,000 rows), mini 20
-    Newsgroups tf-idf, SynSep and SynNonSep (10^5 rows), 5 seeds, ``gamma`` in
-    2^-10 ... 2^-1 (``docs/results/defaults/``, rule and tables in
-    ``docs/experiments.md``, "Defaults from evidence"). The rule: per stream,
-    the worst seed's online error minus the lowest seed-averaged error over
-    the grid (the *excess*); the default minimises the worst excess over the
-    streams (ties within 1 point go to the smaller mean excess), and the
-    recommended range holds the values whose worst excess is at most 5
-    points above the default's. 0.05, 2^-3 and 2^-4 are tied (worst excess
-    11.4, 11.8, 12.1 points); 2^-3 has the smallest mean excess (5.6
-    points). Online error, old default -> new, mean
-    of 5 seeds: USPS 53.7% -> 46.5%, MNIST 59.3% -> 53.3%, Covertype 57.1% ->
-    55.4%, 20 Newsgroups 89.6% -> 88.4%, SynSep 6.0% -> 11.9%, SynNonSep
-    14.8% -> 19.4% (the separable streams want a smaller ``gamma``: best
-    2^-10, 0.5%, on SynSep). On scikit-learn's digits (``fit``, 5 passes,
-    raw pixels), the training accuracy for seeds 0-4 was 0.26, 0.40, 0.81,
-    0.34, 0.81 at 0.05 and is 0.89, 0.80, 0.87, 0.74, 0.81 at 0.125. The
-    last iterate stays fragile: over seeds 0-19 its minimum is 0.35 (0.10 at
-    0.05); for real data, :class:`ConservativeOneVsAll` or :class:`SquareCB`
-    learn much faster.
+    The default rate, ``EpsilonGreedy(0.125)``, was chosen on tuning streams
+    (one pass, 5 seeds, ``epsilon`` in 2^-10 ... 2^-1) by the rule of
+    ``docs/experiments.md`` ("Defaults from evidence": the smallest worst excess
+    of a seed's online error over the best seed-averaged error across the tuning
+    streams); the script, tables and recommended range are in
+    ``docs/results/defaults/``. Separable streams favour a smaller ``epsilon``.
+    The last iterate stays fragile after several passes; for real data,
+    :class:`ConservativeOneVsAll` or :class:`SquareCB` learn much faster.
 
-    Evidence for ``average=True`` (``docs/results/defaults/averaging/``,
-    its ``run.py`` prints these figures): scikit-learn's
-    ``check_classifiers_train`` criterion (training accuracy above 0.83
-    after ``fit`` on three standardised blobs and on two of them) failed with
-    the last iterate for 13 of the seeds 0-199 at ``gamma = 0.125``, seed 0
-    among them (worst accuracy 0.26); with the averaged weights it holds for
-    all 200 (worst 0.87). On the digits (``fit``, seeds 0-19) the training
-    accuracy's minimum / mean is 0.35 / 0.69 for the last iterate and
-    0.77 / 0.83 for the averaged weights. The online error is unchanged (the
-    plays use ``coef_``). The accumulator costs one more O(nnz(x)) update per
-    update: on the CSR stream of ``benchmarks/bench_core.py`` (200,000
-    rounds) about 15% fewer rounds per second.
+    ``average=True`` is the default because the averaged weights pass
+    scikit-learn's ``check_classifiers_train`` criterion for seeds on which
+    the last iterate fails (``docs/results/defaults/averaging/``, whose
+    ``run.py`` prints the figures). The online error is unchanged (the plays
+    use ``coef_``); the accumulator costs one more O(nnz(x)) update per
+    update.
 
     References
     ----------

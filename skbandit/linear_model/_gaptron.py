@@ -12,6 +12,7 @@ from scipy.special import softmax
 from sklearn.utils._available_if import available_if
 from sklearn.utils._param_validation import Interval, InvalidParameterError, StrOptions
 
+from skbandit._learner_docs import learner_doc
 from skbandit.base import LinearBanditClassifier, _caller_stacklevel
 from skbandit.exploration import (
     BaseExploration,
@@ -26,6 +27,11 @@ from skbandit.linear_model._gaptron_fast import (
     py_gap_map,
     py_surrogate_gradient,
     py_surrogate_loss,
+)
+from skbandit.optim import (
+    BaseStepSize,
+    StepSizeMixin,
+    step_size_constraint,
 )
 
 if TYPE_CHECKING:
@@ -76,7 +82,10 @@ def theory_gamma(
     return min(1.0, n_classes * x_norm_bound * math.sqrt(c / n_rounds))
 
 
-class Gaptron(ExplorationMixin, AveragedIterateMixin, LinearBanditClassifier):
+@learner_doc
+class Gaptron(
+    StepSizeMixin, ExplorationMixin, AveragedIterateMixin, LinearBanditClassifier
+):
     r"""Gaptron: a randomised first-order learner that exploits the surrogate gap.
 
     Each round the learner computes the scores :math:`s = W x`, its greedy
@@ -158,35 +167,35 @@ class Gaptron(ExplorationMixin, AveragedIterateMixin, LinearBanditClassifier):
         epsilon is "auto"): 0 with full information; with bandit feedback, the
         theory's :math:`\min(1, k X \sqrt{c / T})` (:math:`c = 1/(4 \ln 2), 1,
         2` for the three losses, comparator norm taken as 1) when ``n_rounds``
-        (T) is given, else 0.125 (chosen from evidence, see Notes; with the
-        default step the recommended range is 2^-3 alone). Bandit feedback
-        needs ``epsilon > 0`` and a rule that gives every label a positive
-        probability (the importance weights ``1 / p(y)``): ``"greedy"`` and
-        ``"conservative"`` are refused, and so is an ``epsilon`` of 0.
-        ``learning_rate="auto"`` with bandit feedback needs a rule with an ``epsilon``
-        (the theory's step is :math:`\gamma \eta_{full} / k`).
-    learning_rate : float > 0, "auto" or "adagrad", default="adagrad"
-        Step size. ``"adagrad"`` (the default, chosen from evidence, see
-        Notes): the AdaGrad-norm step
+        (T) is given, else 0.125 (``docs/results/defaults/gaptron-step/``).
+        Bandit feedback needs ``epsilon > 0`` and a rule that gives every label
+        a positive probability (the importance weights ``1 / p(y)``):
+        ``"greedy"`` and ``"conservative"`` are refused, and so is an
+        ``epsilon`` of 0. ``step_size="constant"`` with bandit feedback needs a
+        rule with an ``epsilon`` (the theory's step is
+        :math:`\gamma \eta_{full} / k`).
+    step_size : {"adagrad", "constant"} or step-size rule, default="adagrad"
+        The step :math:`\eta_t` (:mod:`skbandit.optim`). ``"adagrad"``
+        (the default; ``docs/results/defaults/gaptron-step/``):
+        ``AdaGrad(learning_rate=1024.0, per_coordinate=False)``, the
+        AdaGrad-norm step
         :math:`\eta_t = B / \sqrt{2 (10^{-8} + \sum_{s \le t} \|\hat g_s\|^2)}`
-        with :math:`B` = ``adagrad_scale``, over the (importance-weighted)
+        with :math:`B` = ``learning_rate``, over the (importance-weighted)
         gradients used so far, the current one included; it does not depend
-        on the scale of the rows or of the importance weights. ``"auto"``:
-        the theory's step, the full-information step
+        on the scale of the rows or of the importance weights, and :math:`B`
+        is the comparator norm :math:`\|U\|` its regret bound is stated for.
+        ``"constant"``: the theory's constant step, the full-information step
         :math:`\eta_{full}` = :math:`2 \ln 2 / (k X^2)` (logistic),
         :math:`1 / (2 k X^2)` (hinge), :math:`1 / (4 k X^2)` (smooth hinge),
-        and :math:`\gamma \eta_{full} / k` with bandit feedback. A float:
-        that constant step. Only ``"auto"`` is the step of the (reconstructed)
-        constant-regret analysis (see Notes).
-    adagrad_scale : float > 0, default=1024.0
-        The scale :math:`B` of the AdaGrad-norm step (``learning_rate="adagrad"`` only):
-        the comparator norm :math:`\|U\|` its regret bound is stated for, so
-        the weights move by about :math:`B` over the run whatever the size of
-        the gradients. The default was chosen from evidence (Notes); 64 to
-        4096 were within 1 point of it.
+        and :math:`\gamma \eta_{full} / k` with bandit feedback. An object:
+        that rule, ``Constant(eta)`` or ``AdaGrad(B, per_coordinate=False)``
+        (the update keeps one accumulator: per-coordinate AdaGrad and
+        ``Normalized`` are refused). Only ``"constant"`` is the step of the
+        (reconstructed) constant-regret analysis (see Notes). The rule played
+        is ``step_size_``.
     x_norm_bound : float > 0, default=1.0
         The bound :math:`X` on :math:`\|x\|` that the theory's step
-        (``learning_rate="auto"``) and gamma (a ``None`` epsilon with ``n_rounds``)
+        (``step_size="constant"``) and gamma (a ``None`` epsilon with ``n_rounds``)
         assume; unused otherwise. Rows are never rescaled: when it is used,
         rows whose norm exceeds it give one ``UserWarning`` per learner (the
         first call that meets such rows; ``fit`` starts a new learner and
@@ -201,10 +210,7 @@ class Gaptron(ExplorationMixin, AveragedIterateMixin, LinearBanditClassifier):
         alike; an online-to-batch conversion, as ``SGDClassifier(average=True)``)
         instead of the current ``coef_``. The plays, the online error and
         ``exploration_distribution`` always use ``coef_``.
-    max_iter : int, default=5
-        Passes over the data in ``fit``. ``partial_fit`` always makes one.
-    shuffle : bool, default=True
-        Whether ``fit`` visits the rows in a new random order each pass.
+    {passes}
     random_state : int, RandomState instance or None, default=None
         Seeds the learner's own ``numpy.random.Generator``, which draws two
         uniforms per round (action, tie-break) and the shuffles of ``fit``.
@@ -222,21 +228,19 @@ class Gaptron(ExplorationMixin, AveragedIterateMixin, LinearBanditClassifier):
     grad_sq_sum_ : ndarray of shape (1,)
         Sum of the squared norms :math:`\|\hat g\|^2 = \|\nabla_s \ell\|^2
         \|x\|^2 w^2` of the gradients used so far (the AdaGrad-norm state).
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of features seen during fit, when X has string column names.
+    {features_in}
     t_ : int
         Rounds played so far.
     n_mistakes_ : int
         Rounds whose played action was wrong (online error ``n_mistakes_ / t_``).
     n_greedy_mistakes_ : int
         Rounds whose greedy action was wrong (bookkeeping only).
-    n_iter_ : int
-        Passes finished by the last call: ``max_iter`` for ``fit``, 1 for
-        ``partial_fit`` (fewer when the call failed).
+    {n_iter}
     exploration_ : exploration rule
         The rule played: ``exploration`` resolved (every parameter set).
+    step_size_ : step-size rule
+        The step-size rule played: ``step_size`` resolved (``"constant"``:
+        ``Constant`` of the theory's step).
 
     See Also
     --------
@@ -246,51 +250,21 @@ class Gaptron(ExplorationMixin, AveragedIterateMixin, LinearBanditClassifier):
     Notes
     -----
     **Which option the theory covers.** The constant-regret (surrogate gap)
-    analysis is for ``learning_rate="auto"``: the step :math:`\gamma \eta_{full} / k`
-    with bandit feedback, and the "auto" gamma with ``n_rounds`` (the
-    reconstructions above, with :math:`\|x\| \le` ``x_norm_bound``). The
-    default ``learning_rate="adagrad"`` is the practical AdaGrad-norm step of follow-up
-    work; the surrogate gap property and the paper's bound are not proved for
-    it. Use ``learning_rate="auto"`` (and ``n_rounds``) to run the analysed algorithm.
+    analysis is for ``step_size="constant"``: the step
+    :math:`\gamma \eta_{full} / k` with bandit feedback, and the "auto" gamma
+    with ``n_rounds`` (the reconstructions above, with :math:`\|x\| \le`
+    ``x_norm_bound``). The default AdaGrad-norm step is the practical step of
+    follow-up work; the surrogate gap property and the paper's bound are not
+    proved for it. Use ``step_size="constant"`` (and ``n_rounds``) to run the
+    analysed algorithm.
 
-    **Evidence for the default step** (``learning_rate="adagrad"``,
-    ``adagrad_scale=1024``, with ``gamma`` 0.125; previously ``learning_rate="auto"``,
-    whose bandit step :math:`\gamma \eta_{full} / k` is so small that the
-    logistic gap map keeps playing uniformly: 0.895 online error on
-    scikit-learn's digits in [0, 1], against 0.90 for uniform play). One
-    pass, 5 seeds, ``gamma`` in 2^-8 ... 2^-1 with ``learning_rate="auto"`` or
-    ``"adagrad"`` with :math:`B` in 1, 4, ..., 4096
-    (``docs/results/defaults/gaptron-step/``, its ``run.py`` and
-    ``report.txt``). The default was chosen on the tuning streams USPS,
-    Covertype (10,000 rows), mini 20 Newsgroups word counts and SynNonSep
-    (10^5 rows) with the rule of ``docs/experiments.md`` ("Defaults from
-    evidence": minimise the worst seed's excess over the best seed-averaged
-    error, ties within 1 point to the smallest mean excess): worst excess
-    7.3 points (``learning_rate="auto"``: 21.8 at best, at ``gamma`` 2^-2; the
-    AdaGrad-norm step with :math:`B = 1`: 24.8 at best). Online error
-    (%), mean of 5 seeds, previous -> chosen, uniform play in brackets:
-    tuning USPS 57.1 -> 51.2 (90.0), Covertype 79.3 -> 55.9 (85.7),
-    20 Newsgroups counts 94.9 -> 92.0 (95.0), SynNonSep 21.3 -> 18.4 (88.9);
-    held out (not used for choosing) MNIST 56.8 -> 61.4 (90.0),
-    20 Newsgroups tf-idf 94.9 -> 86.9 (95.0), SynSep 13.0 -> 11.7 (88.9),
-    digits / 16 89.5 -> 74.8 (90.0). With full information the same step
-    also beats ``learning_rate="auto"`` on every stream (3 seeds, ``full.txt`` there;
-    e.g. 20 Newsgroups tf-idf 95.0% -> 33.9%, USPS 15.7% -> 11.9%).
-
-    The last iterate of the AdaGrad-norm step is less stable after several
-    passes: scikit-learn's ``check_classifiers_train`` criterion failed for
-    8 of the seeds 0-199 with ``coef_`` and holds for all 200 with the
-    averaged weights (the default, ``average=True``;
-    ``docs/results/defaults/averaging/``). ``fit`` on the digits (5 passes,
-    seeds 0-19) reaches a training accuracy of 0.52-0.56 at worst and 0.66-0.68
-    on average (raw pixels and pixels / 16), below the theory's step
-    (about 0.90 on pixels / 16, which learns slowly but steadily over five
-    passes while playing almost uniformly).
-
-    The bandit default ``gamma = 0.125`` (the "auto" gamma without
-    ``n_rounds``) was chosen earlier with ``learning_rate="auto"`` on the six
-    ``vw-cbify`` streams by the same rule (``docs/results/defaults/gaptron``)
-    and is chosen again with the new step.
+    **Defaults.** The default step (AdaGrad-norm, :math:`B = 1024`) and the
+    bandit rate ``GapMap(0.125)`` were chosen on tuning streams by the rule of
+    ``docs/experiments.md`` ("Defaults from evidence");
+    ``docs/results/defaults/gaptron-step/`` holds the script and its report,
+    with held-out streams. The last iterate of the AdaGrad-norm step is less
+    stable after several passes than the averaged weights, which is why
+    ``average=True`` is the default (``docs/results/defaults/averaging/``).
 
     References
     ----------
@@ -311,7 +285,7 @@ class Gaptron(ExplorationMixin, AveragedIterateMixin, LinearBanditClassifier):
     >>> clf = Gaptron(random_state=0).partial_fit(X, y, classes=range(10))
     >>> print(f"online error {clf.n_mistakes_ / clf.t_:.2f}")  # uniform: 0.90
     online error 0.63
-    >>> theory = Gaptron(learning_rate="auto", random_state=0)  # the analysed step
+    >>> theory = Gaptron(step_size="constant", random_state=0)  # the analysed step
     >>> theory = theory.partial_fit(X, y, classes=range(10))
     >>> print(f"online error {theory.n_mistakes_ / theory.t_:.2f}")
     online error 0.91
@@ -330,11 +304,7 @@ class Gaptron(ExplorationMixin, AveragedIterateMixin, LinearBanditClassifier):
         "loss": [StrOptions(set(LOSS_CODES))],
         "feedback": [StrOptions({"bandit", "full"})],
         "exploration": exploration_constraint(),
-        "learning_rate": [
-            Interval(Real, 0, None, closed="neither"),
-            StrOptions({"auto", "adagrad"}),
-        ],
-        "adagrad_scale": [Interval(Real, 0, None, closed="neither")],
+        "step_size": step_size_constraint(),
         "x_norm_bound": [Interval(Real, 0, None, closed="neither")],
         "n_rounds": [Interval(Integral, 1, None, closed="left"), None],
         **AveragedIterateMixin._average_constraints,
@@ -350,8 +320,7 @@ class Gaptron(ExplorationMixin, AveragedIterateMixin, LinearBanditClassifier):
         loss: str = "logistic",
         feedback: str = "bandit",
         exploration: str | BaseExploration | None = None,
-        learning_rate: float | str = "adagrad",
-        adagrad_scale: float = 1024.0,
+        step_size: str | BaseStepSize = "adagrad",
         x_norm_bound: float = 1.0,
         n_rounds: int | None = None,
         average: bool = True,
@@ -363,8 +332,7 @@ class Gaptron(ExplorationMixin, AveragedIterateMixin, LinearBanditClassifier):
         self.loss = loss
         self.feedback = feedback
         self.exploration = exploration
-        self.learning_rate = learning_rate
-        self.adagrad_scale = adagrad_scale
+        self.step_size = step_size
         self.x_norm_bound = x_norm_bound
         self.n_rounds = n_rounds
         self.average = average
@@ -410,14 +378,14 @@ class Gaptron(ExplorationMixin, AveragedIterateMixin, LinearBanditClassifier):
                 f"label to be played with probability >= epsilon/k); got {rule!r}."
             )
         if (
-            self.learning_rate == "auto"
+            self.step_size == "constant"
             and self.feedback == "bandit"
             and not hasattr(rule, "epsilon")
         ):
             raise InvalidParameterError(
-                "Gaptron with learning_rate='auto' and feedback='bandit' takes "
-                "the step gamma * eta_full / k: its exploration rule needs an epsilon "
-                f"(gamma); got {rule!r}."
+                "Gaptron with step_size='constant' (the theory's step) and "
+                "feedback='bandit' takes the step gamma * eta_full / k: its "
+                f"exploration rule needs an epsilon (gamma); got {rule!r}."
             )
         return rule
 
@@ -433,17 +401,35 @@ class Gaptron(ExplorationMixin, AveragedIterateMixin, LinearBanditClassifier):
             self.loss, n_classes, float(self.x_norm_bound), int(self.n_rounds)
         )
 
-    def _resolved_eta(self, n_classes: int, gamma: float) -> tuple[float, bool]:
-        """``(eta, adagrad)`` from ``learning_rate``: the constant step eta,
-        or AdaGrad-norm's scale B."""
-        if self.learning_rate == "adagrad":
-            return float(self.adagrad_scale), True
-        if self.learning_rate != "auto":
-            return float(self.learning_rate), False
+    def _theory_step(self, n_classes: int, gamma: float) -> float:
+        """The theory's constant step: :math:`\\eta_{full}`, and
+        :math:`\\gamma \\eta_{full} / k` with bandit feedback."""
         eta = full_information_step(self.loss, n_classes, float(self.x_norm_bound))
         if self.feedback == "bandit":
             eta = gamma * eta / n_classes
-        return eta, False
+        return eta
+
+    _step_size_refusal = (
+        "Gaptron's update keeps one accumulator of squared gradient norms: "
+        "AdaGrad needs per_coordinate=False."
+    )
+
+    def _step_size_values(self, n_classes):
+        # the theory's step needs k and gamma (the resolved rule's epsilon:
+        # _make_kernel resolves the exploration first; a rule without one is
+        # refused with "constant"); Constant's own default stands in before
+        # (only set_params reads it then)
+        constant = {}
+        gamma = getattr(self.__dict__.get("exploration_"), "epsilon", None)
+        if n_classes is not None and (gamma is not None or self.feedback == "full"):
+            constant = {"learning_rate": self._theory_step(n_classes, gamma)}
+        return {
+            "adagrad": {"learning_rate": 1024.0, "per_coordinate": False},
+            "constant": constant,
+        }
+
+    def _step_size_accepts(self, rule):
+        return not getattr(rule, "per_coordinate", False)
 
     # ---------------------------------------------------------------- state
     def _init_state(self, n_features, n_classes):
@@ -453,15 +439,12 @@ class Gaptron(ExplorationMixin, AveragedIterateMixin, LinearBanditClassifier):
     def _make_kernel(self):
         k = self.classes_.shape[0]
         explorer = self._explorer(k)
-        gamma = getattr(self.exploration_, "epsilon", None)
-        eta, adagrad = self._resolved_eta(k, gamma)
         # rows are counted for the warning beyond rounding (relative 1e-9)
         bound_sq = float(self.x_norm_bound) ** 2 * (1.0 + 1e-9)
         kernel = GaptronKernel(
             self.coef_.T,
             LOSS_CODES[self.loss],
-            eta,
-            adagrad,
+            self._step_rule(k),
             bound_sq,
             self.feedback == "full",
             self.grad_sq_sum_,
@@ -481,7 +464,7 @@ class Gaptron(ExplorationMixin, AveragedIterateMixin, LinearBanditClassifier):
         theory_gamma = (
             epsilon is None and self.feedback == "bandit" and self.n_rounds is not None
         )
-        return self.learning_rate == "auto" or theory_gamma
+        return self.step_size == "constant" or theory_gamma
 
     def _reset(self, classes, n_features):
         # A fresh fit is a new learner: it warns again about large rows.
@@ -501,7 +484,7 @@ class Gaptron(ExplorationMixin, AveragedIterateMixin, LinearBanditClassifier):
                 f"Gaptron: {n_large} of the rows played so far in this call have "
                 f"||x|| > x_norm_bound={self.x_norm_bound!r} (largest ||x|| seen: "
                 f"{math.sqrt(max_sq):.4g}). The theory's step size "
-                "(learning_rate='auto') and gamma (exploration epsilon None with "
+                "(step_size='constant') and gamma (exploration epsilon None with "
                 "n_rounds) assume ||x|| <= "
                 "x_norm_bound; rows are not rescaled. Pass a larger x_norm_bound "
                 "or scale the rows (e.g. sklearn.preprocessing.Normalizer). "

@@ -21,7 +21,7 @@ different map is one more code. ``py_gap_map``, ``py_surrogate_gradient`` and
 ``py_surrogate_loss`` call the very same compiled functions, for the tests.
 """
 
-from libc.math cimport exp, log, sqrt
+from libc.math cimport exp, log
 
 from skbandit._core._explore cimport (
     GAP_HINGE,
@@ -40,6 +40,12 @@ from skbandit._core._kernel cimport (
     row_axpy,
     row_sq_norm,
 )
+from skbandit._core._step cimport (
+    STEP_NORMALIZED,
+    StepRule,
+    scalar_rate,
+    step_rule,
+)
 
 import numpy as np
 
@@ -53,8 +59,6 @@ cpdef enum GaptronLoss:
 
 # ln 2, as Python's math.log(2.0) (the references use the same libm call)
 cdef double LN2 = log(2.0)
-# AdaGrad-norm: eta_t = B / sqrt(2 (ADAGRAD_EPS + sum of squared gradient norms))
-cdef double ADAGRAD_EPS = 1e-8
 
 
 # ---------------------------------------------------------------- compiled maps
@@ -140,9 +144,10 @@ cdef class GaptronKernel(LinearKernel):
     ``1 / p(y)``) or full information (``learn_full``: the label, weight 1).
 
     ``grad_sq_sum`` (one entry, updated in place) accumulates the squared norms
-    ``||g_hat||^2 = ||grad||^2 ||x||^2 w^2`` of the gradients used; with
-    ``adagrad`` the step is ``eta_t = eta / sqrt(2 (1e-8 + grad_sq_sum))`` (the
-    current gradient included), otherwise ``eta``. Rows with
+    ``||g_hat||^2 = ||grad||^2 ||x||^2 w^2`` of the gradients used; the step
+    ``eta_t`` is the compiled rule's ``scalar_rate`` of it (``_core/_step.pxd``:
+    AdaGrad-norm ``eta / sqrt(2 (1e-8 + grad_sq_sum))``, the current gradient
+    included, or a constant ``eta``). Rows with
     ``||x||^2 > x_bound_sq`` are counted in ``n_large`` (largest in
     ``max_sq_norm``) for the estimator's warning. Each update of round ``t``
     is also added to ``A`` with the weight ``t - 1`` (the averaged iterate,
@@ -150,8 +155,7 @@ cdef class GaptronKernel(LinearKernel):
     """
 
     cdef readonly int loss
-    cdef readonly double eta
-    cdef readonly bint adagrad
+    cdef StepRule rule
     cdef readonly double x_bound_sq
     cdef public long long n_large
     cdef public double max_sq_norm
@@ -159,8 +163,8 @@ cdef class GaptronKernel(LinearKernel):
     cdef double[:, ::1] A
     cdef double[::1] grad
 
-    def __init__(self, double[:, ::1] W, int loss, double eta,
-                 bint adagrad, double x_bound_sq, bint full_information,
+    def __init__(self, double[:, ::1] W, int loss, tuple step_size,
+                 double x_bound_sq, bint full_information,
                  double[::1] grad_sq_sum, double[:, ::1] A):
         LinearKernel.__init__(self, W, full_information)
         if loss not in (LOSS_LOGISTIC, LOSS_HINGE, LOSS_SMOOTH_HINGE):
@@ -172,8 +176,11 @@ cdef class GaptronKernel(LinearKernel):
         if A.shape[0] != W.shape[0] or A.shape[1] != W.shape[1]:
             raise ValueError("A must have the shape of W")
         self.loss = loss
-        self.eta = eta
-        self.adagrad = adagrad
+        # (kind, learning rate, per coordinate): skbandit.optim's _compile()
+        self.rule = step_rule(step_size)
+        if self.rule.per_coordinate or self.rule.kind == STEP_NORMALIZED:
+            raise ValueError("Gaptron's kernel takes a constant or an "
+                             "AdaGrad-norm step (one accumulator)")
         self.x_bound_sq = x_bound_sq
         self.n_large = 0
         self.max_sq_norm = 0.0
@@ -204,10 +211,7 @@ cdef class GaptronKernel(LinearKernel):
             gn = gn + g[r] * g[r]
         jsave(self.jd, &self.grad_sq_sum[0])
         self.grad_sq_sum[0] = self.grad_sq_sum[0] + (gn * xsq) * (iw * iw)
-        if self.adagrad:
-            eta_t = self.eta / sqrt(2.0 * (ADAGRAD_EPS + self.grad_sq_sum[0]))
-        else:
-            eta_t = self.eta
+        eta_t = scalar_rate(&self.rule, self.grad_sq_sum[0])
         scale = eta_t * iw
         for r in range(k):
             if g[r] != 0.0:

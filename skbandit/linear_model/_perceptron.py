@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from skbandit._learner_docs import learner_doc
 from skbandit.base import LinearBanditClassifier
 from skbandit.exploration import ExplorationMixin, exploration_constraint
 from skbandit.linear_model._perceptron_fast import PerceptronKernel
@@ -15,6 +16,7 @@ if TYPE_CHECKING:
 __all__ = ["MulticlassPerceptron"]
 
 
+@learner_doc
 class MulticlassPerceptron(ExplorationMixin, LinearBanditClassifier):
     """Multiclass Perceptron with full-information feedback (baseline).
 
@@ -33,10 +35,7 @@ class MulticlassPerceptron(ExplorationMixin, LinearBanditClassifier):
         The exploration rule (:mod:`skbandit.exploration`); only the greedy
         rule is accepted: a full-information learner sees the label whatever
         it plays, so exploring would only add mistakes.
-    max_iter : int, default=5
-        Passes over the data in ``fit``. ``partial_fit`` always makes one.
-    shuffle : bool, default=True
-        Whether ``fit`` visits the rows in a new random order each pass.
+    {passes}
     random_state : int, RandomState instance or None, default=None
         Seeds the generator that breaks exact ties of the argmax (two uniforms
         are drawn per round, as for every skbandit learner) and shuffles.
@@ -47,19 +46,14 @@ class MulticlassPerceptron(ExplorationMixin, LinearBanditClassifier):
         Class labels, sorted.
     coef_ : ndarray of shape (n_classes, n_features)
         One weight row per class.
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of features seen during fit, when X has string column names.
+    {features_in}
     t_ : int
         Rounds played so far.
     n_mistakes_ : int
         Rounds predicted wrongly (online error ``n_mistakes_ / t_``).
     n_greedy_mistakes_ : int
         Same as ``n_mistakes_``.
-    n_iter_ : int
-        Passes finished by the last call: ``max_iter`` for ``fit``, 1 for
-        ``partial_fit`` (fewer when the call failed).
+    {n_iter}
     exploration_ : exploration rule
         The rule played: ``exploration`` resolved (every parameter set).
 

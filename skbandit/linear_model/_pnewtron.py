@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from sklearn.utils._param_validation import Interval
 
+from skbandit._learner_docs import learner_doc
 from skbandit.base import LinearBanditClassifier, linear_scores
 from skbandit.exploration import (
     ExplorationMixin,
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
 __all__ = ["PNewtron"]
 
 
+@learner_doc
 class PNewtron(ExplorationMixin, LinearBanditClassifier):
     r"""PNewtron: the diagonal Newtron, with bandit feedback.
 
@@ -34,7 +36,8 @@ class PNewtron(ExplorationMixin, LinearBanditClassifier):
 
         p = \mathrm{softmax}(\alpha s), \qquad p' = (1 - \gamma) p + \gamma / k,
 
-    (its exploration rule, ``Softmax(epsilon=gamma, scale=alpha)``), draws
+    with :math:`\alpha` = ``scale`` and :math:`\gamma` the rule's ``epsilon``
+    (its exploration rule, ``Softmax(epsilon=0.0625, scale=scale)``), draws
     ``ỹ ~ p'``, learns only whether ``ỹ`` was right, and updates every
     round with an unbiased estimate ``∇̃`` of the gradient of the logistic loss:
 
@@ -73,26 +76,24 @@ class PNewtron(ExplorationMixin, LinearBanditClassifier):
     exploration : str, exploration rule or None, default=None
         How a round's scores become the distribution played
         (:mod:`skbandit.exploration`). ``None``: PNewtron's softmax,
-        ``Softmax(epsilon=0.0625, scale=alpha)``; a rule's name: that rule with
+        ``Softmax(epsilon=0.0625, scale=scale)``; a rule's name: that rule with
         this learner's values (``epsilon=0.0625`` for the rules with an
-        ``epsilon``, ``scale=alpha`` for the softmax); an object: that rule
+        ``epsilon``, ``scale`` for the softmax); an object: that rule
         (``None`` parameters take this learner's values). Every rule is
         accepted: the update uses the played label's probability under the
-        rule as ``p'``, and its own ``softmax(alpha s)`` as ``p``. The uniform
+        rule as ``p'``, and its own ``softmax(scale s)`` as ``p``. The uniform
         share ``epsilon`` (the paper's ``gamma``), in [0, 1]: the SOBA paper
         tunes it over ``2^-16 ... 2^-1``. Recommended range (the rule in
         Notes): 0.05 to 0.125; 2^-10 to 2^-9 on (nearly) separable streams.
-    alpha : float, default=10.0
-        Softmax inverse temperature ``α >= 0`` (the papers' default 10) of the
-        update's ``p`` and of the default exploration.
+    scale : float, default=10.0
+        Softmax inverse temperature ``α >= 0`` (the papers' ``alpha``, default
+        10) of the update's ``p`` and of the default exploration (the
+        ``scale`` of its ``Softmax`` rule).
     beta : float, default=0.01
         Curvature ``β >= 0`` of the second-order update (default 0.01).
     D : float, default=1.0
         Radius ``D > 0`` of the Frobenius ball of ``W``; ``A`` starts at ``1/D``.
-    max_iter : int, default=5
-        Passes over the data in ``fit``. ``partial_fit`` always makes one.
-    shuffle : bool, default=True
-        Whether ``fit`` visits the rows in a new random order each pass.
+    {passes}
     random_state : int, RandomState instance or None, default=None
         Seeds the learner's own ``numpy.random.Generator`` (two uniforms per
         round and the shuffles of ``fit``), advanced across calls.
@@ -126,19 +127,14 @@ class PNewtron(ExplorationMixin, LinearBanditClassifier):
         instead of ``3k`` entries of three ``(k, d)`` arrays, each on its own
         cache line: once the model outgrows the caches, a round's cost stays
         nearly flat in ``d`` (``docs/algorithms.md``, PNewtron).
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of features seen during fit, when X has string column names.
+    {features_in}
     t_ : int
         Rounds played so far.
     n_mistakes_ : int
         Rounds whose played action was wrong.
     n_greedy_mistakes_ : int
         Rounds whose greedy action was wrong (bookkeeping only).
-    n_iter_ : int
-        Passes finished by the last call: ``max_iter`` for ``fit``, 1 for
-        ``partial_fit`` (fewer when the call failed).
+    {n_iter}
     exploration_ : exploration rule
         The rule played: ``exploration`` resolved (every parameter set).
 
@@ -149,25 +145,13 @@ class PNewtron(ExplorationMixin, LinearBanditClassifier):
 
     Notes
     -----
-    Evidence for the default ``gamma = 0.0625`` (2^-4, previously 0.01): one
-    pass over USPS, MNIST (test set), Covertype (10,000 rows), mini 20
-    Newsgroups tf-idf, SynSep and SynNonSep (10^5 rows), 5 seeds, ``gamma``
-    in 2^-10 ... 2^-1 (``docs/results/defaults/``, rule and tables in
-    ``docs/experiments.md``, "Defaults from evidence"). The rule: per stream,
-    the worst seed's online error minus the lowest seed-averaged error over
-    the grid (the *excess*); the default minimises the worst excess over the
-    streams, and the recommended range holds the values whose worst excess
-    is at most 5 points above the default's. 2^-4 wins alone (worst excess
-    7.1 points; 2^-3: 11.2; 0.01: 28.0). Small values are best on average
-    but unstable across seeds: at 2^-9 the seed-averaged errors are within
-    1.7 points of the best everywhere, yet its worst MNIST seed is 23 points
-    above the best average.
-    Online error, old default -> new, mean of 5 seeds: USPS 39.8% -> 35.0%,
-    MNIST 42.5% -> 41.3%, Covertype 52.8% -> 54.2%, 20 Newsgroups 94.1% ->
-    94.3%, SynSep 1.1% -> 5.7%, SynNonSep 12.9% -> 15.4% (best 2^-10 on
-    SynSep: 0.3%). On scikit-learn's digits (``fit``, 5 passes, raw pixels)
-    the training accuracy for seeds 0-4 was 0.75, 0.84, 0.76, 0.89, 0.33 at
-    0.01 and is 0.84, 0.89, 0.86, 0.91, 0.88 at 0.0625.
+    The default rate, ``Softmax(0.0625)`` (2^-4), was chosen on tuning streams
+    (one pass, 5 seeds, ``epsilon`` in 2^-10 ... 2^-1) by the rule of
+    ``docs/experiments.md`` ("Defaults from evidence": the smallest worst excess
+    of a seed's online error over the best seed-averaged error across the tuning
+    streams); the script, tables and recommended range are in
+    ``docs/results/defaults/``. Smaller values are better on average but
+    unstable across seeds.
 
     References
     ----------
@@ -200,7 +184,7 @@ class PNewtron(ExplorationMixin, LinearBanditClassifier):
     _parameter_constraints: dict = {
         **LinearBanditClassifier._parameter_constraints,
         "exploration": exploration_constraint(),
-        "alpha": [Interval(Real, 0, None, closed="left")],
+        "scale": [Interval(Real, 0, None, closed="left")],
         "beta": [Interval(Real, 0, None, closed="left")],
         "D": [Interval(Real, 0, None, closed="neither")],
     }
@@ -211,13 +195,13 @@ class PNewtron(ExplorationMixin, LinearBanditClassifier):
     _exploration_values = rule_values(epsilon=0.0625)
 
     def _exploration_defaults(self):
-        return rule_values(epsilon=0.0625, softmax={"scale": self.alpha})
+        return rule_values(epsilon=0.0625, softmax={"scale": self.scale})
 
     def __init__(
         self,
         *,
         exploration: str | BaseExploration | None = None,
-        alpha: float = 10.0,
+        scale: float = 10.0,
         beta: float = 0.01,
         D: float = 1.0,
         max_iter: int = 5,
@@ -226,7 +210,7 @@ class PNewtron(ExplorationMixin, LinearBanditClassifier):
     ) -> None:
         super().__init__(max_iter=max_iter, shuffle=shuffle, random_state=random_state)
         self.exploration = exploration
-        self.alpha = alpha
+        self.scale = scale
         self.beta = beta
         self.D = D
 
@@ -292,7 +276,7 @@ class PNewtron(ExplorationMixin, LinearBanditClassifier):
             self.Ut_,
             self.Ab_,
             self.norm_state_,
-            float(self.alpha),
+            float(self.scale),
             float(self.beta),
             float(self.D),
         )

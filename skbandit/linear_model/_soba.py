@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from skbandit._learner_docs import learner_doc
 from skbandit.base import LinearBanditClassifier, feature_major_zeros
 from skbandit.exploration import (
     ExplorationMixin,
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
 __all__ = ["SOBA"]
 
 
+@learner_doc
 class SOBA(ExplorationMixin, LinearBanditClassifier):
     r"""SOBA: the Second Order Banditron, with bandit feedback.
 
@@ -100,10 +102,7 @@ class SOBA(ExplorationMixin, LinearBanditClassifier):
         ``covariance="full"``. A first ``fit``/``partial_fit`` whose inverse
         would exceed it is refused with an error that suggests
         ``covariance="diag"``. Unused by ``"diag"``.
-    max_iter : int, default=5
-        Passes over the data in ``fit``. ``partial_fit`` always makes one.
-    shuffle : bool, default=True
-        Whether ``fit`` visits the rows in a new random order each pass.
+    {passes}
     random_state : int, RandomState instance or None, default=None
         Seeds the learner's own ``numpy.random.Generator`` (two uniforms per
         round: action, tie-break; and the shuffles of ``fit``), advanced across
@@ -130,10 +129,7 @@ class SOBA(ExplorationMixin, LinearBanditClassifier):
         ``EpsilonGreedy(epsilon="adaptive")``.
     n_updates_ : int
         Rounds with an update (``n_t = 1``).
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of features seen during fit, when X has string column names.
+    {features_in}
     t_ : int
         Rounds played so far.
     n_mistakes_ : int
@@ -141,9 +137,7 @@ class SOBA(ExplorationMixin, LinearBanditClassifier):
         error of the paper).
     n_greedy_mistakes_ : int
         Rounds whose greedy action was wrong (bookkeeping only).
-    n_iter_ : int
-        Passes finished by the last call: ``max_iter`` for ``fit``, 1 for
-        ``partial_fit`` (fewer when the call failed).
+    {n_iter}
     exploration_ : exploration rule
         The rule played: ``exploration`` resolved (every parameter set).
 
@@ -160,25 +154,12 @@ class SOBA(ExplorationMixin, LinearBanditClassifier):
     matrix that store a column twice are summed first (the entries of ``x`` are
     squared).
 
-    Evidence for the default ``gamma = 0.125`` (previously 0.01), with
-    ``covariance="diag"``: one pass over USPS, MNIST (test set), Covertype
-    (10,000 rows), mini 20 Newsgroups tf-idf, SynSep and SynNonSep (10^5
-    rows), 5 seeds, ``gamma`` in 2^-10 ... 2^-1 and ``"adaptive"``
-    (``docs/results/defaults/``, rule and tables in ``docs/experiments.md``,
-    "Defaults from evidence"). The rule: per stream, the worst seed's online
-    error minus the lowest seed-averaged error over the grid (the *excess*);
-    the default minimises the worst excess over the streams, and the
-    recommended range holds the values whose worst excess is at most 5
-    points above the default's. 2^-3 wins alone (worst excess 6.8 points;
-    2^-4: 12.3; 0.01: 39.7). Online error, old
-    default -> new, mean of 5 seeds: USPS 75.6% -> 43.9%, MNIST 80.8% ->
-    44.8%, Covertype 56.5% -> 53.5%, 20 Newsgroups 95.1% -> 91.4%, SynSep
-    6.9% -> 11.6%, SynNonSep 12.3% -> 15.5% (best on both synthetic streams:
-    2^-5, 5.1% and 9.6%). ``"adaptive"`` is far behind on these streams
-    (76% on SynSep, 88% on USPS) although it does well on digits. On
-    scikit-learn's digits (``fit``, 5 passes, raw pixels) the training
-    accuracy for seeds 0-4 was 0.10, 0.33, 0.10, 0.10, 0.25 at 0.01 and is
-    0.88, 0.82, 0.86, 0.85, 0.81 at 0.125.
+    The default rate, ``EpsilonGreedy(0.125)`` (with ``covariance="diag"``), was
+    chosen on tuning streams (one pass, 5 seeds, ``epsilon`` in 2^-10 ... 2^-1
+    and ``"adaptive"``) by the rule of ``docs/experiments.md`` ("Defaults from
+    evidence": the smallest worst excess of a seed's online error over the best
+    seed-averaged error across the tuning streams); the script, tables and
+    recommended range are in ``docs/results/defaults/``.
 
     References
     ----------

@@ -5,10 +5,10 @@ from __future__ import annotations
 from numbers import Real
 
 import numpy as np
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import Interval
 
 from skbandit._core._explore import py_inverse_gap
-from skbandit._core._oracle import RegressorKind
+from skbandit._learner_docs import learner_doc
 from skbandit.base import LinearBanditClassifier, feature_major_zeros, linear_scores
 from skbandit.exploration import (
     ExplorationMixin,
@@ -16,18 +16,13 @@ from skbandit.exploration import (
     rule_values,
 )
 from skbandit.linear_model._squarecb_fast import SquareCBKernel
+from skbandit.optim import StepSizeMixin, step_size_constraint
 
 __all__ = ["SquareCB", "igw_distribution"]
 
-# the shared regression oracle's rules (skbandit._core._oracle)
-REGRESSOR_CODES = {
-    "normalized": int(RegressorKind.REG_NORMALIZED),
-    "adagrad": int(RegressorKind.REG_ADAGRAD),
-    "sgd": int(RegressorKind.REG_SGD),
-}
 
-
-class SquareCB(ExplorationMixin, LinearBanditClassifier):
+@learner_doc
+class SquareCB(StepSizeMixin, ExplorationMixin, LinearBanditClassifier):
     r"""SquareCB: inverse gap weighting over per-class online reward regressors.
 
     The learner keeps one linear regressor per class that predicts the reward
@@ -85,18 +80,17 @@ class SquareCB(ExplorationMixin, LinearBanditClassifier):
     prediction on the new rows falls towards 0, and once the classes' clipped
     predictions there are equal the rows are played uniformly whatever
     :math:`\gamma_{t,a}`: the learner relearns without a restart or forgetting
-    (NAG's rate :math:`\eta \sqrt{n / N}` does not decay with :math:`t`). On
-    SynNonSep with the prototypes redrawn every :math:`10^6` rounds the error of
-    every later :math:`10^6`-round segment is within 1.5% of the first segment's
-    (docs/algorithms.md, SquareCB).
+    (NAG's rate :math:`\eta \sqrt{n / N}` does not decay with :math:`t`;
+    docs/algorithms.md, SquareCB).
 
-    The oracle (``regressor``), for the played regressor with coordinates
+    The oracle's step-size rule (``step_size``, :mod:`skbandit.optim`), for
+    the played regressor with coordinates
     :math:`i` over the row's non-zero features (the intercept is a feature of
     constant value 1), with :math:`e = h (\hat y - r)` and
     :math:`g_i = e\, x_i`, takes the step
     :math:`w_i \leftarrow w_i - \eta_t\, g_i / q_i` with:
 
-    - ``"normalized"`` (default): algorithm NAG of Ross, Mineiro and Langford
+    - ``Normalized`` (default): algorithm NAG of Ross, Mineiro and Langford
       [2]_. Per feature a scale :math:`s_i` (the largest :math:`|x_i|` seen;
       with ``shared_scale=True`` one for all regressors, see below), per weight
       an accumulator :math:`G_i`; per regressor :math:`N` and the count
@@ -111,10 +105,12 @@ class SquareCB(ExplorationMixin, LinearBanditClassifier):
       :math:`\eta_t = \eta \sqrt{n / N}`. The intercept's scale is fixed to 1
       and never rescaled. The learner's actions are invariant to rescaling any
       feature (in exact arithmetic): no feature scaling is needed.
-    - ``"adagrad"``: diagonal AdaGrad [3]_, :math:`G_i \leftarrow G_i + g_i^2`,
+    - ``AdaGrad``: diagonal AdaGrad [3]_, :math:`G_i \leftarrow G_i + g_i^2`,
       :math:`q_i = \sqrt{G_i}`, :math:`\eta_t = \eta`.
-    - ``"sgd"``: :math:`q_i = 1`, :math:`\eta_t = \eta` (a constant step that
-      depends on the features' scale; for comparison).
+    - ``Constant``: :math:`q_i = 1`, :math:`\eta_t = \eta` (a constant step
+      that depends on the features' scale; for comparison).
+
+    :math:`\eta` is the rule's ``learning_rate``.
 
     With ``step_cap=c``, :math:`0 < c \leq 1` (default 1), the rate is capped,
     :math:`\eta_t \leftarrow \min(\eta_t, c / (h Q))` with
@@ -163,26 +159,21 @@ class SquareCB(ExplorationMixin, LinearBanditClassifier):
       error (:math:`\hat y = r`), or with :math:`N = 0` (an empty row without
       intercept), changes only the counts :math:`n` and :math:`N`.
     - *Importance weighting* of the update by :math:`1/p` (as Vowpal Wabbit's
-      ``mtr`` reduction does) is off by default (worse on the earlier held-out
-      streams, docs/algorithms.md).
+      ``mtr`` reduction does) is off by default (worse on held-out streams,
+      docs/algorithms.md).
     - *Defaults* ``InverseGap(scale=300, exponent=0.75)``,
-      ``learning_rate=0.5``, ``step_cap=1``, ``initial_reward=1`` and
+      ``Normalized(learning_rate=0.5)``, ``step_cap=1``, ``initial_reward=1`` and
       ``shared_scale=True`` were chosen on a set of tuning streams only
       (``benchmarks/streams.py``: scikit-learn's digits and breast cancer data,
       USPS and covtype in other orders, generated streams with 20 classes,
       class imbalance, label noise, drift, tf-idf documents and small
       non-centred tables of raw scales) by the smallest worst ratio of online
       error to Vowpal Wabbit's best of five ``--cbify`` configurations
-      (``benchmarks/robust_defaults.py``).
-      On the validation streams, never looked at while choosing, and on the six
-      ``vw-cbify`` streams the mean ratio over three seeds is at most 0.99
-      except on iris (1.01, 150 rows, one seed at 1.35); see
-      docs/algorithms.md, SquareCB, for the tables.
-    - *Text.* With shared scales the default is also the better oracle on the
-      generated tf-idf tuning streams (``regressor="adagrad"``, which keeps
-      the weighting tf-idf puts into the feature scales, was better on 20
-      Newsgroups tf-idf under the earlier per-class scales, and loses on every
-      other tuning stream).
+      (``benchmarks/robust_defaults.py``); the validation streams, never
+      looked at while choosing, are in ``docs/results/robust-defaults/`` and
+      docs/algorithms.md, SquareCB.
+    - *Text.* ``step_size="adagrad"`` keeps the weighting tf-idf puts into
+      the feature scales (``docs/results/squarecb-adagrad/``).
 
     One round costs O(k nnz(x)) for the scores and O(nnz(x)) for the update.
     Sparse input is used with its duplicate entries summed, as for every
@@ -211,12 +202,16 @@ class SquareCB(ExplorationMixin, LinearBanditClassifier):
         the schedule :math:`f`, ``exponent`` its exponent (0 gives the paper's
         fixed :math:`\gamma`, 0.5 Vowpal Wabbit's anytime schedule); search
         them with ``{"exploration__scale": [...]}``.
-    learning_rate : float > 0, default=0.5
-        The step :math:`\eta` of the regressor.
+    step_size : str or step-size rule, default="normalized"
+        The step-size rule of the online squared-loss oracle (formulas above;
+        :mod:`skbandit.optim`): a rule's name (``"normalized"``,
+        ``"adagrad"``, ``"constant"``) is that rule with
+        ``learning_rate=0.5`` (``Normalized(0.5)``, ``AdaGrad(0.5)``,
+        ``Constant(0.5)``); an object: that rule (AdaGrad per coordinate:
+        ``AdaGrad(per_coordinate=False)`` is refused). The rule played is
+        ``step_size_``.
     fit_intercept : bool, default=True
         Whether each regressor has a bias :math:`b_a` (a constant feature 1).
-    regressor : {"normalized", "adagrad", "sgd"}, default="normalized"
-        The online squared-loss oracle (formulas above).
     importance_weighted : bool, default=False
         Weight each update by :math:`1 / p_g(a)`, the probability with which
         the played class was drawn.
@@ -229,14 +224,11 @@ class SquareCB(ExplorationMixin, LinearBanditClassifier):
         ``fit_intercept=False`` the predictions start at 0). 1 is optimistic:
         an untried class is played greedily until it misses.
     shared_scale : bool, default=True
-        ``"normalized"`` only: one NAG scale :math:`s_i` per feature for all
+        ``Normalized`` only: one NAG scale :math:`s_i` per feature for all
         regressors, the largest :math:`|x_i|` of every row learned, and its
         growth rescales every regressor's weight :math:`w_{a,i}` (above).
         ``False``: per-regressor scales (NAG on each class's sub-stream).
-    max_iter : int, default=5
-        Passes over the data in ``fit``. ``partial_fit`` always makes one.
-    shuffle : bool, default=True
-        Whether ``fit`` visits the rows in a new random order each pass.
+    {passes}
     random_state : int, RandomState instance or None, default=None
         Seeds the learner's own ``numpy.random.Generator``, which draws two
         uniforms per round (action, tie-break) and the shuffles of ``fit``.
@@ -251,34 +243,30 @@ class SquareCB(ExplorationMixin, LinearBanditClassifier):
         The regressors' biases :math:`b_a`, starting at ``initial_reward``
         (zeros if ``fit_intercept=False``).
     scale_ : ndarray of shape (1, n_features) or (n_classes, n_features)
-        NAG's scales :math:`s_i` (``"normalized"`` only; zeros otherwise): one
+        NAG's scales :math:`s_i` (``Normalized`` only; zeros otherwise): one
         row, shared by every regressor, when fitted with ``shared_scale=True``
-        (stored once: at ``d = 2**20`` and 20 classes that is 8 MiB instead of
-        168 MiB, and a new feature's scale is one write instead of ``k``), one
-        row per regressor otherwise.
+        (stored once, and a new feature's scale is one write instead of
+        ``k``), one row per regressor otherwise.
     grad_sq_ : ndarray of shape (n_classes, n_features)
-        The accumulators :math:`G_i` (``"normalized"`` and ``"adagrad"``).
+        The accumulators :math:`G_i` (``Normalized`` and ``AdaGrad``).
     intercept_grad_sq_ : ndarray of shape (n_classes,)
         The intercepts' accumulators.
     norm_sum_ : ndarray of shape (n_classes,)
         NAG's :math:`N` of each regressor.
     n_updates_ : ndarray of shape (n_classes,)
         Updates of each regressor (rounds where its class was played).
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of features seen during fit, when X has string column names.
+    {features_in}
     t_ : int
         Rounds played so far.
     n_mistakes_ : int
         Rounds whose played action was wrong (online error ``n_mistakes_ / t_``).
     n_greedy_mistakes_ : int
         Rounds whose greedy action was wrong (bookkeeping only).
-    n_iter_ : int
-        Passes finished by the last call: ``max_iter`` for ``fit``, 1 for
-        ``partial_fit`` (fewer when the call failed).
+    {n_iter}
     exploration_ : exploration rule
         The rule played: ``exploration`` resolved (every parameter set).
+    step_size_ : step-size rule
+        The step-size rule played: ``step_size`` resolved.
 
     See Also
     --------
@@ -316,9 +304,8 @@ class SquareCB(ExplorationMixin, LinearBanditClassifier):
     _parameter_constraints: dict = {
         **LinearBanditClassifier._parameter_constraints,
         "exploration": exploration_constraint(),
-        "learning_rate": [Interval(Real, 0, None, closed="neither")],
+        "step_size": step_size_constraint(),
         "fit_intercept": ["boolean"],
-        "regressor": [StrOptions(set(REGRESSOR_CODES))],
         "importance_weighted": ["boolean"],
         "step_cap": [Interval(Real, 0, 1, closed="right")],
         "initial_reward": [Interval(Real, 0, 1, closed="both")],
@@ -332,6 +319,21 @@ class SquareCB(ExplorationMixin, LinearBanditClassifier):
     _exploration_values = rule_values(
         inverse_gap={"scale": 300.0, "exponent": 0.75, "clip": True}
     )
+
+    _step_size_refusal = (
+        "The regression oracle's AdaGrad keeps one accumulator per weight: "
+        "AdaGrad needs per_coordinate=True."
+    )
+
+    def _step_size_values(self, n_classes):
+        return {
+            "normalized": {"learning_rate": 0.5},
+            "adagrad": {"learning_rate": 0.5, "per_coordinate": True},
+            "constant": {"learning_rate": 0.5},
+        }
+
+    def _step_size_accepts(self, rule):
+        return getattr(rule, "per_coordinate", True)
 
     _state_attrs = (
         "coef_",
@@ -350,9 +352,8 @@ class SquareCB(ExplorationMixin, LinearBanditClassifier):
         self,
         *,
         exploration=None,
-        learning_rate=0.5,
+        step_size="normalized",
         fit_intercept=True,
-        regressor="normalized",
         importance_weighted=False,
         step_cap=1.0,
         initial_reward=1.0,
@@ -363,9 +364,8 @@ class SquareCB(ExplorationMixin, LinearBanditClassifier):
     ):
         super().__init__(max_iter=max_iter, shuffle=shuffle, random_state=random_state)
         self.exploration = exploration
-        self.learning_rate = learning_rate
+        self.step_size = step_size
         self.fit_intercept = fit_intercept
-        self.regressor = regressor
         self.importance_weighted = importance_weighted
         self.step_cap = step_cap
         self.initial_reward = initial_reward
@@ -398,8 +398,7 @@ class SquareCB(ExplorationMixin, LinearBanditClassifier):
             self.intercept_grad_sq_,
             self.norm_sum_,
             self.n_updates_,
-            REGRESSOR_CODES[self.regressor],
-            float(self.learning_rate),
+            self._step_rule(self.classes_.shape[0]),
             bool(self.fit_intercept),
             bool(self.importance_weighted),
             float(self.step_cap),

@@ -46,13 +46,13 @@ cdef class SquareCBKernel(LinearKernel):
 
     def __init__(self, double[:, ::1] W, double[::1] b, double[:, ::1] S,
                  double[:, ::1] G, double[::1] Gb, double[::1] N,
-                 long long[::1] n_upd, int regressor, double eta,
+                 long long[::1] n_upd, tuple step_size,
                  bint fit_intercept,
                  bint importance_weighted, double step_cap,
                  bint shared_scale):
         LinearKernel.__init__(self, W, False)
-        # checks the shapes of the state arrays and the regressor code
-        self.oracle = RegressionOracle(W, b, S, G, Gb, N, n_upd, regressor, eta,
+        # checks the shapes of the state arrays and the step-size rule
+        self.oracle = RegressionOracle(W, b, S, G, Gb, N, n_upd, step_size,
                                        fit_intercept, step_cap, shared_scale)
         self.b = b
         self.n_upd = n_upd

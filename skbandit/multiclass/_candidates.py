@@ -23,12 +23,13 @@ def nonlinear_candidate() -> BaseBanditClassifier:
     :class:`~skbandit.BanditPipeline` of running standardisation, 1,000 random
     Fourier features of the Gaussian kernel ``exp(-||u - u'||^2 / d)``
     (``RBFSampler(gamma="scale")``, ``gamma = 1 / d`` after the scaler; Rahimi
-    and Recht 2007) and ``SquareCB(regressor="adagrad", learning_rate=0.1)``.
+    and Recht 2007) and ``SquareCB(step_size=AdaGrad(0.1))``.
     Chosen on the dense tuning streams (``benchmarks/eval_nonlinear.py``,
     ``docs/results/nonlinear/``)."""
     from sklearn.kernel_approximation import RBFSampler
 
     from skbandit.linear_model import SquareCB
+    from skbandit.optim import AdaGrad
     from skbandit.pipeline import BanditPipeline
     from skbandit.preprocessing import OnlineStandardScaler
 
@@ -36,7 +37,7 @@ def nonlinear_candidate() -> BaseBanditClassifier:
         [
             ("onlinestandardscaler", OnlineStandardScaler()),
             ("rbfsampler", RBFSampler(gamma="scale", n_components=1000)),
-            ("squarecb", SquareCB(regressor="adagrad", learning_rate=0.1)),
+            ("squarecb", SquareCB(step_size=AdaGrad(0.1))),
         ]
     )
 

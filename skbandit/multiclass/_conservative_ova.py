@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from skbandit._learner_docs import learner_doc
 from skbandit.base import LinearBanditClassifier
 from skbandit.exploration import (
     ExplorationMixin,
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
 __all__ = ["ConservativeOneVsAll"]
 
 
+@learner_doc
 class ConservativeOneVsAll(ExplorationMixin, LinearBanditClassifier):
     r"""Conservative one-vs-all with Passive-Aggressive learners (bandit feedback).
 
@@ -72,10 +74,7 @@ class ConservativeOneVsAll(ExplorationMixin, LinearBanditClassifier):
         (``None`` parameters take the rule's own fallbacks). Every rule is
         accepted: the update uses the played label (a rewarded one is the
         label, an unrewarded one is not), whatever the rule.
-    max_iter : int, default=5
-        Passes over the data in ``fit``. ``partial_fit`` always makes one.
-    shuffle : bool, default=True
-        Whether ``fit`` visits the rows in a new random order each pass.
+    {passes}
     random_state : int, RandomState instance or None, default=None
         Seeds the learner's generator. Two uniforms are drawn per round as for
         every skbandit learner; only the second (argmax ties) is used, so the
@@ -87,19 +86,14 @@ class ConservativeOneVsAll(ExplorationMixin, LinearBanditClassifier):
         Class labels, sorted.
     coef_ : ndarray of shape (n_classes, n_features)
         The binary learners' weights, one row per class.
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of features seen during fit, when X has string column names.
+    {features_in}
     t_ : int
         Rounds played so far.
     n_mistakes_ : int
         Rounds whose played label was wrong (online error ``n_mistakes_ / t_``).
     n_greedy_mistakes_ : int
         Same as ``n_mistakes_`` (the learner always plays its greedy label).
-    n_iter_ : int
-        Passes finished by the last call: ``max_iter`` for ``fit``, 1 for
-        ``partial_fit`` (fewer when the call failed).
+    {n_iter}
     exploration_ : exploration rule
         The rule played: ``exploration`` resolved (every parameter set).
 

@@ -8,6 +8,7 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from skbandit._core._kernel import run_scores
+from skbandit._learner_docs import learner_doc
 from skbandit.base import BaseBanditClassifier, _kernel_arrays, feature_major_zeros
 from skbandit.exploration import ExplorationMixin, exploration_constraint
 from skbandit.multiclass._conservative_ova_fast import PA_UPDATES
@@ -61,6 +62,7 @@ def _kernel_tree(tree: np.ndarray, n_classes: int):
     return mid, left, right, parent, leaf_parent
 
 
+@learner_doc
 class OffsetTree(ExplorationMixin, BaseBanditClassifier):
     r"""Realizable Offset Tree with Passive-Aggressive node classifiers.
 
@@ -145,10 +147,7 @@ class OffsetTree(ExplorationMixin, BaseBanditClassifier):
         probability ``γ``. Recommended range (the rule in Notes): 2^-14 to
         2^-9 (about 0.00006 to 0.002); the tree learns from wrong answers as
         well, so it needs little exploration.
-    max_iter : int, default=5
-        Passes over the data in ``fit``. ``partial_fit`` always makes one.
-    shuffle : bool, default=True
-        Whether ``fit`` visits the rows in a new random order each pass.
+    {passes}
     random_state : int, RandomState instance or None, default=None
         Seeds the learner's generator: two uniforms per round (the
         epsilon-greedy draw and the tie-break of the walk).
@@ -162,19 +161,14 @@ class OffsetTree(ExplorationMixin, BaseBanditClassifier):
     tree_ : ndarray of shape (n_classes - 1, 3)
         Row ``n`` is ``(lo, mid, hi)``: node ``n`` covers the classes
         ``lo .. hi - 1``; ``f_n > 0`` routes to ``mid .. hi - 1``.
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of features seen during fit, when X has string column names.
+    {features_in}
     t_ : int
         Rounds played so far.
     n_mistakes_ : int
         Rounds whose played label was wrong (online error ``n_mistakes_ / t_``).
     n_greedy_mistakes_ : int
         Rounds whose greedy label was wrong (bookkeeping only).
-    n_iter_ : int
-        Passes finished by the last call: ``max_iter`` for ``fit``, 1 for
-        ``partial_fit`` (fewer when the call failed).
+    {n_iter}
     exploration_ : exploration rule
         The rule played: ``exploration`` resolved (every parameter set).
 
@@ -197,28 +191,15 @@ class OffsetTree(ExplorationMixin, BaseBanditClassifier):
     rows or a smaller ``C`` make the weight count (docs/algorithms.md reports the
     numbers).
 
-    Evidence for the defaults ``C = 0.01`` and ``exploration = 2^-12``
-    (previously 1 and 0.1), with ``update="pa1"``: one pass over USPS, MNIST
-    (test set), Covertype (10,000 rows), mini 20 Newsgroups tf-idf, SynSep
-    and SynNonSep (10^5 rows), 5 seeds, ``exploration`` in 2^-14 ... 2^-1
-    and ``C`` in {0.001, 0.003, 0.01, 0.03, 0.1, 1, 10}
-    (``docs/results/defaults/``, rule and tables in ``docs/experiments.md``,
-    "Defaults from evidence"). The rule: per stream, the worst seed's online
-    error minus the lowest seed-averaged error over the grid (the *excess*);
-    the default minimises the worst excess over the streams (ties within 1
-    point go to the smaller mean excess), and the recommended range holds
-    the values whose worst excess is at most 5 points above the default's.
-    ``C = 0.01`` with ``epsilon`` 2^-12 wins (worst excess 3.9 points;
-    the old defaults: 39.3). Online error, old defaults -> new, mean of 5
-    seeds: USPS 64.2% -> 26.4%, MNIST 71.2% -> 33.8%, Covertype 74.5% ->
-    43.5%, 20 Newsgroups 68.9% -> 65.8%, SynSep 8.9% -> 0.1%, SynNonSep
-    34.6% -> 4.5% (its noise floor is about 4.4%). Chen et al.'s offset tree
-    row (``C = 1``) stays reproducible by passing
-    ``C=1.0, exploration=EpsilonGreedy(0.1)``,
-    as the ``chen2009-table1`` experiment does. On scikit-learn's digits
-    (``fit``, 5 passes, pixels / 16) the training accuracy for seeds 0-4 was
-    0.37, 0.35, 0.31, 0.28, 0.23 and is 0.77, 0.77, 0.78, 0.78, 0.77; on the
-    raw pixels it stays low (0.22 to 0.48) unless ``C`` is about 1e-4.
+    The defaults ``C = 0.01`` and ``EpsilonGreedy(2^-12)`` (with
+    ``update="pa1"``) were chosen on tuning streams (one pass, 5 seeds,
+    ``epsilon`` in 2^-14 ... 2^-1, ``C`` in {0.001, ..., 10}) by the rule of
+    ``docs/experiments.md`` ("Defaults from evidence": the smallest worst excess
+    of a seed's online error over the best seed-averaged error across the tuning
+    streams); the script, tables and recommended range are in
+    ``docs/results/defaults/``. Chen et al.'s offset tree row stays reproducible
+    with ``C=1.0, exploration=EpsilonGreedy(0.1)``, as the ``chen2009-table1``
+    experiment does.
 
     Logged feedback (``partial_fit(X, LoggedFeedback(...))``, see
     ``docs/logged.md``): the importance weight is ``ω = |r − ½| / p`` with

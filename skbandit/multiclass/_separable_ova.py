@@ -10,6 +10,7 @@ import scipy.sparse as sp
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from skbandit._core._kernel import run_scores
+from skbandit._learner_docs import learner_doc
 from skbandit.base import (
     _COUNTERS,
     BaseBanditClassifier,
@@ -65,6 +66,7 @@ class _WorkLender:
             vectors[:] = [vector]
 
 
+@learner_doc
 class SeparableOneVsAll(ExplorationMixin, BaseBanditClassifier):
     r"""One-vs-all Perceptrons for linearly separable bandit streams.
 
@@ -103,8 +105,7 @@ class SeparableOneVsAll(ExplorationMixin, BaseBanditClassifier):
     sparsely, as their non-zero entries (value and column index; a CSR store
     that grows with the support set by doubling), so memory is
     ``O(nnz of the support set + n_support · k + d)`` whatever the number of
-    columns (30,000 one-hot rows of ``d = 120,000`` columns: under 1 MiB of
-    state). A round scatters ``x`` into a ``d``-length work vector once (zeroed
+    columns. A round scatters ``x`` into a ``d``-length work vector once (zeroed
     again after the round; allocated once and kept between training calls, not
     pickled), then computes each ``<v_j, x>`` over ``v_j``'s own entries:
     ``O(nnz(x) + sum_j nnz(v_j))``. The store is a ring: with a ``budget``,
@@ -125,12 +126,12 @@ class SeparableOneVsAll(ExplorationMixin, BaseBanditClassifier):
     ----------
     kernel : {None, "rational"}, default=None
         The binary learners: linear Perceptrons or rational-kernel Perceptrons.
-    update : {"paper", "full"}, default="paper"
-        ``"paper"`` changes only the played class's learner (the analysed
-        algorithm). ``"full"`` also updates every other learner on right
-        rounds, where the label is known, like a full-information Perceptron
-        (``A_i`` learns ``(x, NO)`` for ``i ≠ y``), as the authors' released
-        code does.
+    update_scope : {"played", "all"}, default="played"
+        Which binary learners a round updates. ``"played"``: only the played
+        class's learner (the analysed algorithm). ``"all"``: also every other
+        learner on right rounds, where the label is known, like a
+        full-information Perceptron (``A_i`` learns ``(x, NO)`` for
+        ``i ≠ y``), as the authors' released code does.
     budget : int or None, default=None
         Only with ``kernel="rational"``: the largest number of support
         vectors. When a mistake would exceed it, the **oldest** support vector
@@ -148,10 +149,7 @@ class SeparableOneVsAll(ExplorationMixin, BaseBanditClassifier):
         (``None`` parameters take the rule's own fallbacks). Every rule is
         accepted: the played learner learns ``(x, YES)`` or ``(x, NO)``
         whatever the rule, but the mistake bounds are the paper rule's.
-    max_iter : int, default=5
-        Passes over the data in ``fit``. ``partial_fit`` always makes one.
-    shuffle : bool, default=True
-        Whether ``fit`` visits the rows in a new random order each pass.
+    {passes}
     random_state : int, RandomState instance or None, default=None
         Seeds the learner's generator: two uniforms per round (the uniform
         draw when ``S`` is empty, and argmax ties).
@@ -168,19 +166,14 @@ class SeparableOneVsAll(ExplorationMixin, BaseBanditClassifier):
     dual_coef_ : ndarray of shape (n_support, n_classes)
         ``kernel="rational"`` only: coefficient (-1, 0 or +1) of each support
         vector in each class's learner.
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of features seen during fit, when X has string column names.
+    {features_in}
     t_ : int
         Rounds played so far.
     n_mistakes_ : int
         Rounds whose played label was wrong (online error ``n_mistakes_ / t_``).
     n_greedy_mistakes_ : int
         Rounds whose greedy label was wrong (bookkeeping only).
-    n_iter_ : int
-        Passes finished by the last call: ``max_iter`` for ``fit``, 1 for
-        ``partial_fit`` (fewer when the call failed).
+    {n_iter}
     exploration_ : exploration rule
         The rule played: ``exploration`` resolved (every parameter set).
 
@@ -219,7 +212,7 @@ class SeparableOneVsAll(ExplorationMixin, BaseBanditClassifier):
     _parameter_constraints: dict = {
         **BaseBanditClassifier._parameter_constraints,
         "kernel": [None, StrOptions({"rational"})],
-        "update": [StrOptions({"paper", "full"})],
+        "update_scope": [StrOptions({"played", "all"})],
         "budget": [None, Interval(Integral, 1, None, closed="left")],
         "large_norm": [StrOptions({"raise", "project"})],
         "exploration": exploration_constraint(),
@@ -232,7 +225,7 @@ class SeparableOneVsAll(ExplorationMixin, BaseBanditClassifier):
         self,
         *,
         kernel: str | None = None,
-        update: str = "paper",
+        update_scope: str = "played",
         budget: int | None = None,
         large_norm: str = "raise",
         exploration: str | BaseExploration | None = None,
@@ -242,7 +235,7 @@ class SeparableOneVsAll(ExplorationMixin, BaseBanditClassifier):
     ) -> None:
         super().__init__(max_iter=max_iter, shuffle=shuffle, random_state=random_state)
         self.kernel = kernel
-        self.update = update
+        self.update_scope = update_scope
         self.budget = budget
         self.large_norm = large_norm
         self.exploration = exploration
@@ -334,7 +327,7 @@ class SeparableOneVsAll(ExplorationMixin, BaseBanditClassifier):
         """The kernel of the fitted variant (the live store of the rational
         kernel), before its exploration rule is set."""
         self._check_state_matches_kernel()
-        full = self.update == "full"
+        full = self.update_scope == "all"
         if self.kernel is None:
             return SeparableLinearKernel(self.coef_.T, full)
         project = self.large_norm == "project"

@@ -18,6 +18,7 @@ import numpy as np
 from run import HELD_OUT, TUNING, stream
 
 from skbandit import Gaptron
+from skbandit.experiments._specs import upgrade_params
 
 SETTINGS = {
     "learning_rate=auto": {"learning_rate": "auto"},
@@ -34,7 +35,9 @@ def main(data_dir):
         for params in SETTINGS.values():
             errors = []
             for seed in range(3):
-                est = Gaptron(feedback="full", random_state=seed, **params)
+                # (recorded under the names of the time: translated)
+                est = Gaptron(feedback="full", random_state=seed)
+                est.set_params(**upgrade_params("Gaptron", params))
                 est.partial_fit(X, y, classes=np.unique(y))
                 errors.append(100 * est.n_mistakes_ / est.t_)
             cells.append(f"{np.mean(errors):.1f}".rjust(26))

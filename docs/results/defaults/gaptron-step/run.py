@@ -28,6 +28,7 @@ from sklearn.datasets import load_digits
 
 from skbandit import Gaptron
 from skbandit.experiments import load_dataset
+from skbandit.experiments._specs import upgrade_params
 from skbandit.exploration import GapMap
 
 TUNING = ["usps", "covtype", "20newsgroups", "synnonsep"]
@@ -73,11 +74,11 @@ def main(data_dir):
                         warnings.simplefilter("ignore", UserWarning)
                         # the recorded name: gamma, the gap map's epsilon
                         rest = {k: v for k, v in params.items() if k != "gamma"}
+                        # (recorded under the names of the time: translated)
                         est = Gaptron(
                             exploration=GapMap(params["gamma"]),
-                            **rest,
                             random_state=seed,
-                        )
+                        ).set_params(**upgrade_params("Gaptron", rest))
                         est.partial_fit(X, y, classes=classes)
                     writer.writerow(
                         [name, split, "Gaptron", "Gaptron", json.dumps(params),
