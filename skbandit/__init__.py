@@ -14,6 +14,7 @@ from skbandit import preprocessing as preprocessing
 from skbandit.feedback import BanditFeedback as BanditFeedback
 from skbandit.feedback import LoggedFeedback as LoggedFeedback
 from skbandit.feedback import OffPolicyWarning as OffPolicyWarning
+from skbandit.live import LiveSession as LiveSession
 from skbandit.pipeline import BanditPipeline as BanditPipeline
 
 __version__ = "0.1.0.dev0"
@@ -24,7 +25,7 @@ _estimators = {name: getattr(sub, name) for sub in (linear_model, multiclass)
                for name in sub.__all__}  # fmt: skip
 globals().update(_estimators)
 
-_feedback = ["BanditFeedback", "LoggedFeedback", "OffPolicyWarning"]
+_feedback = ["BanditFeedback", "LoggedFeedback", "OffPolicyWarning", "LiveSession"]
 # the pipeline of feature maps and a learner (``make_bandit_pipeline`` and
 # the online transformer ``OnlineStandardScaler`` stay in ``skbandit.pipeline``
 # and ``skbandit.preprocessing``, as scikit-learn's)

@@ -65,6 +65,20 @@ class StateMixin:
 
         def _init_state(self, n_features: int, n_classes: int) -> None: ...
 
+    def _check_unlocked(self, method: str) -> None:
+        """Refuse ``method`` (a call that changes the parameters or trains)
+        while a ``skbandit.LiveSession`` is open on this learner: the
+        session's kernel wraps the state arrays and was built from the
+        parameters, which it locks until it is closed."""
+        session = self.__dict__.get("_live_session")
+        if session is not None and not session._inside:
+            raise RuntimeError(
+                f"{type(self).__name__}.{method} is not allowed while a "
+                f"LiveSession is open on this learner ({session!r}): its "
+                "parameters and state are locked until the session is closed "
+                "(session.close(), or leave its with block)."
+            )
+
     def _get_state(self) -> dict:
         """A copy of the whole mutable state: declared state, counters, generator."""
         state = {}

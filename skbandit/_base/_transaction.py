@@ -98,20 +98,6 @@ class TransactionMixin(StateMixin):
         def _before_block(self, kernel, n_rows: int): ...
         def _after_block(self, kernel) -> None: ...
 
-    def _check_unlocked(self, method: str) -> None:
-        """Refuse ``method`` (a call that changes the parameters or trains)
-        while a ``skbandit.LiveSession`` is open on this learner: the
-        session's kernel wraps the state arrays and was built from the
-        parameters, which it locks until it is closed."""
-        session = self.__dict__.get("_live_session")
-        if session is not None and not session._inside:
-            raise RuntimeError(
-                f"{type(self).__name__}.{method} is not allowed while a "
-                f"LiveSession is open on this learner ({session!r}): its "
-                "parameters and state are locked until the session is closed "
-                "(session.close(), or leave its with block)."
-            )
-
     def _transaction(self, method, *args):
         """Run ``method`` under the failure guarantee (module docstring).
 
