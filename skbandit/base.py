@@ -128,27 +128,6 @@ class BaseBanditClassifier(
     def _score_rows(self, X) -> np.ndarray:
         """Scores (n_samples, n_classes) of validated rows under the current state."""
 
-    def set_params(self, **params):
-        """Set the parameters of this estimator (scikit-learn's ``set_params``).
-
-        Refused (``RuntimeError``) while a ``skbandit.LiveSession`` is open on
-        the learner: the session locks its parameters until it is closed.
-
-        Parameters
-        ----------
-        **params : dict
-            Estimator parameters, ``<component>__<parameter>`` for nested ones.
-
-        Returns
-        -------
-        self : estimator instance
-            The estimator.
-        """
-        self._check_unlocked("set_params")
-        # a nested object's parameters may change in place: validate anew
-        self.__dict__.pop("_validated_params", None)
-        return super().set_params(**params)
-
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True

@@ -142,7 +142,8 @@ class LiveSession:
     >>> import numpy as np
     >>> from skbandit import Banditron, LiveSession
     >>> X = np.random.default_rng(0).normal(size=(20, 3))
-    >>> learner = Banditron(random_state=0).partial_fit(X, np.arange(20) % 2, classes=[0, 1])
+    >>> y = np.arange(20) % 2
+    >>> learner = Banditron(random_state=0).partial_fit(X, y, classes=[0, 1])
     >>> with LiveSession(learner) as session:
     ...     action, propensity = session.act(X[0])
     ...     session.learn(X[0], action, 1.0, propensity)

@@ -11,6 +11,7 @@ serve-then-learn loop reproduces the simulator (docs/logged.md).
 from __future__ import annotations
 
 import warnings
+from typing import TYPE_CHECKING
 
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
@@ -26,6 +27,9 @@ from skbandit.feedback import OffPolicyWarning
 
 class ActingMixin(TransactionMixin):
     """Acting without learning, and learning from logged rounds."""
+
+    if TYPE_CHECKING:  # a class attribute of the skeleton (skbandit.base)
+        _off_policy_ok: bool
 
     # ---------------------------------------------------------------- acting
     def sample_actions(self, X, classes=None):

@@ -15,7 +15,8 @@ state (``_init_state``, the learner's hook), ``_model_bytes`` and
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -31,13 +32,13 @@ _COUNTERS = ("t_", "n_mistakes_", "n_greedy_mistakes_")
 _FLOAT_MAX = float(np.finfo(np.float64).max)
 
 
-def _rng_snapshot(rng: np.random.Generator) -> dict:
+def _rng_snapshot(rng: np.random.Generator) -> Mapping[str, Any]:
     """The generator's state, to be given back to ``_rng_restore``: its bit
     generator's ``state`` dictionary (NumPy's public, exact snapshot)."""
     return rng.bit_generator.state
 
 
-def _rng_restore(rng: np.random.Generator, snapshot: dict) -> None:
+def _rng_restore(rng: np.random.Generator, snapshot: Mapping[str, Any]) -> None:
     """Set ``rng`` back to a ``_rng_snapshot``."""
     rng.bit_generator.state = snapshot
 

@@ -220,7 +220,7 @@ class TransactionMixin(StateMixin):
         # an open live session is not part of the learner: a copy or an
         # unpickled learner is not locked (scikit-learn's __getstate__ may
         # return the instance's own __dict__)
-        state = dict(super().__getstate__())  # type: ignore[misc]  # (BaseEstimator's)
+        state = dict(super().__getstate__())
         state.pop("_live_session", None)
         state.pop("_validated_params", None)
         return state

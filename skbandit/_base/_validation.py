@@ -109,7 +109,7 @@ class InputValidationMixin:
         if (
             not reset
             and "feature_names_in_" not in self.__dict__
-            and _common_form(X, self.n_features_in_)
+            and _common_form(X, getattr(self, "n_features_in_", -1))
         ):
             # already in the common form (no feature names to check)
             self._check_rows(X)
