@@ -181,7 +181,11 @@ class LiveSession:
         # the generator as the session found it (``_rewind`` replays from it
         # a generator that cannot jump back)
         self._rng_state = learner._rng.bit_generator.state
-        kernel, model_bytes = learner._kernel()
+        # a kernel of its own (a kept one's derived values would not see the
+        # session's writes): the learner's is dropped now and at the close
+        learner.__dict__.pop("_kernel_cache", None)
+        learner._own_state_arrays()
+        kernel, model_bytes = learner._make_kernel(), learner._model_bytes()
         journal = Journal(learner._journal_limit(model_bytes))
         kernel.set_journal(journal)
         self._round = LiveRound(
@@ -438,6 +442,7 @@ class LiveSession:
                 if self.n_learned:
                     learner.n_iter_ = 1
         finally:
+            learner.__dict__.pop("_kernel_cache", None)
             learner.__dict__.pop("_live_session", None)
 
 

@@ -118,6 +118,7 @@ class ActingMixin(TransactionMixin):
             played, propensities,
         )  # fmt: skip
         if done != n:
+            self.__dict__.pop("_kernel_cache", None)  # (it keeps its status)
             self._raise_kernel_status(kernel, X, row=done)
         self._n_pending = pending + n
         return self.classes_.take(played), propensities

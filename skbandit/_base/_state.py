@@ -80,6 +80,28 @@ class StateMixin:
                 "(session.close(), or leave its with block)."
             )
 
+    def set_params(self, **params):
+        """Set the parameters of this estimator (scikit-learn's ``set_params``).
+
+        Refused (``RuntimeError``) while a ``skbandit.LiveSession`` is open on
+        the learner: the session locks its parameters until it is closed.
+
+        Parameters
+        ----------
+        **params : dict
+            Estimator parameters, ``<component>__<parameter>`` for nested ones.
+
+        Returns
+        -------
+        self : estimator instance
+            The estimator.
+        """
+        self._check_unlocked("set_params")
+        # a nested object's parameters may change in place: validate anew
+        self.__dict__.pop("_validated_params", None)
+        self.__dict__.pop("_kernel_cache", None)
+        return super().set_params(**params)
+
     def _get_state(self) -> dict:
         """A copy of the whole mutable state: declared state, counters, generator."""
         state = {}
@@ -94,6 +116,8 @@ class StateMixin:
 
     def _set_state(self, state: dict) -> None:
         """Restore a ``_get_state`` copy (arrays in place where shapes allow)."""
+        # a kept kernel may hold values derived from the arrays
+        self.__dict__.pop("_kernel_cache", None)
         for name, value in state.items():
             if name == "_rng":
                 self._rng.bit_generator.state = value
@@ -127,6 +151,7 @@ class StateMixin:
                 setattr(self, name, np.array(value, order="C", copy=True))
 
     def _reset(self, classes: np.ndarray, n_features: int) -> None:
+        self.__dict__.pop("_kernel_cache", None)  # (a new state)
         self.classes_ = classes
         self._rng = _make_rng(self.random_state)
         self.t_ = 0

@@ -15,10 +15,11 @@ from typing import TYPE_CHECKING, Self
 
 import numpy as np
 from sklearn.base import _fit_context
+from sklearn.utils.validation import check_consistent_length
 
 from skbandit._base._rows import _kernel_arrays
 from skbandit._base._transaction import TransactionMixin
-from skbandit._base._validation import _check_classes
+from skbandit._base._validation import _check_classes, _one_code
 from skbandit._core._kernel import run_pass
 from skbandit.feedback import BanditFeedback, LoggedFeedback
 
@@ -140,8 +141,15 @@ class TrainingMixin(TransactionMixin):
             new_classes = _check_classes(classes)
         elif classes is not None:
             self._check_same_classes(classes, "the first call to partial_fit")
-        X, feedback, record = self._validate_fit_input(X, y, reset=first_call)
-        codes = feedback._encode(new_classes if first_call else self.classes_)
+        code = None if first_call else self._one_label_code(y)
+        if code is not None:  # one known label: no BanditFeedback to build
+            X = self._validate_X(X, reset=False)
+            if X.shape[0] != 1:
+                check_consistent_length(X, y)  # (raises scikit-learn's error)
+            feedback, record, codes = None, False, _one_code(code)
+        else:
+            X, feedback, record = self._validate_fit_input(X, y, reset=first_call)
+            codes = feedback._encode(new_classes if first_call else self.classes_)
         if first_call:
             self._reset(new_classes, X.shape[1])
         self.n_iter_ = 0

@@ -63,6 +63,7 @@ session is open the learner's training calls and ``set_params`` are refused
 
 from __future__ import annotations
 
+import operator
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -114,6 +115,8 @@ class TransactionMixin(StateMixin):
             if self._blocks_done == 0:
                 self.__dict__.clear()
                 self.__dict__.update(saved)
+            # the kernel may hold values derived from writes the journal undid
+            self.__dict__.pop("_kernel_cache", None)
             raise
         finally:
             self.__dict__.pop("_blocks_done", None)
@@ -210,11 +213,25 @@ class TransactionMixin(StateMixin):
     def _kernel(self):
         """``(kernel, model_bytes)``: a kernel wrapping the current state
         arrays (made writeable and contiguous in their layout first), built
-        from the current parameters, and the bytes of those arrays. Built anew
-        by each call: the kernel updates the arrays in place and holds nothing
-        the next call needs."""
+        from the current parameters, and the bytes of those arrays.
+
+        Kept from call to call (``_kernel_cache``) while what it is built from
+        is the same: the objects of ``_kernel_key`` (the learner's attributes
+        and the objects they hold), compared with ``is``. A kernel
+        may keep values derived from the arrays it wraps and update them with
+        its own writes (SquareCB's per-class exploration from ``n_updates_``),
+        so the cache is dropped by whatever else writes the arrays or may leave
+        them as the kernel did not: ``_set_state``, ``set_params``, a failed
+        call, a ``LiveSession``, pickling and copying."""
+        key = _kernel_key(self)
+        cache = self.__dict__.get("_kernel_cache")
+        if cache is not None and _same_key(cache[0], key):
+            return cache[1], cache[2]
         self._own_state_arrays()
-        return self._make_kernel(), self._model_bytes()
+        kernel = self._make_kernel()
+        # (the arrays _own_state_arrays may have replaced)
+        self._kernel_cache = (_kernel_key(self), kernel, self._model_bytes())
+        return kernel, self._kernel_cache[2]
 
     def __getstate__(self):
         # an open live session is not part of the learner: a copy or an
@@ -223,6 +240,7 @@ class TransactionMixin(StateMixin):
         state = dict(super().__getstate__())
         state.pop("_live_session", None)
         state.pop("_validated_params", None)
+        state.pop("_kernel_cache", None)
         return state
 
     def _raise_weight_overflow(self, X, play, rows) -> None:
@@ -287,3 +305,66 @@ class TransactionMixin(StateMixin):
                 "learner is left as after its last finished block of rows."
             )
         raise RuntimeError(f"kernel stopped with unknown status {status}")
+
+
+# Attributes that change on every call and that no kernel is built from.
+_NOT_KEYED = frozenset(
+    {
+        "t_",
+        "n_mistakes_",
+        "n_greedy_mistakes_",
+        "n_iter_",
+        "_n_pending",
+        "_blocks_done",
+        "_kernel_cache",
+        "_validated_params",
+        "_live_session",
+    }
+)
+
+
+def _kernel_key(est) -> list:
+    """What a kernel of ``est`` is built from, as the objects that hold it
+    (``TransactionMixin._kernel``): the learner's class and every entry of
+    its instance dictionary (name and object: the parameters, the state, the
+    fitted attributes) but the counters (``_NOT_KEYED``), and what those hold
+    one level down: the items of a list or tuple (a selector's candidates, a
+    pipeline's steps), the attributes of an object (an exploration rule, a
+    transformer), a learner's own key (a candidate, a pipeline's learner).
+    An entry that changes without changing the kernel only costs a rebuild."""
+    key: list = [type(est)]
+    for name, value in est.__dict__.items():
+        if name not in _NOT_KEYED:
+            key.append(name)
+            key.append(value)
+            _add_held(key, value)
+    return key
+
+
+def _add_held(key: list, value) -> None:
+    if type(value) is list or type(value) is tuple:
+        key.append(len(value))
+        for item in value:
+            key.append(item)
+            if type(item) is tuple:  # (a step: name, object)
+                for part in item:
+                    key.append(part)
+                    _add_object(key, part)
+            else:
+                _add_object(key, item)
+    else:
+        _add_object(key, value)
+
+
+def _add_object(key: list, value) -> None:
+    if isinstance(value, TransactionMixin):
+        key.extend(_kernel_key(value))
+    elif hasattr(value, "__dict__") and not isinstance(value, type):
+        held = vars(value)
+        key.append(len(held))
+        key.extend(held.values())
+
+
+def _same_key(a: list, b: list) -> bool:
+    """The two keys hold the same objects, in order (``is``)."""
+    return len(a) == len(b) and all(map(operator.is_, a, b))

@@ -181,10 +181,11 @@ class InputValidationMixin:
         self._validated_params = values
 
     # ------------------------------------- classes, labels and logged actions
-    def _lean_label_code(self, y):
+    def _one_label_code(self, y):
         """The code of ``y`` when it is one plain label of ``classes_`` (a list
-        or 1-D array of length 1), else None (the full path then validates it
-        and raises the usual errors)."""
+        or 1-D array of length 1: a dictionary look-up), else None (``y`` is
+        then validated and encoded as a ``BanditFeedback``, which raises the
+        usual errors)."""
         if type(y) is list or (type(y) is np.ndarray and y.ndim == 1):
             if len(y) == 1:
                 return self._scalar_code(y[0], self.classes_)
