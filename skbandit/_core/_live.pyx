@@ -35,6 +35,7 @@ from skbandit._core._kernel cimport (
     BaseKernel,
     Journal,
     Row,
+    skb_nonzeros,
     skb_scan_indices_i32,
     skb_within_bound,
 )
@@ -90,9 +91,13 @@ cdef class LiveRound:
     cdef int d
     cdef double bound
     cdef bint binary
-    # the bound row and the object whose arrays it points into
+    # the bound row and the object whose arrays it points into; a dense row
+    # with at most half its entries non-zero is bound as those entries
+    # (``compact``: exact, as the pass drivers' ``compact_dense``)
     cdef Row x
     cdef object held
+    cdef double[::1] cval
+    cdef int[::1] cind
     # the queue of drawn pairs, oldest first (``head``, ``count``), of which
     # the first ``served`` belong to rows served and not learned yet
     cdef double[:, ::1] pairs
@@ -117,6 +122,8 @@ cdef class LiveRound:
         self.bound = bound
         self.binary = binary
         self.held = None
+        self.cval = np.empty(max(self.d, 1), dtype=np.float64)
+        self.cind = np.empty(max(self.d, 1), dtype=np.int32)
         self.pairs = np.empty((8, 2), dtype=np.float64)
         self.head = self.count = self.served = 0
 
@@ -156,9 +163,16 @@ cdef class LiveRound:
             if cnp.PyArray_SIZE(arr) != self.d or not skb_within_bound(
                     <const double*>cnp.PyArray_DATA(arr), self.d, self.bound):
                 return False
-            self.x.val = <const double*>cnp.PyArray_DATA(arr)
-            self.x.ind = NULL
-            self.x.nnz = self.d
+            nnz = skb_nonzeros(<const double*>cnp.PyArray_DATA(arr), self.d,
+                               &self.cind[0], &self.cval[0])
+            if 2 * nnz > self.d:
+                self.x.val = <const double*>cnp.PyArray_DATA(arr)
+                self.x.ind = NULL
+                self.x.nnz = self.d
+            else:  # its non-zero entries, in column order
+                self.x.val = &self.cval[0]
+                self.x.ind = &self.cind[0]
+                self.x.nnz = <int>nnz
             self.held = x
             return True
         if type(x) is not csr_matrix and type(x) is not csr_array:
