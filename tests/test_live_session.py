@@ -278,3 +278,30 @@ def test_closed_session_refuses_and_full_information_cannot_learn():
         session.act(X[20])
     with pytest.raises(Exception, match="not fitted"):
         LiveSession(Banditron())
+
+
+@pytest.mark.parametrize("form", ["dense", "csr"])
+def test_the_learners_row_rule_runs_in_the_session(form):
+    """A row the compiled check accepts but the learner's own rule refuses
+    (the rational ``SeparableOneVsAll``'s rows of norm at most 1) raises its
+    ``ValueError`` in ``act`` and ``learn``, with nothing changed."""
+    from skbandit import SeparableOneVsAll
+
+    X, y = _stream()
+    a = SeparableOneVsAll(kernel="rational", large_norm="raise", random_state=0)
+    a.partial_fit(X[:20], y[:20], classes=np.arange(K))
+    b = copy.deepcopy(a)
+    long = np.zeros(D)
+    long[0] = 1.5
+    bad = _row(long[None, :], 0, form)
+    with LiveSession(a) as sa, LiveSession(b) as sb:
+        with pytest.raises(ValueError, match="norm at most 1"):
+            sa.act(bad)
+        with pytest.raises(ValueError, match="norm at most 1"):
+            sa.learn(bad, 0, 1.0, 0.5)
+        for j in range(20, 24):
+            act, p = sa.act(X[j])
+            assert (act, p) == sb.act(X[j])
+            sa.learn(X[j], act, float(act == y[j]), p)
+            sb.learn(X[j], act, float(act == y[j]), p)
+    assert_same_learner(a, b)
