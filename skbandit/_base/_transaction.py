@@ -225,13 +225,13 @@ class TransactionMixin(StateMixin):
         call, a ``LiveSession``, pickling and copying."""
         key = _kernel_key(self)
         cache = self.__dict__.get("_kernel_cache")
-        if cache is not None and _same_key(cache[0], key):
-            return cache[1], cache[2]
-        self._own_state_arrays()
-        kernel = self._make_kernel()
-        # (the arrays _own_state_arrays may have replaced)
-        self._kernel_cache = (_kernel_key(self), kernel, self._model_bytes())
-        return kernel, self._kernel_cache[2]
+        if cache is None or not _same_key(cache[0], key):
+            self._own_state_arrays()
+            kernel = self._make_kernel()
+            # (the arrays _own_state_arrays may have replaced)
+            cache = self._kernel_cache = (_kernel_key(self), kernel)
+        # (measured on every call: a store may grow in place)
+        return cache[1], self._model_bytes()
 
     def __getstate__(self):
         # an open live session is not part of the learner: a copy or an

@@ -83,7 +83,7 @@ cdef bint journal_grow_ll(JournalData* j, Py_ssize_t m) noexcept nogil:
 # next one (``Journal.__init__`` takes them, ``__dealloc__`` gives them back,
 # both with the GIL held): a one-row call then allocates no journal. One set
 # per process, at most _SPARE_MAX entries (a larger journal's buffers are
-# shrunk to that first): 32 KiB of records held between calls.
+# shrunk to that first): at most _SPARE_MAX records held between calls.
 cdef double** _spare_addr = NULL
 cdef double* _spare_old = NULL
 cdef Py_ssize_t _spare_cap = 0
@@ -133,8 +133,8 @@ cdef class Journal:
     first reservation and double, up to ``limit`` plus one row's bound. They
     are allocated with ``PyMem_RawRealloc`` (seen by ``tracemalloc``). A
     journal starts with the floating-point record buffers the last one
-    released, if any (one set per process, kept at most 2048 entries, 32 KiB:
-    a one-row call then allocates no journal)."""
+    released, if any (one set per process, kept at most ``_SPARE_MAX``
+    entries: a one-row call then allocates no journal)."""
 
     def __init__(self, Py_ssize_t limit=1 << 20):
         global _spare_addr, _spare_old, _spare_cap
@@ -810,8 +810,8 @@ cdef Py_ssize_t _scan_indices(const index_t* indices, Py_ssize_t nnz,
     return desc
 
 
-# Entries of the CSR index array per step of ``_scan_rows`` (16 KiB of int32
-# indices, 32 KiB of int64: the step's row starts are read again from L1).
+# Entries of the CSR index array per step of ``_scan_rows`` (a step's indices
+# fit in the L1 cache: the step's row starts are read again from there).
 cdef Py_ssize_t _SCAN_STEP = 4096
 SCAN_STEP = _SCAN_STEP  # (for the tests)
 
