@@ -325,14 +325,17 @@ _NOT_KEYED = frozenset(
 
 def _kernel_key(est) -> list:
     """What a kernel of ``est`` is built from, as the objects that hold it
-    (``TransactionMixin._kernel``): the learner's class and every entry of
-    its instance dictionary (name and object: the parameters, the state, the
-    fitted attributes) but the counters (``_NOT_KEYED``), and what those hold
+    (``TransactionMixin._kernel``): the learner's class, its ``_make_kernel``,
+    every entry of its instance dictionary (name and object: the parameters,
+    the state, the fitted attributes) but the counters (``_NOT_KEYED``), and
+    what those hold
     one level down: the items of a list or tuple (a selector's candidates, a
     pipeline's steps), the attributes of an object (an exploration rule, a
     transformer), a learner's own key (a candidate, a pipeline's learner).
     An entry that changes without changing the kernel only costs a rebuild."""
-    key: list = [type(est)]
+    cls = type(est)
+    # (the class's factory as the class holds it now: a test may replace it)
+    key: list = [cls, cls._make_kernel]
     for name, value in est.__dict__.items():
         if name not in _NOT_KEYED:
             key.append(name)
