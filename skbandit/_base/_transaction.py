@@ -319,6 +319,7 @@ _NOT_KEYED = frozenset(
         "_kernel_cache",
         "_validated_params",
         "_live_session",
+        "_code_table",
     }
 )
 
