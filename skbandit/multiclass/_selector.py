@@ -121,7 +121,6 @@ def _length_error(candidates, kernels) -> RuntimeError:
     )
 
 
-
 def _check_candidates(
     candidates, n_features: int | None = None, n_classes: int | None = None
 ) -> list[BaseBanditClassifier]:
