@@ -5,14 +5,14 @@ context, the system later observes the reward and the learner learns it. This
 script times that loop one row at a time on the seeded SynSep-like stream of
 ``_harness.py`` (d = 400, k = 9), for:
 
-* skbandit ``Banditron``: ``sample_actions(row)`` then
-  ``partial_fit(row, LoggedFeedback(action, reward, propensity))``, on a dense
-  float64 row and on a CSR row (both take the compiled one-row calls,
-  ``OneRow`` in ``skbandit/_core/_kernel.pyx``); and, for reference, the
-  simulator's one-row ``partial_fit(row, [label])`` (the lean single-row
-  path);
-* the live loop of ``SquareCB`` and ``OnlineSelector`` (at their defaults) on
-  a dense and a CSR row;
+* skbandit ``Banditron`` in a ``LiveSession``: ``session.act(row)`` then
+  ``session.learn(row, action, reward, propensity)`` on a dense (1-D) row and
+  on a CSR row (the compiled round of ``skbandit/_core/_live.pyx``);
+* the same loop through the public calls: ``sample_actions(row)`` then
+  ``partial_fit(row, LoggedFeedback(action, reward, propensity))``, dense and
+  CSR, and the simulator's one-row ``partial_fit(row, [label])``;
+* the session and the live loop of ``SquareCB`` and ``OnlineSelector`` (at
+  their defaults) on a dense and a CSR row;
 * river (per-row learning on dict features, when installed):
   ``SoftmaxRegression.predict_one`` then ``learn_one`` with the true label
   (full information, river has no bandit classifier), dicts built beforehand;
@@ -35,10 +35,7 @@ the two d side by side: a round's cost should not depend on d (the rollback
 of a failed call is an undo journal of the entries a round writes, not a copy
 of the model; ``d20/d10`` is the ratio of the per-round times, each the
 mean of a pass of the same number of rounds at both d: ``--hashed-rounds`` and
-``--hashed-rounds-large``, 2,000 each by default. With ``--prefault`` the
-first rounds after the sweep of a 320 MiB state are slower at d = 2**20, the
-caches having been emptied by it: a pass of 300 rounds there against 2,000 at
-d = 2**10 put Banditron's simulator at 1.52 where equal passes give 1.28).
+``--hashed-rounds-large``, 2,000 each by default).
 ``SOBA(covariance="full")`` is left out (its (k d)^2 covariance does not fit at
 either d); a last table times both SOBA variants on a small dense stream
 (d = 20, k = 5: ``A^{-1}`` is 100 x 100), the live loop and the simulator, where
@@ -80,6 +77,7 @@ from skbandit import (
     Banditron,
     ConservativeOneVsAll,
     Gaptron,
+    LiveSession,
     LoggedFeedback,
     MulticlassPerceptron,
     OffsetTree,
@@ -136,6 +134,32 @@ def skbandit_logged(X, y, seed, make=_banditron, classes=CLASSES):
         )
         reward = 1.0 if action[0] == labels[i] else 0.0
         clf.partial_fit(row, LoggedFeedback(action, [reward], propensity))
+        return reward == 0.0
+
+    one.clf = clf
+    return one
+
+
+def skbandit_session(X, y, seed, make=_banditron, classes=CLASSES):
+    """The live session: ``LiveSession.act`` then ``learn``, on one dense row
+    (1-D) or one CSR row; round 0 is the first ``partial_fit`` (the learner
+    must be fitted), after which the session opens (untimed)."""
+    clf = make(seed)
+    sparse = sp.issparse(X)
+    rows = [X[i : i + 1] if sparse else X[i] for i in range(X.shape[0])]
+    labels = y.tolist()
+    state = {}
+
+    def one(i):
+        if i == 0:
+            clf.partial_fit(X[:1], y[:1], classes=classes)
+            state["session"] = LiveSession(clf)
+            return clf.n_mistakes_ > 0
+        session = state["session"]
+        row = rows[i]
+        action, propensity = session.act(row)
+        reward = 1.0 if action == labels[i] else 0.0
+        session.learn(row, action, reward, propensity)
         return reward == 0.0
 
     one.clf = clf
@@ -434,7 +458,9 @@ def main(argv=None) -> int:
     Xs, y = make_stream(args.rounds, args.seed)
     Xd = Xs.toarray()
     cases = [
-        ("skbandit Banditron live loop, dense row (fast path)", skbandit_logged, Xd),
+        ("LiveSession Banditron, dense row", skbandit_session, Xd),
+        ("LiveSession Banditron, CSR row", skbandit_session, Xs),
+        ("skbandit Banditron live loop, dense row", skbandit_logged, Xd),
         ("skbandit Banditron live loop, CSR row", skbandit_logged, Xs),
         (
             "skbandit Banditron partial_fit(row, [label]) (simulator)",
@@ -449,7 +475,11 @@ def main(argv=None) -> int:
         def live(X, y, seed, factory=factory):
             return skbandit_logged(X, y, seed, factory)
 
+        def session(X, y, seed, factory=factory):
+            return skbandit_session(X, y, seed, factory)
+
         for form, X in (("dense", Xd), ("CSR", Xs)):
+            cases.append((f"LiveSession {name}, {form} row", session, X))
             cases.append((f"skbandit {name} live loop, {form} row", live, X))
     try:
         import river

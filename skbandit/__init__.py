@@ -20,6 +20,7 @@ from skbandit.linear_model import (
     PNewtron,
     SquareCB,
 )
+from skbandit.live import LiveSession
 from skbandit.multiclass import (
     ConservativeOneVsAll,
     OffsetTree,
@@ -34,7 +35,7 @@ __version__ = "0.1.0.dev0"
 # The estimators of the learner sub-packages, the pipeline of feature maps and
 # a learner (``make_bandit_pipeline`` and ``OnlineStandardScaler`` stay in
 # ``skbandit.pipeline`` and ``skbandit.preprocessing``, as scikit-learn's), the
-# feedback classes and the version; sorted.
+# feedback classes, the live session and the version; sorted.
 __all__ = [
     "BanditFeedback",
     "BanditPassiveAggressive",
@@ -42,6 +43,7 @@ __all__ = [
     "Banditron",
     "ConservativeOneVsAll",
     "Gaptron",
+    "LiveSession",
     "LoggedFeedback",
     "MulticlassPerceptron",
     "OffPolicyWarning",

@@ -18,7 +18,7 @@ from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from skbandit._core._feature_map import FeatureMapKernel
-from skbandit._core._kernel import SLOT_ATTR, SLOT_ITEM, run_scores
+from skbandit._core._kernel import run_scores
 from skbandit._docstring import ROUND_COUNTS, fill_doc
 from skbandit.base import BaseBanditClassifier, _kernel_arrays
 from skbandit.preprocessing import OnlineStandardScaler
@@ -337,23 +337,6 @@ class BanditPipeline(BaseBanditClassifier):
         learner = self.__dict__.get("steps_", None) or _check_steps(self.steps)
         return learner[-1][1]._off_policy_ok
 
-    def _param_slots(self, owner=None) -> list[tuple]:
-        slots = super()._param_slots(owner)
-        given = self.__dict__.get("steps")
-        if type(given) is list or type(given) is tuple:
-            slots += [(SLOT_ITEM, given, i) for i in range(len(given) + 1)]
-        return slots
-
-    def _cache_slots(self, owner=None) -> list[tuple]:
-        steps = self.steps_
-        learner = steps[-1][1]
-        return [
-            *super()._cache_slots(owner),
-            (SLOT_ATTR, owner, "steps_"),
-            *[(SLOT_ITEM, steps, i) for i in range(len(steps) + 1)],
-            *learner._cache_slots(learner),
-        ]
-
     def _check_selector_candidate(self, index: int) -> None:
         """Refuse to be a selector's candidate unless every map is compiled."""
         pairs = _check_steps(self.steps)
@@ -437,16 +420,6 @@ class BanditPipeline(BaseBanditClassifier):
             for k in names:
                 self.__dict__.pop(k, None)
             self.__dict__.update(saved)
-
-    def _lean_rows_allowed(self) -> bool:
-        # rows in the common form may skip validation when no map runs in
-        # Python (the compiled maps read them as they are)
-        pairs = self.__dict__.get("steps_")
-        return (
-            pairs is not None
-            and _split(pairs)[0] == 0
-            and "feature_names_in_" not in self.__dict__
-        )
 
     # ---------------------------------------------------------------- state
     def _init_state(self, n_features, n_classes):

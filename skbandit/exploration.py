@@ -37,8 +37,6 @@ from typing import Any, ClassVar
 
 from sklearn.utils._param_validation import InvalidParameterError, StrOptions
 
-from skbandit._core._kernel import SLOT_ATTR
-
 # the rules and their registry (which the learners and the tests read)
 from skbandit._exploration_rules import (
     RULES,
@@ -192,17 +190,6 @@ class ExplorationMixin:
         if not (type(old) is type(rule) and vars(old) == vars(rule)):
             self.exploration_ = rule
         return self.exploration_._compile(n_classes, **context)
-
-    def _param_slots(self, owner=None) -> list[tuple]:
-        # An exploration object's parameters may change in place
-        # (``set_params(exploration__epsilon=...)``): they are part of what
-        # is validated and of what the kernel is built from (all of them are
-        # in its ``__dict__`` from its ``__init__`` on).
-        slots = super()._param_slots(owner)  # type: ignore[misc]  # (idem)
-        spec = self.__dict__.get("exploration")
-        if isinstance(spec, BaseExploration):
-            slots += [(SLOT_ATTR, spec, name) for name in vars(spec)]
-        return slots
 
     def set_params(self, **params):
         """Set the parameters; ``exploration__<name>`` on a learner whose

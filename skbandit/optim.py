@@ -54,7 +54,6 @@ from sklearn.utils._param_validation import (
     StrOptions,
 )
 
-from skbandit._core._kernel import SLOT_ATTR
 from skbandit._core._oracle import STEP_KINDS
 
 __all__ = ["AdaGrad", "Constant", "Normalized"]
@@ -259,14 +258,3 @@ class StepSizeMixin:
                 k = None if n_classes is None else len(n_classes)
                 params["step_size"] = self._step_size_object(spec, k)
         return super().set_params(**params)
-
-    def _param_slots(self, owner=None) -> list[tuple]:
-        # A rule object's parameters may change in place
-        # (``set_params(step_size__learning_rate=...)``): they are part of what
-        # the kernel is built from (all of them in its ``__dict__`` from its
-        # ``__init__`` on).
-        slots = super()._param_slots(owner)  # type: ignore[misc]  # (idem)
-        spec = self.__dict__.get("step_size")
-        if isinstance(spec, BaseStepSize):
-            slots += [(SLOT_ATTR, spec, name) for name in vars(spec)]
-        return slots

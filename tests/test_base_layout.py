@@ -55,8 +55,10 @@ def _own_names(cls) -> set[str]:
 
 def test_the_mixins_define_disjoint_names():
     """No mixin overrides another or the class's own definitions; the only
-    name one shares with scikit-learn's bases is ``__getstate__``
-    (``TransactionMixin`` drops the cached kernel from scikit-learn's)."""
+    names they share with scikit-learn's bases are ``__getstate__``
+    (``TransactionMixin`` drops the kept kernel and an open session from
+    scikit-learn's) and ``set_params`` (``StateMixin``'s refuses while a
+    ``LiveSession`` is open)."""
     mixins = _mixins()
     assert len(mixins) == 6
     seen: dict[str, str] = {
@@ -71,7 +73,7 @@ def test_the_mixins_define_disjoint_names():
         if base is not object:
             sklearn_names |= _own_names(base)
     shared = {n for cls in mixins for n in _own_names(cls)} & sklearn_names
-    assert shared == {"__getstate__"}
+    assert shared == {"__getstate__", "set_params"}
 
 
 def test_the_module_map_lists_every_module_and_the_mro():

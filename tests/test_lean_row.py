@@ -1,9 +1,8 @@
-"""The lean path: every registered learner serves and learns one dense float64
-row or one canonical CSR row, and a fitted learner learns a chunk of rows from
-labels, without scikit-learn's ``validate_data`` and without re-validating
-unchanged parameters, checks what must be checked (its own row rule
-included), raises the full path's errors and plays exactly what the full path
-plays."""
+"""Rows already in the common form (a dense float64 C-ordered array or a
+canonical CSR matrix), accepted as they are by ``_validate_X`` after O(1)
+checks and compiled scans: every registered learner plays one such row, or a
+chunk of them, as the batch path does, checks what must be checked (its own
+row rule included) and raises the full validation's errors."""
 
 from __future__ import annotations
 
@@ -57,36 +56,6 @@ class _Spy:
 
     def reset(self):
         self.validate_data = self.validate_params = 0
-
-
-@pytest.mark.parametrize("form", ["dense", "csr"])
-@pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e.id)
-def test_every_learner_takes_the_lean_path(entry, form, monkeypatch):
-    spy = _Spy(monkeypatch)
-    X, y = _stream()
-    rows = single_rows(X, form)
-    est = entry.make(random_state=0)
-    est.partial_fit(rows[0], y[:1], classes=CLASSES)  # the first call: full path
-    assert spy.validate_data == 1
-    est.partial_fit(rows[0], y[:1])  # caches the validated parameters
-    spy.reset()
-    for i in range(1, ROWS):
-        if entry.bandit:
-            actions, propensities = est.sample_actions(rows[i])
-            reward = float(actions[0] == y[i])
-            est.partial_fit(rows[i], LoggedFeedback(actions, [reward], propensities))
-        est.partial_fit(rows[i], [y[i]])  # the simulator's call
-        est.partial_fit(rows[i], y[i : i + 1])
-    assert (spy.validate_data, spy.validate_params) == (0, 0), (
-        f"{entry.id} validated {spy.validate_data} {form} rows and its parameters "
-        f"{spy.validate_params} times on the one-row path"
-    )
-    # A replaced parameter is validated again (a meta-estimator validates its
-    # candidates' parameters too), still without the full input validation.
-    est.set_params(random_state=1)
-    est.partial_fit(rows[1], [y[1]])
-    assert spy.validate_data == 0
-    assert spy.validate_params >= 1
 
 
 @pytest.mark.parametrize("form", ["dense", "csr"])
@@ -192,24 +161,6 @@ def test_row_check_hook_runs_on_the_lean_path(form, monkeypatch):
         est.predict(row)
 
 
-def test_overriding_validate_x_leaves_the_lean_path(monkeypatch):
-    """A learner that adds checks by overriding ``_validate_X`` is validated in
-    full on every row (its checks are never skipped), which the registry test
-    above reports; the hook keeps the lean path."""
-    from skbandit import Banditron
-
-    class Checked(Banditron):
-        def _validate_X(self, X, *, reset):
-            return super()._validate_X(X, reset=reset)
-
-    spy = _Spy(monkeypatch)
-    X, y = _stream()
-    est = Checked(random_state=0).partial_fit(X[:1], y[:1], classes=CLASSES)
-    spy.reset()
-    est.partial_fit(X[1:2], [y[1]])
-    assert spy.validate_data == 1
-
-
 # ------------------------------------------------------- chunks on a fitted learner
 def _chunks(X, form, sizes=(3, 1, 5, 3)):
     """Consecutive chunks of X (dense float64 C-ordered or canonical CSR) of
@@ -219,32 +170,6 @@ def _chunks(X, form, sizes=(3, 1, 5, 3)):
     return [
         (Xf[a:b], slice(a, b)) for a, b in zip(bounds[:-1], bounds[1:], strict=True)
     ]
-
-
-@pytest.mark.parametrize("form", ["dense", "csr"])
-@pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e.id)
-def test_fitted_learner_takes_the_lean_path_on_chunks(entry, form, monkeypatch):
-    """partial_fit of a chunk of rows on a fitted learner (labels, a
-    BanditFeedback, ``classes`` again or not): no ``validate_data``, no
-    parameter validation while no parameter was replaced."""
-    spy = _Spy(monkeypatch)
-    X, y = _stream()
-    est = entry.make(random_state=0)
-    est.partial_fit(X[:2], y[:2], classes=CLASSES)  # the first call: full path
-    assert spy.validate_data == 1
-    est.partial_fit(X[:2], y[:2])  # caches the validated parameters
-    spy.reset()
-    for i, (Xc, rows) in enumerate(_chunks(X, form)):
-        yc = y[rows] if i % 2 else BanditFeedback(y[rows])
-        est.partial_fit(Xc, yc, classes=CLASSES if i < 2 else None)
-    assert (spy.validate_data, spy.validate_params) == (0, 0), (
-        f"{entry.id} validated {spy.validate_data} {form} chunks and its "
-        f"parameters {spy.validate_params} times on a fitted learner"
-    )
-    est.set_params(random_state=1)
-    est.partial_fit(X[:3], y[:3])
-    assert spy.validate_data == 0
-    assert spy.validate_params >= 1
 
 
 @pytest.mark.parametrize("form", ["dense", "csr"])

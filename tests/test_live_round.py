@@ -1,21 +1,19 @@
-"""The fast paths of one live round against the general ones they replace.
+"""One live round through the public calls.
 
-* The generator's state is saved and restored as the raw bytes of a ``PCG64``
-  (``skbandit._base._state._rng_snapshot``/``_rng_restore``) by the read-ahead
-  of ``sample_actions`` and by the rollback point of every block: the bytes
-  must hold the whole state, ``bit_generator.state`` included the buffered
-  32-bit word (``has_uint32``, ``uinteger``) that ``PCG64.advance`` clears.
+* The generator's state is saved and restored exactly (``bit_generator.state``)
+  by the read-ahead of ``sample_actions`` and by the rollback point of every
+  block, its buffered 32-bit word included.
 * ``LoggedFeedback`` of one round checks Python scalars (``_one_round``)
   instead of converting and checking arrays (``_checked_rounds``): the same
   arrays where it accepts, and what it refuses gets the general path's error.
-* A one-row call's codes are cached read-only arrays (``_one_code``).
+* A replaced parameter is validated again; a failed one-row call restores the
+  generator; a one-row call journals what it writes.
 """
 
 from __future__ import annotations
 
 import copy
 import pickle
-import warnings
 
 import numpy as np
 import pytest
@@ -29,11 +27,9 @@ import skbandit._base._acting as acting_module
 import skbandit._base._state as state_module
 import skbandit.feedback as feedback_module
 from skbandit import Banditron, LoggedFeedback, OnlineSelector, SquareCB
-from skbandit._base._transaction import TransactionMixin
 from skbandit._base._validation import _one_code
-from skbandit._core._kernel import Journal, OneRow, lean_rows
+from skbandit._core._kernel import Journal
 from skbandit.exploration import EpsilonGreedy, InverseGap
-from skbandit.feedback import OffPolicyWarning
 
 # (the Python-loop learners have no live session: KERNEL_ENTRIES)
 BANDIT_ENTRIES = [e for e in KERNEL_ENTRIES if e.bandit]
@@ -56,15 +52,6 @@ def _fitted(seed=0, cls=Banditron):
 
 
 # ------------------------------------------------------------------ generator
-def test_raw_snapshot_is_active():
-    """On this platform (NumPy's PCG64 layout, verified at import) the raw
-    path is the one the learners take, so the tests below exercise it."""
-    if state_module._PCG64_RAW_SIZE is None:
-        pytest.skip("NumPy's PCG64 layout is not the one verified: state property")
-    snap = state_module._rng_snapshot(np.random.default_rng(0))
-    assert type(snap) is tuple and len(snap[1]) == state_module._PCG64_RAW_SIZE
-
-
 @pytest.mark.parametrize("buffered", [False, True])
 def test_snapshot_restores_the_whole_state(buffered):
     """Draws after a snapshot, then a restore: ``bit_generator.state`` (every
@@ -162,29 +149,6 @@ def test_pickling_mid_stream_after_raw_snapshots():
     for other in copies:
         assert_same_learner(other, est)
         assert_array_equal(other.sample_actions(X[5:9])[0], served[0])
-
-
-def test_state_property_fallback_plays_the_same(monkeypatch):
-    """Where NumPy's layout is not the verified one (``_PCG64_RAW_SIZE`` None)
-    the snapshots go through the ``state`` property: the same live loop, a
-    failed block included, leaves the same learner either way."""
-
-    def run():
-        est, X, y = _fitted(9, SquareCB)
-        for i in range(6):
-            a, p = est.sample_actions(X[i : i + 2])
-            est.partial_fit(X[i : i + 2], LoggedFeedback(a, [1.0, 0.0], p))
-        est._after_block = _interrupt
-        with pytest.raises(KeyboardInterrupt):
-            est.partial_fit(X[8:9], y[8:9])
-        del est._after_block
-        est.partial_fit(X[9:12], y[9:12])
-        return est
-
-    raw = run()
-    monkeypatch.setattr(state_module, "_PCG64_RAW_SIZE", None)
-    assert type(state_module._rng_snapshot(np.random.default_rng(0))) is dict
-    assert_same_learner(run(), raw)
 
 
 def _interrupt(kernel):
@@ -463,62 +427,6 @@ def _row_forms():
     }
 
 
-@pytest.mark.parametrize("name", list(_row_forms()))
-def test_compiled_lean_check_agrees_with_the_python_one(name):
-    """``lean_rows`` (NumPy's C API and the compiled scans: dtype, byte order,
-    contiguity, shape, CSR structure and canonical order, the bound) accepts
-    exactly what the Python check accepted, and ``OneRow.bind_row`` accepts
-    the one-row inputs among them that it plays (dense, CSR with 32-bit
-    indices). Catches a check left out of the compiled one (a big-endian or
-    strided array read as native float64, duplicate columns, an index out of
-    range)."""
-    X = _row_forms()[name]
-    expected = _reference_lean_rows_ok(X, 4)
-    assert lean_rows(X, 4, 2.0**480) == expected
-    est, _, _ = _fitted(0)
-    one = OneRow(est._kernel()[0], Journal(1 << 16))
-    one_row = expected and X.shape[0] == 1
-    playable = one_row and (type(X) is np.ndarray or X.indices.dtype == np.int32)
-    assert one.bind_row(X, 4, 2.0**480) == playable
-    assert one.row_bound == playable
-
-
-def test_a_bound_row_is_played_once():
-    """A row ``bind_row`` checked is played by one call, then unbound: no call
-    plays a row it did not check (a stale pointer)."""
-    est, X, _ = _fitted(1)
-    one = OneRow(est._kernel()[0], Journal(1 << 16))
-    assert one.bind_generator(est._rng, state_module._PCG64_RAW_SIZE) is (
-        state_module._PCG64_RAW_SIZE is not None
-    )
-    if state_module._PCG64_RAW_SIZE is None:
-        pytest.skip("NumPy's PCG64 layout is not the one verified")
-    with pytest.raises(RuntimeError, match="no row is bound"):
-        one.act(est.t_, 0)
-    assert one.bind_row(np.ascontiguousarray(X[:1]), 6, 2.0**480)
-    assert one.act(est.t_, 0)[0] == 1
-    assert not one.row_bound
-    with pytest.raises(RuntimeError, match="no row is bound"):
-        one.act(est.t_, 0)
-    assert not one.bind_row(X[:2], 6, 2.0**480)  # two rows: the general path
-    with pytest.raises(RuntimeError, match="no row is bound"):
-        one.learn_logged(one.kernel, est.t_, 0, 1.0, 0.5)
-
-
-def test_generator_binding():
-    """``bind_generator`` takes a ``PCG64`` of the verified layout and nothing
-    else, and follows a replaced bit generator."""
-    if state_module._PCG64_RAW_SIZE is None:
-        pytest.skip("NumPy's PCG64 layout is not the one verified")
-    raw = state_module._PCG64_RAW_SIZE
-    est, _, _ = _fitted(2)
-    one = OneRow(est._kernel()[0], Journal(1 << 16))
-    assert not one.bind_generator(np.random.Generator(np.random.MT19937(0)), raw)
-    assert not one.bind_generator(np.random.default_rng(0), None)
-    assert not one.bind_generator(np.random.default_rng(0), 1000)
-    assert one.bind_generator(np.random.default_rng(0), raw)
-
-
 def _one_row_spy(monkeypatch):
     """Counts the general drivers' calls on the live loop's paths."""
     counts = {"run_act": 0, "run_logged": 0}
@@ -531,26 +439,6 @@ def _one_row_spy(monkeypatch):
 
         monkeypatch.setattr(acting_module, name, spy)
     return counts
-
-
-@pytest.mark.parametrize("form", ["dense", "csr"])
-@pytest.mark.parametrize("cls", [Banditron, SquareCB, OnlineSelector])
-def test_the_live_loop_takes_the_compiled_one_row_calls(cls, form, monkeypatch):
-    """A fitted learner's ``sample_actions(row)`` and ``partial_fit(row,
-    LoggedFeedback(...))`` play through ``OneRow`` (kept in the kernel cache),
-    not the general drivers; a batch call takes the general ones. Catches the
-    one-row calls falling back to the general path unnoticed."""
-    est, X, y = _fitted(3, cls)
-    rows = _live_rows(X, form)
-    counts = _one_row_spy(monkeypatch)
-    for i in range(4):
-        a, p = est.sample_actions(rows[i])
-        est.partial_fit(rows[i], LoggedFeedback(a, [float(a[0] == y[i])], p))
-    assert counts == {"run_act": 0, "run_logged": 0}
-    assert isinstance(est._kernel_cache[3], OneRow)
-    a, p = est.sample_actions(X[4:6])
-    est.partial_fit(X[4:6], LoggedFeedback(a, [1.0, 0.0], p))
-    assert counts == {"run_act": 1, "run_logged": 1}
 
 
 def _live_rows(X, form):
@@ -619,32 +507,6 @@ def _scenario(est, X, y, rows):
     return est, served
 
 
-@pytest.mark.parametrize("form", ["dense", "csr"])
-@pytest.mark.parametrize("entry", BANDIT_ENTRIES, ids=lambda e: e.id)
-def test_one_row_calls_play_as_the_general_path(entry, form, monkeypatch):
-    """Every bandit learner serves and learns the same stream bit for bit
-    through ``OneRow`` and through the general path (``run_act`` and
-    ``run_logged`` on a one-row X), with every cache-invalidating event of
-    ``_scenario`` on the way. Catches a ``OneRow`` whose generator binding,
-    read-ahead, kernel or rollback is stale or wrong."""
-    rng = np.random.default_rng(4)
-    X = rng.normal(size=(20, 5)) / 4.0
-    X[X < -0.1] = 0.0
-    y = rng.integers(0, 3, size=20)
-    learners = []
-    for general in (False, True):
-        est = entry.make(random_state=0).partial_fit(X[:4], y[:4], classes=[0, 1, 2])
-        with monkeypatch.context() as m, warnings.catch_warnings():
-            if general:
-                m.setattr(TransactionMixin, "_one_row", lambda self, X, cached: None)
-            warnings.simplefilter("ignore", OffPolicyWarning)
-            learners.append(_scenario(est, X[4:], y[4:], _live_rows(X[4:], form)))
-    (fast, fast_served), (slow, slow_served) = learners
-    assert fast_served == slow_served
-    assert fast.n_pending_ == slow.n_pending_ == 0
-    assert_same_learner(fast, slow)
-
-
 def test_a_failed_one_row_call_restores_the_generator():
     """A logged one-row call that fails after its round was played (the
     pair drawn, the state written) leaves the learner as before it, the
@@ -664,64 +526,6 @@ def test_a_failed_one_row_call_restores_the_generator():
     assert_same_state(est, before)
     for learner in (est, twin):
         learner.partial_fit(row, LoggedFeedback(a, [1.0], p))
-    assert_same_learner(est, twin)
-
-
-@pytest.mark.parametrize(
-    "generator",
-    [lambda: np.random.Generator(np.random.MT19937(3)), None],
-    ids=["MT19937", "layout-unverified"],
-)
-def test_other_generators_take_the_general_path(generator, monkeypatch):
-    """A generator ``OneRow`` cannot save raw (another bit generator, or a
-    ``PCG64`` whose layout was not verified) takes the general path, with the
-    same play."""
-    est, X, y = _fitted(7)
-    if generator is None:
-        monkeypatch.setattr(state_module, "_PCG64_RAW_SIZE", None)
-    else:
-        est._rng = generator()
-    twin = copy.deepcopy(est)
-    _general_path_only(twin)
-    counts = _one_row_spy(monkeypatch)
-    for learner in (est, twin):
-        for i in range(3):
-            a, p = learner.sample_actions(X[i : i + 1])
-            learner.partial_fit(X[i : i + 1], LoggedFeedback(a, [1.0], p))
-    assert counts == {"run_act": 6, "run_logged": 6}
-    assert_same_learner(est, twin)
-
-
-@pytest.mark.parametrize("form", ["dense", "csr"])
-@pytest.mark.parametrize("call", ["sample_actions", "logged"])
-def test_one_row_calls_run_the_row_hook(call, form):
-    """``OneRow`` takes rows the compiled check accepts, and the learner's own
-    rule (``_check_rows``: SeparableOneVsAll's rows of norm at most 1 for the
-    rational kernel) still refuses one, with nothing changed, while the
-    kernel cache is valid (each bad call follows a good round). Catches the
-    hook skipped on the compiled one-row calls."""
-    from skbandit import SeparableOneVsAll
-
-    rng = np.random.default_rng(8)
-    X = rng.normal(size=(12, 5)) / 4.0
-    y = rng.integers(0, 3, size=12)
-    est = SeparableOneVsAll(kernel="rational", large_norm="raise", random_state=0)
-    est.partial_fit(X[:6], y[:6], classes=[0, 1, 2])
-    rows = _live_rows(X, form)
-    long = np.array([[1.2, 0.0, 0.0, 0.0, 0.0]])
-    bad = long if form == "dense" else sp.csr_matrix(long)
-    twin = copy.deepcopy(est)  # (reading the state may rebuild the kernel)
-    for i in range(6, 9):
-        for learner in (est, twin):  # a good round: the cache is valid
-            a, p = learner.sample_actions(rows[i])
-            learner.partial_fit(rows[i], LoggedFeedback(a, [1.0], p))
-        # the compiled check accepts the row: the compiled one-row call takes it
-        assert est._cached_kernel() is not None and lean_rows(bad, 5, 2.0**480)
-        with pytest.raises(ValueError, match="norm at most 1"):
-            if call == "sample_actions":
-                est.sample_actions(bad)
-            else:
-                est.partial_fit(bad, LoggedFeedback(a, [1.0], p))
     assert_same_learner(est, twin)
 
 
@@ -779,30 +583,3 @@ def test_one_row_journal(entry, form, monkeypatch):
             a, p = learner.sample_actions(rows[i])
             learner.partial_fit(rows[i], LoggedFeedback(a, [1.0], p))
     assert_same_learner(est, twin)
-
-
-def test_one_row_memory_is_per_row_on_sparse_rows():
-    """A one-row call on a CSR row allocates what the row needs, not O(d):
-    ``OneRow`` makes its dense scratch (12 d bytes) only for a dense row.
-    Measured with ``tracemalloc`` (NumPy's allocations are traced) on the
-    call that creates the ``OneRow``, at d = 2**16 (the scratch would be
-    768 KiB). Catches scratch buffers allocated up front."""
-    import tracemalloc
-
-    d = 1 << 16
-    rng = np.random.default_rng(10)
-    X = sp.random(8, d, density=20 / d, format="csr", random_state=rng)
-    y = rng.integers(0, 2, size=8)
-    est = Banditron(random_state=0).partial_fit(X[:4], y[:4], classes=[0, 1])
-    row = X[4:5]
-    del est._kernel_cache  # (the next call makes the kernel and its OneRow)
-    tracemalloc.start()
-    try:
-        est.partial_fit(row, [y[4]])  # the simulator's call
-        a, p = est.sample_actions(row)
-        est.partial_fit(row, LoggedFeedback(a, [1.0], p))
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-    assert isinstance(est._kernel_cache[3], OneRow)
-    assert peak < 12 * d // 4, peak

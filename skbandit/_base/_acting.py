@@ -16,25 +16,20 @@ from typing import TYPE_CHECKING
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from skbandit._base._rows import _ONE_ROW, _kernel_arrays
+from skbandit._base._rows import _kernel_arrays
 from skbandit._base._stacklevel import _caller_stacklevel
 from skbandit._base._state import _rng_restore, _rng_snapshot
+from skbandit._base._transaction import TransactionMixin
 from skbandit._base._validation import _check_classes
 from skbandit._core._kernel import run_act, run_logged
 from skbandit.feedback import OffPolicyWarning
 
 
-class ActingMixin:
+class ActingMixin(TransactionMixin):
     """Acting without learning, and learning from logged rounds."""
 
-    if TYPE_CHECKING:  # what it uses of the skeleton (skbandit.base)
-        _logged_rewards: str
+    if TYPE_CHECKING:  # a class attribute of the skeleton (skbandit.base)
         _off_policy_ok: bool
-        _rng: np.random.Generator
-
-        def _play_blocks(self, X, rows, play, logged=False, cached=None, one=None): ...
-        def _lean_kernel(self): ...
-        def _one_row(self, X, cached): ...
 
     # ---------------------------------------------------------------- acting
     def sample_actions(self, X, classes=None):
@@ -66,10 +61,8 @@ class ActingMixin:
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Rows (contexts) to act on. A float64 C-ordered 2-D NumPy array or
-            a canonical CSR matrix takes the lean path (a few checks and one
-            compiled scan instead of scikit-learn's full validation; the same
-            errors for bad input).
+            Rows (contexts) to act on. For the lowest latency of a live loop,
+            one row at a time, see ``skbandit.LiveSession``.
         classes : array-like of shape (n_classes,), default=None
             All actions. Required on the first call of an unfitted learner.
 
@@ -84,13 +77,8 @@ class ActingMixin:
             round at which the row is served when the learner's exploration
             depends on the round index).
         """
-        if classes is None and hasattr(self, "classes_"):
-            cached = self._lean_kernel()
-            one = self._one_row(X, cached)
-            if one is not None:  # one row, compiled (the same round)
-                return self._act(X, cached, one)
-            return self._act(self._rows_fast(X), cached)
-        return self._transaction(self._sample_actions_first, X, classes)
+        self._check_unlocked("sample_actions")
+        return self._transaction(self._sample_actions, X, classes)
 
     @property
     def n_pending_(self) -> int:
@@ -98,9 +86,9 @@ class ActingMixin:
         check_is_fitted(self)
         return self.__dict__.get("_n_pending", 0)
 
-    def _sample_actions_first(self, X, classes):
-        first_call = not hasattr(self, "classes_")
-        self._validate_params()
+    def _sample_actions(self, X, classes):
+        first_call = "classes_" not in self.__dict__
+        self._validate_params_cached()
         if first_call:
             if classes is None:
                 raise ValueError(
@@ -108,34 +96,29 @@ class ActingMixin:
                     "of an unfitted learner (it must know every possible action)."
                 )
             new_classes = _check_classes(classes)
-        else:
-            new_classes = self._check_same_classes(classes, "the first call")
+        elif classes is not None:
+            self._check_same_classes(classes, "the first call")
         X = self._validate_X(X, reset=first_call)
         if first_call:
             self._reset(new_classes, X.shape[1])
         return self._act(X)
 
-    def _act(self, X, cached=None, one=None):
+    def _act(self, X):
         """Act on the validated rows X (``run_act``), reading the uniforms
-        ahead (``_peek_uniforms``); with ``one`` (``_one_row``: X is its bound
-        row), ``OneRow.act`` plays the same round and reads the same pair."""
+        ahead (``_peek_uniforms``)."""
         n = X.shape[0]
         pending = self.__dict__.get("_n_pending", 0)
-        if one is not None:
-            kernel = one.kernel
-            done, played, propensities = one.act(self.t_ + pending, pending)
-        else:
-            uniforms = self._peek_uniforms(pending, n)
-            kernel = (self._kernel() if cached is None else cached)[0]
-            played = np.empty(n, dtype=np.int32)
-            propensities = np.empty(n, dtype=np.float64)
-            data, indices, indptr, dense = _kernel_arrays(X)
-            done = run_act(
-                kernel, data, indices, indptr, dense, uniforms, self.t_ + pending,
-                played, propensities,
-            )  # fmt: skip
+        uniforms = self._peek_uniforms(pending, n)
+        kernel = self._kernel()[0]
+        played = np.empty(n, dtype=np.int32)
+        propensities = np.empty(n, dtype=np.float64)
+        data, indices, indptr, dense = _kernel_arrays(X)
+        done = run_act(
+            kernel, data, indices, indptr, dense, uniforms, self.t_ + pending,
+            played, propensities,
+        )  # fmt: skip
         if done != n:
-            self.__dict__.pop("_kernel_cache", None)  # it keeps its status
+            self.__dict__.pop("_kernel_cache", None)  # (it keeps its status)
             self._raise_kernel_status(kernel, X, row=done)
         self._n_pending = pending + n
         return self.classes_.take(played), propensities
@@ -159,8 +142,7 @@ class ActingMixin:
 
     # -------------------------------------------------------- logged rounds
     def _partial_fit_logged(self, X, logged, classes):
-        first_call = not hasattr(self, "classes_")
-        cached = one = None
+        first_call = "classes_" not in self.__dict__
         if first_call:
             self._validate_params()
             if classes is None:
@@ -169,15 +151,12 @@ class ActingMixin:
                     "(the learner must know every possible action up front)."
                 )
             new_classes = _check_classes(classes)
-            X = self._validate_X(X, reset=True)
         else:
-            cached = self._lean_kernel()
+            self._validate_params_cached()
             new_classes = self.classes_
             if classes is not None:
                 self._check_same_classes(classes, "the first call to partial_fit")
-            one = self._one_row(X, cached)
-            if one is None:
-                X = self._rows_fast(X)
+        X = self._validate_X(X, reset=first_call)
         if X.shape[0] != len(logged):
             raise ValueError(
                 f"X has {X.shape[0]} rows but the LoggedFeedback has "
@@ -187,9 +166,8 @@ class ActingMixin:
         if first_call:
             self._reset(new_classes, X.shape[1])
         self.n_iter_ = 0
-        n = X.shape[0]
-        rows = _ONE_ROW if n == 1 else np.arange(n, dtype=np.int32)
-        self._warn_off_policy(self._play_logged(X, codes, logged, rows, cached, one))
+        rows = np.arange(X.shape[0], dtype=np.int32)
+        self._warn_off_policy(self._play_logged(X, codes, logged, rows))
         self.n_iter_ = 1
         return self
 
@@ -228,36 +206,32 @@ class ActingMixin:
                 stacklevel=_caller_stacklevel(),
             )
 
-    def _play_logged(self, X, codes, logged, rows, cached=None, one=None) -> int:
+    def _play_logged(self, X, codes, logged, rows) -> int:
         """Learn the logged rounds ``rows`` of X in order, block by block, under
-        the failure guarantee; returns the number of off-policy rounds.
-        ``cached``: the kernel of ``_lean_kernel``, if any; ``one``: the
-        ``OneRow`` of a one-row call (``_one_row``), which plays its round."""
-        play = _LoggedPass(self, X, codes, logged, one)
-        self._play_blocks(X, rows, play, logged=True, cached=cached, one=one)
+        the failure guarantee; returns the number of off-policy rounds."""
+        play = _LoggedPass(self, X, codes, logged)
+        self._play_blocks(X, rows, play, logged=True)
         return play.n_off
 
 
 class _LoggedPass:
     """The pass of ``_play_logged`` (``TransactionMixin._play_blocks``):
-    logged rounds (``run_logged``, or ``OneRow.learn_logged`` for the one row
-    of ``one``), their counters, the off-policy count ``n_off`` and the
-    serving cursor ``_n_pending``, which a failed block sets back."""
+    logged rounds (``run_logged``), their counters, the off-policy count
+    ``n_off`` and the serving cursor ``_n_pending``, which a failed block
+    sets back."""
 
     __slots__ = (
-        "est", "arrays", "codes", "rewards", "propensities", "binary", "one",
+        "est", "arrays", "codes", "rewards", "propensities", "binary",
         "pending", "n_off",
     )  # fmt: skip
 
-    def __init__(self, est, X, codes, logged, one) -> None:
+    def __init__(self, est, X, codes, logged) -> None:
         self.est = est
-        # (a ``OneRow`` plays its bound row: X's arrays are not needed)
-        self.arrays = _kernel_arrays(X) if one is None else None
+        self.arrays = _kernel_arrays(X)  # (data, indices, indptr, dense)
         self.codes = codes
         self.rewards = logged.rewards
         self.propensities = logged.propensities
         self.binary = est._logged_rewards == "binary"
-        self.one = one
         self.pending = 0
         self.n_off = 0
 
@@ -265,13 +239,6 @@ class _LoggedPass:
         self.pending = self.est.__dict__.get("_n_pending", 0)
 
     def run(self, kernel, block, uniforms):
-        one = self.one
-        if one is not None:  # one round, compiled: the same as run_logged's
-            done = one.learn_logged(
-                kernel, self.est.t_, self.codes.item(0), self.rewards.item(0),
-                self.propensities.item(0),
-            )  # fmt: skip
-            return done, None  # (commit reads ``one.greedy`` and ``one.own``)
         n = block.shape[0]
         out = (np.empty(n, dtype=np.int32), np.empty(n, dtype=np.int8))
         data, indices, indptr, dense = self.arrays
@@ -287,32 +254,16 @@ class _LoggedPass:
         # Greedy mistakes the feedback reveals: the greedy action was
         # played and not rewarded, or (0/1 rewards) another action was
         # rewarded. Without labels the others are unknown.
-        if n == 1:  # the single-row path: Python scalars
-            one = self.one
-            if one is not None:
-                greedy, own = one.greedy, one.own
-            else:
-                greedy, own = out[0].item(0), out[1].item(0)
-            i = block.item(0)
-            right = rewards.item(i) == 1.0
-            same = codes.item(i) == greedy
-            n_wrong = 0 if right else 1
-            n_revealed = int(same != right if self.binary else same and not right)
-            n_own = int(own)
-        else:
-            greedy, own = out[0][:n], out[1][:n]
-            right = rewards[block] == 1.0
-            same = codes[block] == greedy
-            n_wrong = int(n - np.count_nonzero(right))
-            revealed = same != right if self.binary else same & ~right
-            n_revealed = int(np.count_nonzero(revealed))
-            n_own = int(np.count_nonzero(own))
+        greedy, own = out[0][:n], out[1][:n]
+        right = rewards[block] == 1.0
+        same = codes[block] == greedy
+        revealed = same != right if self.binary else same & ~right
         est = self.est
         est.t_ += n
-        est.n_mistakes_ += n_wrong
-        est.n_greedy_mistakes_ += n_revealed
+        est.n_mistakes_ += int(n - np.count_nonzero(right))
+        est.n_greedy_mistakes_ += int(np.count_nonzero(revealed))
         est._n_pending = max(0, self.pending - n)
-        self.n_off += n - n_own
+        self.n_off += n - int(np.count_nonzero(own))
 
     def rollback(self) -> None:
         self.est._n_pending = self.pending

@@ -6,8 +6,8 @@ Every path hands the kernels rows in one form (``InputValidationMixin`` in
 columns summed, indices sorted) in C-contiguous arrays (the caller's matrix is
 copied only when it is not canonical or an array is a strided view, never
 modified). This module holds the bound, the checks
-(sparse structure, canonical order, magnitude, finiteness), the lean
-single-row test ``_lean_rows_ok`` and ``_kernel_arrays``, the
+(sparse structure, canonical order, magnitude, finiteness), the test of rows
+already in that form (``_common_form``) and ``_kernel_arrays``, the
 ``(data, indices, indptr, dense)`` view the compiled drivers take.
 """
 
@@ -20,7 +20,6 @@ from sklearn.utils.validation import check_array
 from skbandit._core._kernel import (
     check_csr_canonical,
     csr_is_canonical,
-    lean_rows,
     rows_nnz,
     within_bound,
 )
@@ -37,14 +36,55 @@ _ONE_ROW = np.zeros(1, dtype=np.int32)
 _ONE_ROW.flags.writeable = False
 
 
-def _lean_rows_ok(X, n_features: int) -> bool:
+_INDEX_TYPES = (np.dtype(np.int32), np.dtype(np.int64))
+_FLOAT64 = np.dtype(np.float64)
+
+
+def _common_form(X, n_features: int) -> bool:
     """True when ``X`` is already in the common row form (module docstring)
-    with ``n_features`` columns and at least one row: a float64
-    C-ordered 2-D ``ndarray``, or a CSR matrix with float64 values, index
-    arrays that pass ``check_csr`` and canonical rows; every value finite and
-    within the magnitude bound. O(1) checks and compiled O(nnz) scans, no copy
-    (the compiled ``lean_rows``, which ``OneRow.bind_row`` shares)."""
-    return lean_rows(X, n_features, _MAX_ABS_X)
+    with ``n_features`` columns and at least one row: a float64 C-ordered 2-D
+    ``ndarray`` (exactly that type), or a ``csr_matrix``/``csr_array`` with
+    float64 values and C-contiguous index arrays of one type (int32 or int64)
+    that pass ``check_csr`` with canonical rows; every value finite and within
+    the magnitude bound. O(1) checks and compiled O(nnz) scans, no copy."""
+    if type(X) is np.ndarray:
+        return (
+            X.ndim == 2
+            and X.dtype == _FLOAT64
+            and X.shape[0] > 0
+            and X.shape[1] == n_features
+            and X.flags.c_contiguous
+            and X.dtype.isnative
+            and within_bound(X.reshape(-1), _MAX_ABS_X)
+        )
+    if type(X) is not sp.csr_matrix and type(X) is not sp.csr_array:
+        return False
+    n_rows, n_cols = X.shape
+    data, indices, indptr = X.data, X.indices, X.indptr
+    if not (
+        n_rows > 0
+        and n_cols == n_features
+        and X.nnz > 0
+        and type(data) is np.ndarray
+        and data.dtype == _FLOAT64
+        and data.dtype.isnative
+        and data.ndim == 1
+        and data.flags.c_contiguous
+        and type(indices) is np.ndarray
+        and type(indptr) is np.ndarray
+        and indices.dtype == indptr.dtype
+        and indices.dtype in _INDEX_TYPES
+        and indices.dtype.isnative
+        and indices.ndim == 1
+        and indptr.ndim == 1
+        and indices.flags.c_contiguous
+        and indptr.flags.c_contiguous
+    ):
+        return False
+    problem, canonical = check_csr_canonical(
+        indptr, indices, data.shape[0], n_rows, n_cols
+    )
+    return not problem and canonical and within_bound(data, _MAX_ABS_X)
 
 
 def _check_sparse_structure(X) -> bool | None:
@@ -167,7 +207,7 @@ def _check_finite(est, X) -> None:
 
     Not the finiteness test of the hot paths: rows are tested by the compiled
     ``within_bound`` scan at ``_MAX_ABS_X`` (``_check_magnitude``,
-    ``_lean_rows_ok``), the state by the same scan at the largest float64
+    ``_common_form``), the state by the same scan at the largest float64
     (``StateMixin._state_finite``); this runs when such a scan failed, to raise
     scikit-learn's message, and before a non-canonical CSR matrix's duplicates
     are summed (a sum could turn an infinity into a NaN).

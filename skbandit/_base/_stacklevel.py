@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import os
 import sys
 
@@ -17,7 +18,11 @@ def _caller_stacklevel() -> int:
     """The ``stacklevel`` at which a warning raised by the calling function
     points at the first frame outside skbandit and scikit-learn: the user's
     line, however deep inside the library the warning is raised."""
-    frame, level = sys._getframe(1), 1
+    here = inspect.currentframe()
+    frame = here.f_back if here is not None else None
+    if frame is None:  # (an interpreter without frame support)
+        return 2
+    level = 1
     while frame.f_back is not None and frame.f_code.co_filename.startswith(
         _LIBRARY_DIRS
     ):

@@ -8,21 +8,19 @@ snapshot/compare helpers, the NumPy reference runners and OnlineSelector's
 candidates use them, so a learner with other state (a diagonal, an inverse, a
 support set) is covered without special cases. Training never calls them: its
 rollback is the undo journal (``skbandit._base._transaction``), which restores
-the attributes as objects from ``_rollback_point`` (a one-row call: from the
-same record made by one compiled read, ``_RollbackPlan``). ``_reset`` starts a new
+the attributes as objects from ``_rollback_point``. ``_reset`` starts a new
 state (``_init_state``, the learner's hook), ``_model_bytes`` and
 ``_state_finite`` measure and check it.
 """
 
 from __future__ import annotations
 
-import ctypes
-import sys
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from skbandit._core._kernel import SLOT_ATTR, Slots, within_bound
+from skbandit._core._kernel import within_bound
 
 if TYPE_CHECKING:
     from skbandit._typing import RandomStateLike
@@ -34,91 +32,15 @@ _COUNTERS = ("t_", "n_mistakes_", "n_greedy_mistakes_")
 _FLOAT_MAX = float(np.finfo(np.float64).max)
 
 
-# ctypes' foreign function behind ``ctypes.string_at`` (called directly: a
-# Python frame less per snapshot), or the public wrapper
-_string_at = getattr(ctypes, "_string_at", ctypes.string_at)
-_memmove = ctypes.memmove
+def _rng_snapshot(rng: np.random.Generator) -> Mapping[str, Any]:
+    """The generator's state, to be given back to ``_rng_restore``: its bit
+    generator's ``state`` dictionary (NumPy's public, exact snapshot)."""
+    return rng.bit_generator.state
 
 
-def _pcg64_raw_size() -> int | None:
-    """Bytes of a ``PCG64``'s state in its object's memory from
-    ``bit_generator.ctypes.state_address``, or None where this does not hold.
-
-    NumPy's ``pcg64_state`` is ``{pcg64_random_t *pcg_state; int has_uint32;
-    uint32_t uinteger}`` and points into the same object at the 128-bit
-    ``state`` and ``inc``; the region from the struct to the end of ``inc``
-    (``offset + 32`` bytes) holds the whole state, so copying it out and back
-    saves and restores the generator exactly (``bit_generator.state`` does the
-    same through a dictionary of Python ints, about 1.4 us each way). The
-    layout is NumPy's, not a documented API: it is verified here once per
-    process on a probe generator, every field against ``.state`` (the buffered
-    32-bit word set to a known value), and where it does not match the
-    generator's own ``state`` property is used.
-    """
-    try:
-        probe = np.random.PCG64(20261125)
-        state: dict[str, Any] = dict(probe.state)
-        state["has_uint32"], state["uinteger"] = 1, 0x9E3779B9
-        probe.state = state  # type: ignore[assignment]  # the same keys
-        addr = probe.ctypes.state_address
-        offset = int.from_bytes(_string_at(addr, 8), sys.byteorder) - addr
-        if not 16 <= offset <= 64:
-            return None
-        raw = _string_at(addr, offset + 32)
-        order = sys.byteorder
-        fields = (
-            int.from_bytes(raw[offset : offset + 16], order),
-            int.from_bytes(raw[offset + 16 : offset + 32], order),
-            int.from_bytes(raw[8:12], order),
-            int.from_bytes(raw[12:16], order),
-        )
-        expected = (state["state"]["state"], state["state"]["inc"], 1, 0x9E3779B9)
-    except Exception:  # no ctypes interface: the state property
-        return None
-    return offset + 32 if fields == expected else None
-
-
-# the raw state's size for PCG64 (None: use the ``state`` property)
-_PCG64_RAW_SIZE = _pcg64_raw_size()
-
-
-def _rng_snapshot(rng: np.random.Generator):
-    """The generator's state, to be given back to ``_rng_restore``: the raw
-    bytes of a ``PCG64`` (``_pcg64_raw_size``), else ``bit_generator.state``."""
-    bit_generator = rng.bit_generator
-    if type(bit_generator) is np.random.PCG64 and _PCG64_RAW_SIZE is not None:
-        addr = bit_generator.ctypes.state_address
-        return (bit_generator, _string_at(addr, _PCG64_RAW_SIZE))
-    return bit_generator.state
-
-
-def _rng_restore(rng: np.random.Generator, snapshot) -> None:
-    """Set ``rng`` back to a ``_rng_snapshot`` (or a ``bit_generator.state``
-    dictionary, e.g. a learner's own rollback point)."""
-    bit_generator = rng.bit_generator
-    if type(snapshot) is dict:
-        bit_generator.state = snapshot
-    elif snapshot[0] is bit_generator:
-        raw = snapshot[1]  # (only made when _PCG64_RAW_SIZE is known)
-        _memmove(bit_generator.ctypes.state_address, raw, len(raw))
-    else:  # another generator object: through its state property
-        bit_generator.state = _raw_to_state(snapshot)
-
-
-def _raw_to_state(snapshot) -> dict:
-    """The ``bit_generator.state`` dictionary of a raw ``PCG64`` snapshot."""
-    raw = snapshot[1]
-    order = sys.byteorder
-    offset = len(raw) - 32
-    return {
-        "bit_generator": "PCG64",
-        "state": {
-            "state": int.from_bytes(raw[offset : offset + 16], order),
-            "inc": int.from_bytes(raw[offset + 16 :], order),
-        },
-        "has_uint32": int.from_bytes(raw[8:12], order),
-        "uinteger": int.from_bytes(raw[12:16], order),
-    }
+def _rng_restore(rng: np.random.Generator, snapshot: Mapping[str, Any]) -> None:
+    """Set ``rng`` back to a ``_rng_snapshot``."""
+    rng.bit_generator.state = snapshot
 
 
 def _make_rng(random_state) -> np.random.Generator:
@@ -144,6 +66,42 @@ class StateMixin:
 
         def _init_state(self, n_features: int, n_classes: int) -> None: ...
 
+    def _check_unlocked(self, method: str) -> None:
+        """Refuse ``method`` (a call that changes the parameters or trains)
+        while a ``skbandit.LiveSession`` is open on this learner: the
+        session's kernel wraps the state arrays and was built from the
+        parameters, which it locks until it is closed."""
+        session = self.__dict__.get("_live_session")
+        if session is not None and not session._inside:
+            raise RuntimeError(
+                f"{type(self).__name__}.{method} is not allowed while a "
+                f"LiveSession is open on this learner ({session!r}): its "
+                "parameters and state are locked until the session is closed "
+                "(session.close(), or leave its with block)."
+            )
+
+    def set_params(self, **params):
+        """Set the parameters of this estimator (scikit-learn's ``set_params``).
+
+        Refused (``RuntimeError``) while a ``skbandit.LiveSession`` is open on
+        the learner: the session locks its parameters until it is closed.
+
+        Parameters
+        ----------
+        **params : dict
+            Estimator parameters, ``<component>__<parameter>`` for nested ones.
+
+        Returns
+        -------
+        self : estimator instance
+            The estimator.
+        """
+        self._check_unlocked("set_params")
+        # a nested object's parameters may change in place: validate anew
+        self.__dict__.pop("_validated_params", None)
+        self.__dict__.pop("_kernel_cache", None)
+        return super().set_params(**params)
+
     def _get_state(self) -> dict:
         """A copy of the whole mutable state: declared state, counters, generator."""
         state = {}
@@ -158,7 +116,7 @@ class StateMixin:
 
     def _set_state(self, state: dict) -> None:
         """Restore a ``_get_state`` copy (arrays in place where shapes allow)."""
-        # a cached kernel may hold values derived from the arrays (``_kernel``)
+        # a kept kernel may hold values derived from the arrays
         self.__dict__.pop("_kernel_cache", None)
         for name, value in state.items():
             if name == "_rng":
@@ -193,8 +151,7 @@ class StateMixin:
                 setattr(self, name, np.array(value, order="C", copy=True))
 
     def _reset(self, classes: np.ndarray, n_features: int) -> None:
-        # a new state: the old kernel (and the arrays it holds) is let go now
-        self.__dict__.pop("_kernel_cache", None)
+        self.__dict__.pop("_kernel_cache", None)  # (a new state)
         self.classes_ = classes
         self._rng = _make_rng(self.random_state)
         self.t_ = 0
@@ -255,70 +212,3 @@ class StateMixin:
             self.__dict__.get("candidates_", ()), subs, strict=True
         ):
             learner._restore_point(sub)
-
-
-class _RollbackPlan:
-    """How a one-row call records its rollback point: what
-    ``StateMixin._rollback_point(rng=False)`` records and restores, with one
-    compiled read (``skbandit._core._kernel.Slots``) instead of a dictionary
-    per learner.
-
-    The slots are the state attributes and counters (as objects, in the
-    instance dictionaries) of the learner and of each of its ``candidates_``
-    whose rollback point is ``StateMixin``'s; a learner that records its own
-    (an override, e.g. ``SeparableOneVsAll``'s) records it itself
-    (``own``; None stands for the learner itself, as a slot's owner does, so
-    the plan kept in the learner's cache holds no reference to it), and then
-    for its candidates too. Built from the learners and their classes'
-    declarations (``_state_attrs``, the two methods), which the kernel key
-    watches (``TransactionMixin._cache_slots``): the plan kept with the cached
-    kernel is the one built anew while the key holds.
-    """
-
-    __slots__ = ("slots", "own")
-
-    def __init__(self, learner: StateMixin) -> None:
-        slots: list[tuple] = []
-        own = []
-        if _base_rollback(learner):
-            for each in (learner, *learner.__dict__.get("candidates_", ())):
-                if each is learner or _base_rollback(each):
-                    owner = None if each is learner else each
-                    names = (*each._state_attrs, *_COUNTERS)
-                    slots += [(SLOT_ATTR, owner, name) for name in names]
-                else:
-                    own.append(each)
-        else:
-            own.append(None)  # the learner itself
-        self.slots = Slots(slots, learner)
-        self.own = tuple(own)
-
-    def record(self, learner: StateMixin):
-        """The rollback point (O(number of attributes))."""
-        own = self.own
-        subs = (
-            [
-                (learner if each is None else each)._rollback_point(rng=False)
-                for each in own
-            ]
-            if own
-            else ()
-        )
-        return self.slots.read(learner), subs
-
-    def restore(self, learner: StateMixin, point) -> None:
-        """Set the attributes back to ``point`` (a ``record``)."""
-        values, subs = point
-        self.slots.write(learner, values)
-        for each, sub in zip(self.own, subs, strict=True):
-            (learner if each is None else each)._restore_point(sub)
-
-
-def _base_rollback(learner) -> bool:
-    """Whether ``learner`` records and restores its rollback point with
-    ``StateMixin``'s methods (no override)."""
-    cls = type(learner)
-    return (
-        cls._rollback_point is StateMixin._rollback_point
-        and cls._restore_point is StateMixin._restore_point
-    )

@@ -4,25 +4,17 @@ Input
 -----
 ``_validate_X`` gives every kernel one row form (``skbandit._base._rows``), on
 every path (``fit``, ``partial_fit``, logged feedback, ``sample_actions``,
-``predict``, ``decision_function``, ``exploration_distribution``, and the lean
-path ``_rows_fast``): float64, finite, every ``|x_ij| <= _MAX_ABS_X``, and CSR
-rows canonical (duplicate columns summed, indices sorted) in C-contiguous
-arrays (the caller's matrix is copied only when it is not canonical or an array
-is a strided view, never modified). A learner's own row rule is the hook
-``_check_rows``, which every path runs. ``_rows_fast`` accepts a fitted
-learner's dense float64 C-ordered rows or canonical CSR rows as they are after
-O(1) checks and compiled O(nnz) scans (structure, canonical order, finiteness
-and magnitude in one pass over the values), without scikit-learn's
-``validate_data``; with ``_validate_params_cached`` and a dictionary look-up of
-the label or logged action (``_scalar_code``), one round of ``sample_actions``
-and ``partial_fit`` costs no per-call validation beyond that (a fitted
-learner's ``partial_fit`` on a chunk of labelled rows takes ``_rows_fast``
-too), and the compiled kernel of the previous call is reused while the
-parameters and state attributes it was built from are the same objects
-(``TransactionMixin._kernel``; a valid cached kernel also stands for the
-parameters' check, ``TransactionMixin._lean_kernel``). The live loop's one-row
-calls go further (``TransactionMixin._one_row``): the same compiled check binds
-the row for a compiled round (``OneRow.bind_row``).
+``predict``, ``decision_function``, ``exploration_distribution``): float64,
+finite, every ``|x_ij| <= _MAX_ABS_X``, and CSR rows canonical (duplicate
+columns summed, indices sorted) in C-contiguous arrays (the caller's matrix is
+copied only when it is not canonical or an array is a strided view, never
+modified). Rows a fitted learner receives already in that form (a float64
+C-ordered 2-D array, or a canonical CSR matrix with float64 values, of the
+fitted width) are recognised by O(1) checks and compiled scans
+(``_rows._common_form``) and accepted as they are; everything else goes through
+scikit-learn's ``validate_data``. A learner's own row rule is the hook
+``_check_rows``, which every path runs. The parameters of a fitted learner are
+validated again only when one was replaced (``_validate_params_cached``).
 
 Labels and actions
 ------------------
@@ -47,9 +39,8 @@ from skbandit._base._rows import (
     _canonical_csr,
     _check_magnitude,
     _check_sparse_structure,
-    _lean_rows_ok,
+    _common_form,
 )
-from skbandit._core._kernel import SLOT_ATTR, Slots
 from skbandit.feedback import BanditFeedback, LoggedFeedback, _check_label_values
 
 
@@ -115,6 +106,14 @@ class InputValidationMixin:
         """Validated rows: float64, C-ordered or canonical CSR, finite, within
         the magnitude bound (module docstring, Input). A learner adding checks
         overrides this and calls it first."""
+        if (
+            not reset
+            and "feature_names_in_" not in self.__dict__
+            and _common_form(X, getattr(self, "n_features_in_", -1))
+        ):
+            # already in the common form (no feature names to check)
+            self._check_rows(X)
+            return X
         original, checked, canonical = X, None, None
         if sp.issparse(X):
             canonical = _check_sparse_structure(X)
@@ -151,11 +150,9 @@ class InputValidationMixin:
     def _check_rows(self, X) -> None:
         """A learner's own checks of rows already in the common form (float64,
         C-ordered or canonical CSR, finite, within the magnitude bound); raise
-        ``ValueError`` to refuse them. Run on every path, the lean
-        path (``_rows_fast``) included; the default accepts every row. A
-        learner adds checks here rather than by overriding ``_validate_X``
-        (an override is not run by the lean path, which then falls back to the
-        full validation on every call)."""
+        ``ValueError`` to refuse them. Run on every path (rows accepted in the
+        common form included) and by ``LiveSession`` on every row; the default
+        accepts every row."""
 
     def _validate_fit_input(self, X, y, *, reset: bool):
         # Plain labels are wrapped in a feedback object whose log nobody reads:
@@ -167,55 +164,28 @@ class InputValidationMixin:
         return X, feedback, record
 
     def _validate_params_cached(self) -> None:
-        """``_validate_params``, skipped when every parameter slot
-        (``_param_slots``) holds the object it held at the last validation
-        (compared by identity in one compiled loop, ``Slots``): the lean
-        path."""
-        cached = self.__dict__.get("_validated_params")
-        if cached is not None and cached.unchanged(self):
-            return
+        """``_validate_params``, skipped when every parameter is the object it
+        was at the last validation (compared by identity, ``is``); the key is
+        dropped by ``set_params`` (which may change a nested object's
+        parameters in place) and is not pickled."""
+        d = self.__dict__
+        values = tuple([d.get(name) for name in self._parameter_constraints])
+        cached = d.get("_validated_params")
+        if cached is not None and len(cached) == len(values):
+            for old, new in zip(cached, values):  # noqa: B905 (lengths compared)
+                if old is not new:
+                    break
+            else:
+                return
         self._validate_params()
-        self._validated_params = Slots(self._param_slots(), self)
-
-    def _param_slots(self, owner=None) -> list[tuple]:
-        """The slots (``skbandit._core._kernel.Slots``) holding what
-        ``_validate_params`` checks: each parameter in the learner's
-        ``__dict__``; a learner whose parameters hold objects with parameters
-        of their own (an exploration rule, a selector's candidates) adds
-        theirs. ``owner`` is the learner as the slots name it (None: the
-        object each call passes, the learner itself)."""
-        return [(SLOT_ATTR, owner, name) for name in self._parameter_constraints]
-
-    def _rows_fast(self, X):
-        """Validated rows of a fitted learner: the lean path. A float64
-        C-ordered 2-D NumPy array, or a canonical CSR matrix (float64 values,
-        well-formed index arrays, each row's columns strictly increasing), of
-        the right width with finite values within the magnitude bound is
-        accepted as it is after O(1) checks and one compiled scan of its
-        values, then the learner's own ``_check_rows``; anything else (and
-        every row of a learner that overrides ``_validate_X`` or was fitted on
-        named features) goes through the full validation (``_validate_X``),
-        which converts it or raises the usual errors."""
-        if self._lean_rows_allowed() and _lean_rows_ok(X, self.n_features_in_):
-            self._check_rows(X)
-            return X
-        return self._validate_X(X, reset=False)
-
-    def _lean_rows_allowed(self) -> bool:
-        """Rows already in the common form may skip ``_validate_X`` (the lean
-        paths ``_rows_fast`` and ``TransactionMixin._one_row``): not when the
-        learner overrides it (its checks must run) or was fitted on named
-        features (scikit-learn then checks the names)."""
-        return (
-            type(self)._validate_X is _BASE_VALIDATE_X
-            and "feature_names_in_" not in self.__dict__
-        )
+        self._validated_params = values
 
     # ------------------------------------- classes, labels and logged actions
-    def _lean_label_code(self, y):
+    def _one_label_code(self, y):
         """The code of ``y`` when it is one plain label of ``classes_`` (a list
-        or 1-D array of length 1), else None (the full path then validates it
-        and raises the usual errors)."""
+        or 1-D array of length 1: a dictionary look-up), else None (``y`` is
+        then validated and encoded as a ``BanditFeedback``, which raises the
+        usual errors)."""
         if type(y) is list or (type(y) is np.ndarray and y.ndim == 1):
             if len(y) == 1:
                 return self._scalar_code(y[0], self.classes_)
@@ -290,6 +260,3 @@ class InputValidationMixin:
                 f"rewards {bad[:5].tolist()}."
             )
         return codes.astype(np.int32, copy=False)
-
-
-_BASE_VALIDATE_X = InputValidationMixin._validate_X

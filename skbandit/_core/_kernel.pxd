@@ -16,9 +16,8 @@
 #   independently of the draw (``scores``), never the draw itself, so the same
 #   kernel can learn from an action chosen elsewhere (a logged action).
 #
-# The round of a labelled row, ``label_round`` in _kernel.pyx (played by the
-# pass driver ``run_pass`` and by the simulator's one-row call
-# ``OneRow.learn_label``), is the only code that reads the true label: it turns
+# The round of a labelled row, ``label_round`` in _rounds.pxd (played by the
+# pass driver ``run_pass``), is the only code that reads the true label: it turns
 # it into the reward ``1.0 if played == y else 0.0``. A bandit learner
 # therefore cannot see more than that bit. Full-information baselines set
 # ``full_information`` and receive the label in ``learn_full`` instead.
@@ -154,9 +153,7 @@ cdef inline int row_col(Row x, int e) noexcept nogil:
     ``x.val[e]`` at column ``row_col(x, e)``. The row helpers below (the
     journal record, dot, axpy of a row: the hot loops every learner shares)
     write out the two forms themselves, ``if row_dense(x)``: in their callers'
-    loops the compiler does not always unswitch ``row_col``'s test (counted
-    with ``benchmarks/count_instructions.py``: +2.6% instructions per round of
-    ``Gaptron``, +5% of ``OffsetTree`` with the one-form helpers)."""
+    loops the compiler does not always unswitch ``row_col``'s test."""
     return e if x.ind == NULL else x.ind[e]
 
 

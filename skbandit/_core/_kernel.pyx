@@ -1,24 +1,22 @@
-"""Pass driver and one-round interface shared by every learner (see _kernel.pxd);
-the compiled row checks, and the live loop's one-row calls (``OneRow``)."""
+"""Undo journal, base kernels, row forms, pass drivers and the compiled row
+checks shared by every learner (see _kernel.pxd; the round bodies are in
+_rounds.pxd)."""
 
 
 cimport cython
-cimport numpy as cnp
 from cpython.mem cimport PyMem_RawFree, PyMem_RawRealloc
-from cpython.pycapsule cimport PyCapsule_GetPointer
 from cpython.pyport cimport PY_SSIZE_T_MAX
 from libc.math cimport INFINITY, fabs
-from libc.stdint cimport uintptr_t
-from libc.string cimport memcpy
-from numpy.random cimport bitgen_t
 
 import numpy as np
-from numpy.random import PCG64
-from scipy.sparse import csr_array, csr_matrix
 
 from skbandit._core._explore import GreedyExplorer
-
-cnp.import_array()
+from skbandit._core._rounds cimport (
+    act_round,
+    journal_finite_since,
+    label_round,
+    logged_round,
+)
 
 
 cdef inline Py_ssize_t _grown(Py_ssize_t cap, Py_ssize_t need, Py_ssize_t limit,
@@ -85,7 +83,7 @@ cdef bint journal_grow_ll(JournalData* j, Py_ssize_t m) noexcept nogil:
 # next one (``Journal.__init__`` takes them, ``__dealloc__`` gives them back,
 # both with the GIL held): a one-row call then allocates no journal. One set
 # per process, at most _SPARE_MAX entries (a larger journal's buffers are
-# shrunk to that first): 32 KiB of records held between calls.
+# shrunk to that first): at most _SPARE_MAX records held between calls.
 cdef double** _spare_addr = NULL
 cdef double* _spare_old = NULL
 cdef Py_ssize_t _spare_cap = 0
@@ -117,19 +115,6 @@ cdef void _release_records(JournalData* j) noexcept:
     j.addr, j.old, j.cap = NULL, NULL, 0
 
 
-cdef inline bint journal_finite_since(JournalData* j, Py_ssize_t mark) noexcept nogil:
-    """True when every entry recorded from ``mark`` on is finite now (the
-    values the row wrote; ``v - v`` is NaN for inf and NaN)."""
-    cdef Py_ssize_t e
-    cdef double v
-    cdef bint ok = True
-    # independent tests (no chain of floating-point additions to wait on)
-    for e in range(mark, j.n):
-        v = j.addr[e][0]
-        ok = ok & is_finite(v)
-    return ok
-
-
 @cython.final
 cdef class Journal:
     """Undo journal of the state writes of one call's current block.
@@ -148,8 +133,8 @@ cdef class Journal:
     first reservation and double, up to ``limit`` plus one row's bound. They
     are allocated with ``PyMem_RawRealloc`` (seen by ``tracemalloc``). A
     journal starts with the floating-point record buffers the last one
-    released, if any (one set per process, kept at most 2048 entries, 32 KiB:
-    a one-row call then allocates no journal)."""
+    released, if any (one set per process, kept at most ``_SPARE_MAX``
+    entries: a one-row call then allocates no journal)."""
 
     def __init__(self, Py_ssize_t limit=1 << 20):
         global _spare_addr, _spare_old, _spare_cap
@@ -562,59 +547,6 @@ def _check_len(Py_ssize_t got, Py_ssize_t expected, str name):
 DISTRIBUTION_TOL = SKB_DISTRIBUTION_TOL
 
 
-cdef inline bint played_ok(BaseKernel kernel, double marginal) noexcept nogil:
-    """Check the round ``act`` just played: its distribution (``kernel.proba``,
-    where every ``act`` writes it) is a probability vector and the logged
-    propensity of the played action is in (0, 1]. Otherwise set
-    ``STATUS_INVALID_DISTRIBUTION`` and return False. O(k) per round: the
-    drivers call it on every round, so no learner can log or sample from a
-    NaN, negative or unnormalised distribution. The generic ``act`` checks
-    its distribution in the sweep that draws from it (``sample_checked``) and
-    says so (``proba_checked``): only the marginal is left to check then."""
-    if ((kernel.proba_checked
-            or valid_distribution(&kernel.proba[0], kernel.n_classes))
-            and marginal > 0.0 and marginal <= 1.0):
-        return True
-    kernel.status = STATUS_INVALID_DISTRIBUTION
-    return False
-
-
-cdef inline bint row_reserved(BaseKernel kernel, JournalData* j, Row x,
-                              Py_ssize_t m_ll, Py_ssize_t* mark,
-                              Py_ssize_t* lmark) noexcept nogil:
-    """Before a row: reserve the journal entries its round may record
-    (``journal_bound``; ``m_ll`` is ``journal_bound_ll``, read once per pass)
-    and note where its records start. False, with ``STATUS_JOURNAL_ERROR``,
-    when the journal cannot grow: the row is then not played, so every write
-    of the block is recorded and can be undone."""
-    cdef Py_ssize_t m = kernel.journal_bound(x)
-    mark[0] = j.n
-    lmark[0] = j.ln
-    if not jreserve_row(j, m, m_ll):
-        kernel.status = STATUS_JOURNAL_ERROR
-        return False
-    # what the row may still record without growing (checked after it)
-    mark[1] = m
-    lmark[1] = m_ll
-    return True
-
-
-cdef inline void row_committable(BaseKernel kernel, JournalData* j,
-                                 const Py_ssize_t* mark,
-                                 const Py_ssize_t* lmark) noexcept nogil:
-    """After a row's ``learn``: the state entries it wrote (journal records
-    from ``mark[0]`` on) must be finite, and the journal must hold them all;
-    otherwise set the status that stops the pass (the estimator then undoes
-    the block). A row that recorded more than its reserved bound sets
-    ``overrun``. O(entries the row wrote)."""
-    if j.n - mark[0] > mark[1] or j.ln - lmark[0] > lmark[1]:
-        j.overrun = True
-    if j.failed:
-        kernel.status = STATUS_JOURNAL_ERROR
-    elif not journal_finite_since(j, mark[0]):
-        kernel.status = STATUS_NONFINITE
-
-
 cdef Py_ssize_t _n_rows(const double[::1] data, const int[::1] indices,
                         const int[::1] indptr, bint dense, int d) except -1:
     """Number of rows of the dense or CSR arrays, after O(1) shape checks."""
@@ -662,7 +594,7 @@ cdef inline Row compact_dense(Row x, int* cind, double* cval) noexcept nogil:
     """The dense row ``x`` as its non-zero entries (in column order) written
     to ``cind``/``cval`` (``d`` entries each), when at most half of its entries
     are non-zero; else ``x`` itself (``row_dense`` tells which). Exact: see
-    above. Used by ``_RowReader.row`` and ``OneRow``."""
+    above. Used by ``_RowReader.row``."""
     cdef int n = skb_nonzeros(x.val, x.nnz, cind, cval)
     if 2 * n > x.nnz:
         return x
@@ -708,65 +640,6 @@ cdef class _RowReader:
         if row_dense(x):
             self.skip = _DENSE_SKIP
         return x
-
-
-cdef inline bint round_act(BaseKernel kernel, JournalData* j, Row x,
-                           long long t, double u1, double u2,
-                           Py_ssize_t bound_ll, Py_ssize_t* mark,
-                           Py_ssize_t* lmark, int* action, int* greedy,
-                           double* prob, double* marginal) noexcept nogil:
-    """The first half of a learning round (``label_round``, ``logged_round``):
-    the journal's reservation for the row (``j`` NULL: none; ``row_reserved``
-    notes where its records start in ``mark``, ``lmark``), then ``act`` at
-    round ``t`` and the check of what it played (``played_ok``). False, with
-    ``kernel.status`` set, when the round cannot be played."""
-    if j != NULL and not row_reserved(kernel, j, x, bound_ll, mark, lmark):
-        return False
-    action[0] = kernel.act(x, t, u1, u2, greedy, prob, marginal)
-    return kernel.status == STATUS_OK and played_ok(kernel, marginal[0])
-
-
-cdef inline void round_check(BaseKernel kernel, JournalData* j,
-                             const Py_ssize_t* mark,
-                             const Py_ssize_t* lmark) noexcept nogil:
-    """The last step of a learning round, after ``learn``: the entries it
-    wrote are checked (``row_committable``) unless the status is already set
-    or there is no journal."""
-    if kernel.status == STATUS_OK and j != NULL:
-        row_committable(kernel, j, mark, lmark)
-
-
-cdef inline bint label_round(BaseKernel kernel, JournalData* j, Row x,
-                             long long t, double u1, double u2, int y,
-                             Py_ssize_t bound_ll, int* action, int* greedy,
-                             double* reward, double* propensity) noexcept nogil:
-    """One round of ``run_pass`` (and of ``OneRow.learn_label``) on a row
-    with true label ``y``: the journal's reservation (``j`` NULL: none),
-    ``act``, the reward ``1[action == y]``, ``learn`` (``learn_full`` with the
-    label for a full-information kernel) and the written entries' check; the
-    played action, greedy label, reward and logged propensity (the marginal)
-    to the outputs. False, with ``kernel.status`` set, when the round was not
-    played (the journal could not grow, or ``act`` was refused); True when it
-    was (``learn`` or the check may then have set the status: the caller
-    stops after it). The bandit boundary: the one read of the true label."""
-    cdef int a, g
-    cdef double p, marginal, r
-    cdef Py_ssize_t mark[2]
-    cdef Py_ssize_t lmark[2]
-    if not round_act(kernel, j, x, t, u1, u2, bound_ll, mark, lmark, &a, &g,
-                     &p, &marginal):
-        return False
-    r = 1.0 if a == y else 0.0
-    if kernel.full_information:
-        kernel.learn_full(x, t, a, g, y)
-    else:
-        kernel.learn(x, t, a, g, p, r)
-    action[0] = a
-    greedy[0] = g
-    reward[0] = r
-    propensity[0] = marginal
-    round_check(kernel, j, mark, lmark)
-    return True
 
 
 def run_pass(
@@ -937,8 +810,8 @@ cdef Py_ssize_t _scan_indices(const index_t* indices, Py_ssize_t nnz,
     return desc
 
 
-# Entries of the CSR index array per step of ``_scan_rows`` (16 KiB of int32
-# indices, 32 KiB of int64: the step's row starts are read again from L1).
+# Entries of the CSR index array per step of ``_scan_rows`` (a step's indices
+# fit in the L1 cache: the step's row starts are read again from there).
 cdef Py_ssize_t _SCAN_STEP = 4096
 SCAN_STEP = _SCAN_STEP  # (for the tests)
 
@@ -985,7 +858,7 @@ cdef str _csr_problem(const index_t* indptr, Py_ssize_t len_indptr,
                       bint* canonical):
     """``check_csr``'s message, and (when it is ``""``) ``csr_is_canonical``
     to ``canonical``, from one scan of the indices (the arrays as pointers
-    and lengths: ``check_csr`` and the compiled lean-row check share it)."""
+    and lengths: ``check_csr`` and ``check_csr_canonical`` share it)."""
     cdef Py_ssize_t i, j, nnz
     cdef bint out_of_range = False, rows_canonical = False
     canonical[0] = False
@@ -1127,22 +1000,6 @@ def py_sample_inverse_cdf(const double[::1] p, double u1):
     return sample_inverse_cdf(&p[0], <int>p.shape[0], u1)
 
 
-cdef inline bint act_round(BaseKernel kernel, Row x, long long t, double u1,
-                           double u2, int* action,
-                           double* propensity) noexcept nogil:
-    """One round of ``run_act`` (and of ``OneRow.act``): ``act`` on ``x`` at
-    round ``t``, the drawn action to ``action`` and its logged propensity (the
-    marginal) to ``propensity``. False, with ``kernel.status`` set, when the
-    scores were not finite or the distribution was not valid (``played_ok``)."""
-    cdef int g
-    cdef double p, marginal
-    action[0] = kernel.act(x, t, u1, u2, &g, &p, &marginal)
-    if kernel.status != STATUS_OK or not played_ok(kernel, marginal):
-        return False
-    propensity[0] = marginal
-    return True
-
-
 def py_sample_checked(const double[::1] p, double u1):
     """``(action, valid)``: the generic ``act``'s draw and check of ``p`` in one
     sweep (``sample_checked``); the action is ``py_sample_inverse_cdf``'s and
@@ -1191,36 +1048,6 @@ def run_act(
                 done = i
                 break
     return done
-
-
-cdef inline bint logged_round(BaseKernel kernel, JournalData* j, Row x,
-                              long long t, double u1, double u2, int action,
-                              double reward, double logged_propensity,
-                              Py_ssize_t bound_ll, int* greedy,
-                              signed char* own) noexcept nogil:
-    """One round of ``run_logged`` (and of ``OneRow.learn_logged``), described
-    there: the journal's reservation (``j`` NULL: none), ``act``, the own or
-    off-policy probability, ``learn`` and the written entries' check. False,
-    with ``kernel.status`` set, when the round was not played (the journal
-    could not grow, or ``act`` was refused); True when it was (``learn`` or
-    the check may then have set the status: the caller stops after it)."""
-    cdef int b, g
-    cdef double p, marginal, prob
-    cdef Py_ssize_t mark[2]
-    cdef Py_ssize_t lmark[2]
-    if not round_act(kernel, j, x, t, u1, u2, bound_ll, mark, lmark, &b, &g,
-                     &p, &marginal):
-        return False
-    if action == b and logged_propensity == marginal:
-        prob = p
-        own[0] = 1
-    else:
-        prob = logged_propensity
-        own[0] = 0
-    kernel.learn(x, t, action, g, prob, reward)
-    greedy[0] = g
-    round_check(kernel, j, mark, lmark)
-    return True
 
 
 def run_logged(
@@ -1303,562 +1130,3 @@ def run_logged(
                 break
     kernel.rows_played = done
     return done
-
-
-# --------------------------------------------------------- the lean row form
-cdef inline bint _float64_vector(object a, int ndim) noexcept:
-    """``a`` is exactly an ``ndarray`` of ``ndim`` dimensions, native float64,
-    C-contiguous (read in place by the kernels)."""
-    cdef cnp.ndarray arr
-    if type(a) is not np.ndarray:
-        return False
-    arr = <cnp.ndarray>a
-    return (cnp.PyArray_NDIM(arr) == ndim
-            and cnp.PyArray_TYPE(arr) == cnp.NPY_DOUBLE
-            and cnp.PyArray_ISNOTSWAPPED(arr)
-            and cnp.PyArray_IS_C_CONTIGUOUS(arr))
-
-
-cdef inline int _index_size(object a) noexcept:
-    """The item size (4 or 8) of ``a`` when it is exactly a 1-D C-contiguous
-    ``ndarray`` of native signed 32- or 64-bit integers, else 0."""
-    cdef cnp.ndarray arr
-    cdef Py_ssize_t size
-    if type(a) is not np.ndarray:
-        return 0
-    arr = <cnp.ndarray>a
-    size = cnp.PyArray_ITEMSIZE(arr)
-    if (cnp.PyArray_NDIM(arr) == 1 and cnp.PyArray_ISINTEGER(arr)
-            and cnp.PyArray_ISSIGNED(arr) and cnp.PyArray_ISNOTSWAPPED(arr)
-            and cnp.PyArray_IS_C_CONTIGUOUS(arr) and (size == 4 or size == 8)):
-        return <int>size
-    return 0
-
-
-cdef int _lean_form(object X, Py_ssize_t n_features, double bound,
-                    Py_ssize_t max_rows) except -1:
-    """Which lean form ``X`` is in (see ``lean_rows``): 0 none (or more than
-    ``max_rows`` rows: then before any scan), 1 a dense float64 C-ordered 2-D
-    ``ndarray``, 4 or 8 a CSR matrix with 4- or 8-byte index arrays. O(1)
-    checks through NumPy's C API, then compiled O(nnz) scans; no copy, no
-    Python call but SciPy's ``shape``."""
-    cdef cnp.ndarray arr, ip, ii
-    cdef Py_ssize_t rows, cols, n_data
-    cdef int size
-    cdef bint canonical = False
-    cdef str problem
-    if type(X) is np.ndarray:
-        if not _float64_vector(X, 2):
-            return 0
-        arr = <cnp.ndarray>X
-        rows = cnp.PyArray_DIMS(arr)[0]
-        cols = cnp.PyArray_DIMS(arr)[1]
-        if rows <= 0 or rows > max_rows or cols != n_features:
-            return 0
-        if not skb_within_bound(<const double*>cnp.PyArray_DATA(arr), rows * cols,
-                                bound):
-            return 0
-        return 1
-    if type(X) is not csr_matrix and type(X) is not csr_array:
-        return 0
-    rows, cols = X.shape
-    data, indices, indptr = X.data, X.indices, X.indptr
-    if rows <= 0 or rows > max_rows or cols != n_features \
-            or not _float64_vector(data, 1):
-        return 0
-    size = _index_size(indices)
-    if size == 0 or _index_size(indptr) != size:
-        return 0
-    ip, ii = <cnp.ndarray>indptr, <cnp.ndarray>indices
-    n_data = cnp.PyArray_DIMS(<cnp.ndarray>data)[0]
-    if size == 4:
-        problem = _csr_problem(<const int*>cnp.PyArray_DATA(ip),
-                               cnp.PyArray_DIMS(ip)[0],
-                               <const int*>cnp.PyArray_DATA(ii),
-                               cnp.PyArray_DIMS(ii)[0], n_data, rows, cols,
-                               &canonical)
-    else:
-        problem = _csr_problem(<const long long*>cnp.PyArray_DATA(ip),
-                               cnp.PyArray_DIMS(ip)[0],
-                               <const long long*>cnp.PyArray_DATA(ii),
-                               cnp.PyArray_DIMS(ii)[0], n_data, rows, cols,
-                               &canonical)
-    if problem or not canonical:
-        return 0
-    if n_data > 0 and not skb_within_bound(
-            <const double*>cnp.PyArray_DATA(<cnp.ndarray>data), n_data, bound):
-        return 0
-    return size
-
-
-def lean_rows(X, Py_ssize_t n_features, double bound):
-    """True when ``X`` is already in the common row form with ``n_features``
-    columns and at least one row: a float64 C-ordered 2-D ``ndarray``, or a
-    ``csr_matrix``/``csr_array`` with float64 values, index arrays that pass
-    ``check_csr`` (int32 or int64, of one type) and canonical rows; every
-    value within ``bound`` (False for NaN and infinities). The estimators'
-    lean test (``skbandit._base._rows._lean_rows_ok``) and ``OneRow.bind_row``
-    share it."""
-    return _lean_form(X, n_features, bound, PY_SSIZE_T_MAX) != 0
-
-
-# ------------------------------------------------------ the live one-row calls
-@cython.final
-cdef class OneRow:
-    """The compiled one-row calls on one kernel: the live loop's
-    ``sample_actions(row)`` (``act``) and ``partial_fit(row,
-    LoggedFeedback(...))`` (``draw``, then ``learn_logged``), and the
-    simulator's ``partial_fit(row, [label])`` (``draw``, then
-    ``learn_label``).
-
-    They play exactly the rounds of ``run_act``, ``run_logged`` and
-    ``run_pass`` on a one-row X (the same ``act_round``, ``logged_round`` and
-    ``label_round``), with what those
-    drivers take as arguments held here instead, so a call passes a few
-    scalars: the kernel, an undo journal reused from call to call (the
-    caller's: ``OneRow(kernel, journal)``), the buffers of a dense row's
-    non-zero entries, and the learner's generator.
-
-    * ``bind_row(X, d, bound)`` checks X as ``lean_rows`` does (one code) and,
-      when it is one row (dense, or CSR with 32-bit indices), points the next
-      ``act`` or ``learn_logged`` at it; each of those uses the row once
-      (``row_bound`` is then False), so no call plays a row it did not check.
-    * The uniforms come from the generator's ``bitgen_t`` (NumPy's C
-      interface, ``bit_generator.capsule``): ``next_double`` is what
-      ``Generator.random`` calls for each entry, so a pair drawn here is the
-      pair ``Generator.random((1, 2))`` gives. ``bind_generator`` takes a
-      ``PCG64`` whose state layout ``skbandit._base._state`` verified
-      (``raw_size`` bytes at ``ctypes.state_address``, the whole state): its
-      state is then saved and restored by copying those bytes (the read-ahead
-      of ``act``, ``save_generator``/``restore_generator`` for a rollback).
-      Another bit generator is refused (the caller takes the general path).
-    """
-
-    cdef readonly BaseKernel kernel
-    cdef readonly Journal journal
-    # bytes of input the bound row has as the kernels read it (8 per dense
-    # entry, 12 per stored CSR entry: ``_input_bytes``)
-    cdef readonly Py_ssize_t row_bytes
-    # ``learn_logged``'s and ``learn_label``'s greedy label, whether the
-    # logged round was the learner's own, ``learn_label``'s reward
-    cdef readonly int greedy
-    cdef readonly bint own
-    cdef readonly double reward
-    cdef object row
-    cdef Row x
-    cdef double[::1] cval
-    cdef int[::1] cind
-    cdef object bit_generator
-    cdef bitgen_t* bitgen
-    cdef char* state
-    cdef Py_ssize_t state_size
-    cdef char saved[64]
-    cdef double u1, u2
-
-    def __cinit__(self, BaseKernel kernel not None, Journal journal not None):
-        self.kernel = kernel
-        self.journal = journal
-        # a dense row's non-zero entries: allocated with the first dense row
-        # (``d`` entries each: 12 d bytes a CSR-only learner does not hold)
-        self.cval = None
-        self.cind = None
-        self.row = None
-        self.bit_generator = None
-
-    @property
-    def row_bound(self):
-        """True while a row checked by ``bind_row`` waits for its call."""
-        return self.row is not None
-
-    def bind_generator(self, rng, raw_size):
-        """Draw from ``rng`` (a ``Generator``): True when its bit generator is
-        a ``PCG64`` and ``raw_size`` (``_state._PCG64_RAW_SIZE``) bytes at its
-        state address hold its whole state, else False. O(1) while the bit
-        generator is the same object (a replaced or unpickled one is bound
-        anew; a reseeded one is the same object, whose state is read live)."""
-        bit_generator = rng.bit_generator
-        if bit_generator is self.bit_generator:
-            return True
-        self.bit_generator = None
-        if raw_size is None or type(bit_generator) is not PCG64:
-            return False
-        if not 0 < raw_size <= sizeof(self.saved):
-            return False
-        bitgen = <bitgen_t*>PyCapsule_GetPointer(bit_generator.capsule,
-                                                 "BitGenerator")
-        address = bit_generator.ctypes.state_address
-        if <uintptr_t>bitgen.state != <uintptr_t>address:
-            return False
-        self.bitgen = bitgen
-        self.state = <char*><uintptr_t>address
-        self.state_size = raw_size
-        self.bit_generator = bit_generator
-        return True
-
-    def bind_row(self, X, Py_ssize_t n_features, double bound):
-        """Check X (``lean_rows``); True, with X bound for the next call, when
-        it is one row that call can play: dense, or CSR with 32-bit indices
-        (others, and more rows, are refused before any O(nnz) scan: False,
-        the general path checks and plays them)."""
-        cdef int form = _lean_form(X, n_features, bound, 1)
-        cdef Row x
-        self.row = None
-        if form != 1 and form != 4:
-            return False
-        if form == 1:
-            if self.cval is None:
-                self.cval = np.empty(max(n_features, 1), dtype=np.float64)
-                self.cind = np.empty(max(n_features, 1), dtype=np.int32)
-            x.val = <const double*>cnp.PyArray_DATA(<cnp.ndarray>X)
-            x.ind = NULL
-            x.nnz = <int>n_features
-            self.row_bytes = 8 * n_features
-            self.x = compact_dense(x, &self.cind[0], &self.cval[0])
-            self.row = X
-            return True
-        data, indices = X.data, X.indices
-        x.nnz = <int>cnp.PyArray_DIMS(<cnp.ndarray>data)[0]
-        if x.nnz == 0:  # as ``_csr_row``: an empty sparse row
-            x.val = NULL
-            x.ind = <const int*>&_EMPTY_INDEX
-        else:
-            x.val = <const double*>cnp.PyArray_DATA(<cnp.ndarray>data)
-            x.ind = <const int*>cnp.PyArray_DATA(<cnp.ndarray>indices)
-        self.row_bytes = 12 * x.nnz
-        self.x = x
-        self.row = (X, data, indices)  # the arrays the row points into
-        return True
-
-    cdef object _take_row(self):
-        # the bound row's owner, unbound: each bound row is played once
-        row = self.row
-        if row is None:
-            raise RuntimeError("OneRow: no row is bound (bind_row first)")
-        self.row = None
-        if self.bit_generator is None:
-            raise RuntimeError("OneRow: no generator is bound (bind_generator)")
-        return row
-
-    def act(self, long long t0, Py_ssize_t skip):
-        """``run_act`` on the bound row at round ``t0 + 1``, with the uniform
-        pair ``skip + 1`` ahead in the generator, read without advancing it
-        (its state bytes are copied out and back; ``skip`` pairs are jumped
-        with ``PCG64.advance``). Returns ``(done, played, propensities)``: 1
-        and new one-element arrays, or 0 when ``kernel.status`` was set."""
-        cdef BaseKernel kernel = self.kernel
-        cdef char saved[64]
-        cdef double u1, u2
-        cdef cnp.npy_intp one = 1
-        row = self._take_row()
-        if kernel.status != STATUS_OK:
-            raise RuntimeError(f"kernel status {kernel.status} was not reset")
-        memcpy(saved, self.state, self.state_size)
-        try:
-            if skip:
-                self.bit_generator.advance(2 * skip)
-            u1 = self.bitgen.next_double(self.bitgen.state)
-            u2 = self.bitgen.next_double(self.bitgen.state)
-        finally:
-            memcpy(self.state, saved, self.state_size)
-        played = cnp.PyArray_EMPTY(1, &one, cnp.NPY_INT32, 0)
-        propensities = cnp.PyArray_EMPTY(1, &one, cnp.NPY_DOUBLE, 0)
-        done = act_round(kernel, self.x, t0 + 1, u1, u2,
-                         <int*>cnp.PyArray_DATA(<cnp.ndarray>played),
-                         <double*>cnp.PyArray_DATA(<cnp.ndarray>propensities))
-        return int(done), played, propensities
-
-    def save_generator(self):
-        """Keep the generator's state (a rollback point's)."""
-        if self.bit_generator is None:
-            raise RuntimeError("OneRow: no generator is bound (bind_generator)")
-        memcpy(self.saved, self.state, self.state_size)
-
-    def restore_generator(self):
-        """Set the generator back to the state ``save_generator`` kept."""
-        if self.bit_generator is None:
-            raise RuntimeError("OneRow: no generator is bound (bind_generator)")
-        memcpy(self.state, self.saved, self.state_size)
-
-    def draw(self):
-        """Draw the next round's uniform pair, advancing the generator as
-        ``Generator.random((1, 2))`` does; ``learn_logged`` plays with it."""
-        if self.bit_generator is None:
-            raise RuntimeError("OneRow: no generator is bound (bind_generator)")
-        self.u1 = self.bitgen.next_double(self.bitgen.state)
-        self.u2 = self.bitgen.next_double(self.bitgen.state)
-
-    def learn_logged(self, BaseKernel kernel not None, long long t0, int action,
-                     double reward, double propensity):
-        """``run_logged(kernel, ...)`` on the bound row at round ``t0 + 1``
-        with the pair of the last ``draw``, the logged action code, reward and
-        propensity, and the kernel's journal (``set_journal``). ``kernel`` is
-        the block's (a learner's ``_before_block`` may replace the cached
-        one). Returns the rounds played (1, or 0 with ``kernel.status`` set);
-        the round's greedy label and whether it was the learner's own to
-        ``greedy`` and ``own``."""
-        cdef int g = 0
-        cdef signed char own = 0
-        row = self._take_row()
-        if kernel.full_information:
-            raise TypeError("a full-information kernel cannot learn from logged "
-                            "bandit feedback (it needs the true label)")
-        if action < 0 or action >= kernel.n_classes:
-            raise ValueError(f"logged action code {action} out of range "
-                             f"for {kernel.n_classes} classes")
-        if kernel.status != STATUS_OK:
-            raise RuntimeError(f"kernel status {kernel.status} was not reset")
-        done = logged_round(kernel, kernel.jd, self.x, t0 + 1, self.u1, self.u2,
-                            action, reward, propensity,
-                            kernel.journal_bound_ll(), &g, &own)
-        kernel.rows_played = done
-        self.greedy = g
-        self.own = own
-        return int(done)
-
-    def learn_label(self, BaseKernel kernel not None, long long t0, int label):
-        """``run_pass(kernel, ...)`` on the bound row with true label code
-        ``label`` at round ``t0 + 1``, with the pair of the last ``draw`` and
-        the kernel's journal (``set_journal``): the simulator's round (the
-        reward ``1[action == label]`` formed in ``label_round``, the label
-        handed to ``learn_full`` by a full-information kernel). ``kernel`` is
-        the block's (a learner's ``_before_block`` may replace the cached
-        one). Returns the rounds played (1, or 0 with ``kernel.status`` set);
-        the round's greedy label and reward to ``greedy`` and ``reward``."""
-        cdef int a = 0, g = 0
-        cdef double r = 0.0, m = 0.0
-        row = self._take_row()
-        if label < 0 or label >= kernel.n_classes:
-            raise ValueError(f"label code {label} out of range "
-                             f"for {kernel.n_classes} classes")
-        if kernel.status != STATUS_OK:
-            raise RuntimeError(f"kernel status {kernel.status} was not reset")
-        done = label_round(kernel, kernel.jd, self.x, t0 + 1, self.u1, self.u2,
-                           label, kernel.journal_bound_ll(), &a, &g, &r, &m)
-        kernel.rows_played = done
-        self.greedy = g
-        self.reward = r
-        return int(done)
-
-
-# ------------------------------------------------------ watched attribute slots
-from cpython.object cimport PyObject, PyTypeObject
-from cpython.tuple cimport PyTuple_New
-
-
-cdef extern from "Python.h":
-    # (PyObject* results are borrowed references; NULL: nothing there)
-    PyObject* _PyType_Lookup(PyTypeObject* type, PyObject* name)
-    object PyObject_GenericGetDict(object o, void* context)
-    PyObject* _slot_dict "PyObject_GenericGetDict" (PyObject* o, void* context)
-    PyObject* _slot_dict_item "PyDict_GetItemWithError" (PyObject* d, PyObject* k)
-    void _slot_decref "Py_DECREF" (PyObject* o)
-    PyTypeObject* _slot_type "Py_TYPE" (PyObject* o)
-    bint _slot_is_list "PyList_CheckExact" (PyObject* o)
-    Py_ssize_t _slot_list_size "PyList_GET_SIZE" (PyObject* o)
-    PyObject* _slot_list_item "PyList_GET_ITEM" (PyObject* o, Py_ssize_t i)
-    Py_ssize_t _slot_tuple_size "PyTuple_GET_SIZE" (PyObject* o)
-    PyObject* _slot_tuple_item "PyTuple_GET_ITEM" (PyObject* o, Py_ssize_t i)
-    void _slot_tuple_set "PyTuple_SET_ITEM" (object t, Py_ssize_t i, PyObject* v)
-    void _slot_incref "Py_INCREF" (PyObject* o)
-
-# The kinds of slot (``Slots``)
-SLOT_ATTR = 0
-SLOT_CLASS_ATTR = 1
-SLOT_ITEM = 2
-cdef enum:
-    _ATTR = 0
-    _CLASS_ATTR = 1
-    _ITEM = 2
-
-
-@cython.final
-cdef class _Missing:
-    """The value ``Slots.read`` gives a slot that holds nothing."""
-
-    def __repr__(self):
-        return "MISSING"
-
-    def __reduce__(self):
-        return "MISSING"
-
-
-MISSING = _Missing()
-cdef object _MISSING = MISSING
-
-
-@cython.final
-@cython.auto_pickle(False)
-cdef class Slots:
-    """A fixed list of places that hold objects, read and compared by identity
-    in compiled loops: the key of a learner's cached kernel and the rollback
-    point of a one-row call (``skbandit._base._transaction``).
-
-    ``Slots(slots, obj)``: ``slots`` is a sequence of ``(kind, owner, name)``:
-
-    * ``SLOT_ATTR``: the entry ``name`` of ``owner``'s instance dictionary
-      (``owner.__dict__.get(name)``, as the object is read there, without
-      descriptors);
-    * ``SLOT_CLASS_ATTR``: the attribute ``name`` of ``type(owner)`` as the
-      class holds it (found along the method resolution order: what
-      ``type(owner).name`` is for a plain function);
-    * ``SLOT_ITEM``: the item at index ``name`` of the list or tuple ``owner``.
-
-    A slot that holds nothing (no such entry, attribute or index) reads as
-    ``MISSING``, so an entry deleted, or a list grown past its last watched
-    index, is a change. ``owner`` None stands for the object ``obj`` passed to
-    each call (the learner itself, which the slots then do not reference: a
-    key kept in the learner's ``__dict__`` makes no reference cycle).
-
-    The values of the slots when made are kept (``recorded``). ``unchanged(obj)``
-    is True when every slot still holds the very object recorded (O(number of
-    slots), no Python call); ``read(obj)`` gives the current values as a tuple,
-    ``holds(obj, values)`` compares with it and ``write(obj, values)`` puts it
-    back (``SLOT_ATTR`` slots only: entries set, or deleted for ``MISSING``).
-    """
-
-    cdef readonly tuple slots
-    cdef readonly tuple recorded
-    cdef Py_ssize_t n
-    cdef int* kinds
-    cdef PyObject** owners  # borrowed from ``slots`` (NULL: the call's ``obj``)
-    cdef PyObject** names  # borrowed from ``slots``
-    cdef Py_ssize_t* index
-
-    def __cinit__(self, slots, obj):
-        cdef Py_ssize_t i
-        cdef int kind
-        triples = tuple([tuple(s) for s in slots])
-        self.n = len(triples)
-        self.kinds = <int*>PyMem_RawRealloc(NULL, max(self.n, 1) * sizeof(int))
-        self.owners = <PyObject**>PyMem_RawRealloc(
-            NULL, max(self.n, 1) * sizeof(PyObject*))
-        self.names = <PyObject**>PyMem_RawRealloc(
-            NULL, max(self.n, 1) * sizeof(PyObject*))
-        self.index = <Py_ssize_t*>PyMem_RawRealloc(
-            NULL, max(self.n, 1) * sizeof(Py_ssize_t))
-        if (self.kinds == NULL or self.owners == NULL or self.names == NULL
-                or self.index == NULL):
-            raise MemoryError()
-        for i in range(self.n):
-            kind, owner, name = triples[i]
-            if kind == _ATTR or kind == _CLASS_ATTR:
-                if type(name) is not str:
-                    raise TypeError(f"slot {i}: the name must be a str, got "
-                                    f"{type(name).__name__}")
-                self.index[i] = 0
-            elif kind == _ITEM:
-                if type(owner) is not list and type(owner) is not tuple:
-                    raise TypeError(f"slot {i}: an item slot's owner must be a "
-                                    f"list or a tuple, got {type(owner).__name__}")
-                if type(name) is not int or name < 0:
-                    raise TypeError(f"slot {i}: an item slot's index must be an "
-                                    f"int >= 0, got {name!r}")
-                self.index[i] = name
-            else:
-                raise ValueError(f"slot {i}: unknown kind {kind!r}")
-            self.kinds[i] = kind
-            self.owners[i] = NULL if owner is None else <PyObject*>owner
-            self.names[i] = <PyObject*>name
-        self.slots = triples  # owns the owners and names pointed at
-        self.recorded = self.read(obj)
-
-    def __dealloc__(self):
-        PyMem_RawFree(self.kinds)
-        PyMem_RawFree(self.owners)
-        PyMem_RawFree(self.names)
-        PyMem_RawFree(self.index)
-
-    def __len__(self):
-        return self.n
-
-    cdef PyObject* _value(self, Py_ssize_t i, PyObject* obj, PyObject** dict_of,
-                          PyObject** dict_owner) except? NULL:
-        """The object slot ``i`` holds (borrowed), NULL when none. The last
-        owner's instance dictionary is kept in ``dict_of`` (borrowed: its
-        owner keeps it, and no Python code runs between two calls of one
-        loop; the slots of one owner follow each other)."""
-        cdef int kind = self.kinds[i]
-        cdef PyObject* owner = self.owners[i]
-        cdef PyObject* d
-        cdef PyObject* v
-        if owner == NULL:
-            owner = obj
-        if kind == _ATTR:
-            if owner != dict_owner[0]:
-                d = _slot_dict(owner, NULL)
-                if d == NULL:
-                    return NULL  # (with its error set: the caller raises it)
-                _slot_decref(d)  # (the owner holds it)
-                dict_of[0] = d
-                dict_owner[0] = owner
-            # NULL: no such entry, or an error set (the caller checks)
-            return _slot_dict_item(dict_of[0], self.names[i])
-        if kind == _CLASS_ATTR:
-            return _PyType_Lookup(_slot_type(owner), self.names[i])
-        if _slot_is_list(owner):
-            if self.index[i] < _slot_list_size(owner):
-                return _slot_list_item(owner, self.index[i])
-            return NULL
-        if self.index[i] < _slot_tuple_size(owner):
-            return _slot_tuple_item(owner, self.index[i])
-        return NULL
-
-    def unchanged(self, obj=None):
-        """True when every slot holds the object recorded when made."""
-        return self.holds(obj, self.recorded)
-
-    def holds(self, obj, tuple values):
-        """True when every slot holds the object of ``values`` (a ``read``) at
-        its index (``MISSING``: nothing)."""
-        cdef Py_ssize_t i
-        cdef PyObject* v
-        cdef PyObject* expected
-        cdef PyObject* dict_of = NULL
-        cdef PyObject* dict_owner = NULL
-        if values is None or _slot_tuple_size(<PyObject*>values) != self.n:
-            return False
-        for i in range(self.n):
-            v = self._value(i, <PyObject*>obj, &dict_of, &dict_owner)
-            expected = _slot_tuple_item(<PyObject*>values, i)
-            if v == NULL:
-                if expected != <PyObject*>_MISSING:
-                    return False
-            elif v != expected:
-                return False
-        return True
-
-    def read(self, obj=None):
-        """The objects the slots hold now, a tuple (``MISSING`` for none)."""
-        cdef Py_ssize_t i
-        cdef PyObject* v
-        cdef PyObject* dict_of = NULL
-        cdef PyObject* dict_owner = NULL
-        out = PyTuple_New(self.n)
-        for i in range(self.n):
-            v = self._value(i, <PyObject*>obj, &dict_of, &dict_owner)
-            if v == NULL:
-                v = <PyObject*>_MISSING
-            _slot_incref(v)
-            _slot_tuple_set(out, i, v)  # (steals the reference)
-        return out
-
-    def write(self, obj, tuple values):
-        """Put ``values`` (a ``read`` of these slots) back: each entry set in
-        its owner's ``__dict__``, or deleted where it was ``MISSING``. Only
-        for slots that are all ``SLOT_ATTR`` (TypeError before any write
-        otherwise)."""
-        cdef Py_ssize_t i
-        cdef object owner, d, value
-        if values is None or _slot_tuple_size(<PyObject*>values) != self.n:
-            raise ValueError("Slots.write: values are not a read of these slots")
-        for i in range(self.n):
-            if self.kinds[i] != _ATTR:
-                raise TypeError(f"Slots.write: slot {i} is not an attribute slot")
-        for i in range(self.n):
-            owner = obj if self.owners[i] == NULL else <object>self.owners[i]
-            d = PyObject_GenericGetDict(owner, NULL)
-            value = <object>_slot_tuple_item(<PyObject*>values, i)
-            if value is _MISSING:
-                d.pop(<object>self.names[i], None)
-            else:
-                d[<object>self.names[i]] = value

@@ -136,6 +136,7 @@ class _RegressorBank(StateMixin):
         """Run ``method``; on failure set every attribute back (the regressors
         from the deep copy ``_before_update`` made before their first update in
         the call) and the generator to its state before the call."""
+        self._check_unlocked(method.__name__.lstrip("_"))  # (a LiveSession's)
         saved = dict(self.__dict__)
         if "_buffer" in saved:  # (appended to in place)
             saved["_buffer"] = list(saved["_buffer"])

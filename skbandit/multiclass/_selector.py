@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from itertools import chain
 from numbers import Integral, Real
 from typing import TYPE_CHECKING
 
@@ -12,7 +11,7 @@ from sklearn.utils._param_validation import Interval, InvalidParameterError
 from sklearn.utils.validation import check_is_fitted
 
 from skbandit._core._explore import EpsilonGreedyExplorer
-from skbandit._core._kernel import SLOT_ATTR, SLOT_ITEM, run_scores
+from skbandit._core._kernel import run_scores
 from skbandit._docstring import FEATURES_IN, ROUND_COUNTS, fill_doc
 from skbandit.base import BaseBanditClassifier, _kernel_arrays
 from skbandit.exploration import (
@@ -43,12 +42,6 @@ def _length_error(candidates, kernels) -> RuntimeError:
         f"OnlineSelector: {len(candidates)} candidates for {len(kernels)} "
         "kernels (the candidates were changed while their kernels played)"
     )
-
-
-def _item_slots(items) -> list[tuple]:
-    """The slots of a list's (or tuple's) items, and of the index past its
-    end (``MISSING`` while it does not grow)."""
-    return [(SLOT_ITEM, items, i) for i in range(len(items) + 1)]
 
 
 @fill_doc(features_in=FEATURES_IN, round_counts=ROUND_COUNTS)
@@ -439,30 +432,6 @@ class OnlineSelector(ExplorationMixin, BaseBanditClassifier):
         super()._own_state_arrays()
         for c in self.candidates_:
             c._own_state_arrays()
-
-    def _param_slots(self, owner=None) -> list[tuple]:
-        # the candidates given (validated with the selector's parameters): the
-        # objects of a list or tuple and their parameters (a list's items by
-        # index, one past its end included: a list grown is a change)
-        slots = super()._param_slots(owner)
-        given = self.__dict__.get("candidates")
-        if type(given) is list or type(given) is tuple:
-            slots += _item_slots(given)
-            for c in given:
-                if isinstance(c, BaseBanditClassifier):
-                    slots += c._param_slots(c)
-        return slots
-
-    def _cache_slots(self, owner=None) -> list[tuple]:
-        # the candidates' kernels are part of the selector's: the list, its
-        # items and each candidate's own slots
-        candidates = self.candidates_
-        return [
-            *super()._cache_slots(owner),
-            (SLOT_ATTR, owner, "candidates_"),
-            *_item_slots(candidates),
-            *chain.from_iterable([c._cache_slots(c) for c in candidates]),
-        ]
 
     def _make_kernel(self):
         kernels = [c._make_kernel() for c in self.candidates_]

@@ -433,35 +433,22 @@ class SeparableOneVsAll(ExplorationMixin, BaseBanditClassifier):
         lender = self.__dict__.get("_work_lender")
         if lender is not None:
             lender.give(kernel.work_buffer())
-        cache = self.__dict__.get("_kernel_cache")
-        if cache is not None and cache[1] is kernel:
-            # the model's bytes too: they choose the next call's rollback mode
-            # and journal limit (O(1) from the store). The key is built again
-            # only when one of its slots changed (the first block that makes
-            # the store the state: the support arrays popped, ``_sv_live``
-            # set); the one-row calls kept with the kernel (``_one_row``) wrap
-            # this same kernel and stay.
-            # (a new tuple only when one changed: most rows change neither)
-            key = cache[0] if cache[0].unchanged(self) else self._cache_key()
-            model_bytes = self._model_bytes()
-            if key is not cache[0] or model_bytes != cache[2]:
-                self._kernel_cache = (key, kernel, model_bytes, *cache[3:])
 
     def _set_state(self, state: dict) -> None:
         if "_sv_indptr" in state:
             self.__dict__.pop("_sv_live", None)
         super()._set_state(state)
 
-    def _play_blocks(self, X, rows, play, logged=False, cached=None, one=None):
+    def _play_blocks(self, X, rows, play, logged=False):
         # (the arguments spelt out: no tuple and dictionary packed per call)
         if self.kernel is None:
-            return super()._play_blocks(X, rows, play, logged, cached, one)
+            return super()._play_blocks(X, rows, play, logged)
         lender = self.__dict__.get("_work_lender")
         if lender is None:
             lender = self._work_lender = _WorkLender()
         lender.training += 1
         try:
-            return super()._play_blocks(X, rows, play, logged, cached, one)
+            return super()._play_blocks(X, rows, play, logged)
         finally:
             lender.training -= 1
             self._forget_block()

@@ -1,0 +1,307 @@
+"""``skbandit.LiveSession``: its contract (docs/protocol.md, The live session).
+
+* It plays exactly what ``sample_actions(x)`` and ``partial_fit(x,
+  LoggedFeedback(...))`` play, for every bandit learner (the compiled round
+  and the general path), dense and CSR rows, own and off-policy rounds, rows
+  served ahead of their feedback: the same actions and propensities and the
+  same learner, generator and serving cursor included, bit for bit.
+* While open it locks the learner's parameters and training calls; predicting
+  still works.
+* A refused row or feedback changes nothing; a round whose update overflows
+  is undone.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from _helpers import assert_same_learner, assert_same_state, snapshot
+from _registry import BANDIT_ENTRIES, entry_params
+
+from skbandit import Banditron, LiveSession, LoggedFeedback, RegressionReduction
+
+K = 3
+D = 6
+
+
+def _stream(n=60, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, D)) / 4.0  # row norms below 1 (rational kernel)
+    X[X < -0.1] = 0.0
+    y = rng.integers(0, K, size=n)
+    return X, y
+
+
+def _reward(est, action, label, rng) -> float:
+    if getattr(est, "_logged_rewards", "binary") == "binary":
+        return float(action == label)
+    return float(action == label) * 0.5 + 0.5 * rng.random()
+
+
+def _assert_same_state_but_generator(est, snap):
+    """``est`` in the state ``snap`` but its generator, which a session
+    advances by the pairs it queued (``close`` sets it back)."""
+    snap = {k: v for k, v in snap.items() if k != "_rng"}
+    now = {k: v for k, v in snapshot(est).items() if k != "_rng"}
+    assert now.keys() == snap.keys()
+    for name, value in snap.items():
+        if isinstance(value, np.ndarray):
+            np.testing.assert_array_equal(now[name], value, err_msg=name)
+        else:
+            assert now[name] == value, name
+
+
+def _row(X, i, form):
+    row = X[i]
+    return sp.csr_matrix(row[None, :]) if form == "csr" else row
+
+
+# (rows served, then rows learned) per step: one by one, two served ahead
+_SCHEDULE = [(1, 1)] * 6 + [(2, 2), (0, 1), (1, 1), (3, 1), (0, 2), (1, 1), (2, 1)]
+
+
+@pytest.mark.filterwarnings("ignore::skbandit.OffPolicyWarning")
+@pytest.mark.parametrize("form", ["dense", "csr"])
+@pytest.mark.parametrize("entry", entry_params(BANDIT_ENTRIES))
+def test_session_plays_as_the_public_calls(entry, form):
+    """The session and the public calls, step by step, on twin learners:
+    the same actions, propensities and whole learner (state, counters,
+    generator, ``n_pending_``) after every step and after ``close``; some
+    rounds are off-policy (another action, or another propensity)."""
+    X, y = _stream()
+    a = entry.make(random_state=3)
+    a.partial_fit(X[:20], y[:20], classes=np.arange(K))
+    b = copy.deepcopy(a)
+    rng_a, rng_b = np.random.default_rng(5), np.random.default_rng(5)
+    served_a: list = []
+    served_b: list = []
+    i = 20
+    with LiveSession(a) as session:
+        for n_serve, n_learn in _SCHEDULE:
+            for _ in range(n_serve):
+                act, p = session.act(_row(X, i + len(served_a), form))
+                served_a.append((i + len(served_a), act, p))
+                rows = X[i + len(served_b) : i + len(served_b) + 1]
+                acts, ps = b.sample_actions(
+                    sp.csr_matrix(rows) if form == "csr" else rows
+                )
+                served_b.append((i + len(served_b), acts[0], ps[0]))
+            assert [s[1:] for s in served_a] == [s[1:] for s in served_b]
+            for _ in range(n_learn):
+                j, act, p = served_a.pop(0) if served_a else (i, 0, 1.0)
+                served_b.pop(0) if served_b else None
+                if j % 4 == 3:  # off-policy: another action
+                    act = (act + 1) % K
+                if j % 5 == 4:
+                    p = 0.5  # off-policy: another propensity
+                r = _reward(a, act, y[j], rng_a)
+                assert r == _reward(b, act, y[j], rng_b)
+                session.learn(_row(X, j, form), act, r, p)
+                rows = X[j : j + 1]
+                b.partial_fit(
+                    sp.csr_matrix(rows) if form == "csr" else rows,
+                    LoggedFeedback([act], [r], [p]),
+                )
+                i = max(i, j + 1)
+            assert (a.t_, a.n_mistakes_, a.n_greedy_mistakes_) == (
+                b.t_,
+                b.n_mistakes_,
+                b.n_greedy_mistakes_,
+            )
+    # rows served and not learned stay pending, the generator where the
+    # public calls leave it
+    assert a.n_pending_ == b.n_pending_ == len(served_b)
+    assert_same_learner(a, b)
+    assert (a.n_mistakes_, a.n_greedy_mistakes_, a.n_iter_) == (
+        b.n_mistakes_,
+        b.n_greedy_mistakes_,
+        b.n_iter_,
+    )
+    # and they play on alike
+    for _ in range(len(served_b)):
+        b.partial_fit(X[:1], LoggedFeedback([0], [0.0], [0.5]))
+        a.partial_fit(X[:1], LoggedFeedback([0], [0.0], [0.5]))
+    acts_a, ps_a = a.sample_actions(X[40:50])
+    acts_b, ps_b = b.sample_actions(X[40:50])
+    np.testing.assert_array_equal(acts_a, acts_b)
+    np.testing.assert_array_equal(ps_a, ps_b)
+
+
+def test_session_opened_with_rows_served_before():
+    """Rows served by ``sample_actions`` before the session keep their pairs:
+    learning them in the session learns what ``partial_fit`` would."""
+    X, y = _stream()
+    a = Banditron(random_state=0).partial_fit(X[:20], y[:20], classes=np.arange(K))
+    acts, ps = a.sample_actions(X[20:22])
+    b = copy.deepcopy(a)
+    with LiveSession(a) as session:
+        act, p = session.act(X[22])
+        for j, (act_j, p_j) in enumerate(zip(acts, ps, strict=True)):
+            session.learn(X[20 + j], act_j, float(act_j == y[20 + j]), p_j)
+    assert a.n_pending_ == 1
+    acts_b, ps_b = b.sample_actions(X[22:23])
+    assert (act, p) == (acts_b[0], ps_b[0])
+    b.partial_fit(X[20:22], LoggedFeedback(acts, (acts == y[20:22]) * 1.0, ps))
+    assert_same_learner(a, b)
+
+
+def test_a_generator_without_jumps_is_set_back_too():
+    """``close`` sets a generator that cannot jump back (MT19937) to where the
+    public calls leave it."""
+    X, y = _stream()
+    a = Banditron(random_state=0).partial_fit(X[:20], y[:20], classes=np.arange(K))
+    a._rng = np.random.Generator(np.random.MT19937(4))
+    b = copy.deepcopy(a)
+    with LiveSession(a) as session:
+        for j in range(20, 24):
+            act, p = session.act(X[j])
+            session.learn(X[j], act, float(act == y[j]), p)
+        session.act(X[24])
+    for j in range(20, 24):
+        acts, ps = b.sample_actions(X[j : j + 1])
+        b.partial_fit(X[j : j + 1], LoggedFeedback(acts, (acts == y[j]) * 1.0, ps))
+    b.sample_actions(X[24:25])
+    assert_same_learner(a, b)
+    assert a.n_pending_ == b.n_pending_ == 1
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda e, X, y: e.set_params(random_state=1),
+        lambda e, X, y: e.fit(X, y),
+        lambda e, X, y: e.partial_fit(X, y),
+        lambda e, X, y: e.sample_actions(X),
+        lambda e, X, y: LiveSession(e),
+    ],
+    ids=["set_params", "fit", "partial_fit", "sample_actions", "second session"],
+)
+@pytest.mark.parametrize("cls", [Banditron, RegressionReduction])
+def test_an_open_session_locks_the_learner(cls, call):
+    X, y = _stream()
+    est = cls(random_state=0).partial_fit(X[:20], y[:20], classes=np.arange(K))
+    session = LiveSession(est)
+    snap = snapshot(est)
+    with pytest.raises(RuntimeError, match="LiveSession"):
+        call(est, X[:5], y[:5])
+    assert_same_state(est, snap)
+    est.predict(X[:3])  # reading works
+    est.exploration_distribution(X[:3])
+    session.close()
+    call(est, X[:5], y[:5])  # unlocked
+
+
+def _bad_calls():
+    X, _ = _stream()
+    good = X[25]
+    return {
+        "nan row": (np.where(np.arange(D) == 2, np.nan, good), 0, 1.0, 0.5),
+        "wrong width": (good[:-1], 0, 1.0, 0.5),
+        "two rows": (X[25:27], 0, 1.0, 0.5),
+        "huge value": (good * 1e300, 0, 1.0, 0.5),
+        "unknown action": (good, 7, 1.0, 0.5),
+        "reward not a bit": (good, 0, 0.5, 0.5),
+        "reward nan": (good, 0, np.nan, 0.5),
+        "propensity 0": (good, 0, 1.0, 0.0),
+        "propensity above 1": (good, 0, 1.0, 1.5),
+        "propensity nan": (good, 0, 1.0, np.nan),
+    }
+
+
+@pytest.mark.parametrize("form", ["dense", "csr"])
+@pytest.mark.parametrize("bad", list(_bad_calls()))
+def test_a_refused_call_changes_nothing(bad, form):
+    """Each bad row or feedback raises ``ValueError`` before any state
+    changes: the learner, its generator and the session go on as a twin that
+    never saw the call."""
+    X, y = _stream()
+    a = Banditron(random_state=0).partial_fit(X[:20], y[:20], classes=np.arange(K))
+    b = copy.deepcopy(a)
+    x, action, reward, propensity = _bad_calls()[bad]
+    if form == "csr" and x.ndim == 1 and np.isfinite(x).all():
+        x = sp.csr_matrix(x[None, :])
+    with LiveSession(a) as sa, LiveSession(b) as sb:
+        act, p = sa.act(X[20])
+        assert (act, p) == sb.act(X[20])
+        with pytest.raises(ValueError):
+            sa.learn(x, action, reward, propensity)
+        if bad in ("nan row", "wrong width", "two rows", "huge value"):
+            with pytest.raises(ValueError):
+                sa.act(x)
+        sa.learn(X[20], act, float(act == y[20]), p)
+        sb.learn(X[20], act, float(act == y[20]), p)
+        assert sa.act(X[21]) == sb.act(X[21])
+    assert_same_learner(a, b)
+
+
+@pytest.mark.parametrize("form", ["dense", "csr"])
+def test_an_overflowing_update_is_undone(form, monkeypatch):
+    """A row that makes the update non-finite (its values beyond the bound,
+    lifted for the test) raises ``FloatingPointError`` and leaves the learner
+    as before the call; the session then goes on as a twin that never saw
+    it."""
+    monkeypatch.setattr("skbandit.live._MAX_ABS_X", np.inf)
+    X, y = _stream()
+    a = Banditron(random_state=0).partial_fit(X[:20], y[:20], classes=np.arange(K))
+    b = copy.deepcopy(a)
+    big = X[20] * 1e307 + 1e307
+    with LiveSession(a) as sa, LiveSession(b) as sb:
+        snap = snapshot(a)
+        # a round of a row not served (its pair drawn by ``learn``), then one
+        # of a served row (its pair queued by ``act``)
+        with pytest.raises(FloatingPointError, match="non-finite"):
+            sa.learn(_row(big[None, :], 0, form), 0, 0.0, 0.5)
+        _assert_same_state_but_generator(a, snap)
+        act, p = sa.act(X[21])
+        assert (act, p) == sb.act(X[21])
+        with pytest.raises(FloatingPointError, match="non-finite"):
+            sa.learn(_row(big[None, :], 0, form), act, float(act != y[21]), p)
+        _assert_same_state_but_generator(a, snap)
+        sa.learn(X[21], act, float(act == y[21]), p)
+        sb.learn(X[21], act, float(act == y[21]), p)
+    assert_same_learner(a, b)
+
+
+def test_closed_session_refuses_and_full_information_cannot_learn():
+    from skbandit import MulticlassPerceptron
+
+    X, y = _stream()
+    est = MulticlassPerceptron().partial_fit(X[:20], y[:20], classes=np.arange(K))
+    with LiveSession(est) as session:
+        act, p = session.act(X[20])
+        with pytest.raises(TypeError, match="full-information"):
+            session.learn(X[20], act, 1.0, p)
+    with pytest.raises(RuntimeError, match="closed"):
+        session.act(X[20])
+    with pytest.raises(Exception, match="not fitted"):
+        LiveSession(Banditron())
+
+
+@pytest.mark.parametrize("form", ["dense", "csr"])
+def test_the_learners_row_rule_runs_in_the_session(form):
+    """A row the compiled check accepts but the learner's own rule refuses
+    (the rational ``SeparableOneVsAll``'s rows of norm at most 1) raises its
+    ``ValueError`` in ``act`` and ``learn``, with nothing changed."""
+    from skbandit import SeparableOneVsAll
+
+    X, y = _stream()
+    a = SeparableOneVsAll(kernel="rational", large_norm="raise", random_state=0)
+    a.partial_fit(X[:20], y[:20], classes=np.arange(K))
+    b = copy.deepcopy(a)
+    long = np.zeros(D)
+    long[0] = 1.5
+    bad = _row(long[None, :], 0, form)
+    with LiveSession(a) as sa, LiveSession(b) as sb:
+        with pytest.raises(ValueError, match="norm at most 1"):
+            sa.act(bad)
+        with pytest.raises(ValueError, match="norm at most 1"):
+            sa.learn(bad, 0, 1.0, 0.5)
+        for j in range(20, 24):
+            act, p = sa.act(X[j])
+            assert (act, p) == sb.act(X[j])
+            sa.learn(X[j], act, float(act == y[j]), p)
+            sb.learn(X[j], act, float(act == y[j]), p)
+    assert_same_learner(a, b)
