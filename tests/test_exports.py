@@ -24,7 +24,9 @@ import skbandit
 
 PACKAGE = Path(skbandit.__file__).resolve().parent
 LEARNER_PACKAGES = ("skbandit.linear_model", "skbandit.multiclass")
-FEEDBACK = {"BanditFeedback", "LoggedFeedback", "OffPolicyWarning"}
+# the public names that are not estimators: the feedback classes and the
+# live session bound to a fitted learner
+FEEDBACK = {"BanditFeedback", "LoggedFeedback", "OffPolicyWarning", "LiveSession"}
 
 
 def _defined_learners() -> set[type]:
