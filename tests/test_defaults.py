@@ -65,8 +65,9 @@ def test_default_training_accuracy_on_digits(digits, cls, scale, threshold):
 def test_default_gaptron_learns_online_on_digits(digits):
     """One pass of ``Gaptron()`` over the digits in [0, 1] plays clearly better
     than uniform play (error 0.9): with the theory's step (the previous default,
-    ``learning_rate="auto"``) the online error was 0.89 to 0.91 for seeds 0-4; with the
-    AdaGrad-norm step 0.71 to 0.80 (docs/results/defaults/gaptron-step)."""
+    ``step_size="constant"``, recorded as ``learning_rate="auto"``) the online error
+    was 0.89 to 0.91 for seeds 0-4; with the AdaGrad-norm step (``"adagrad"``) 0.71
+    to 0.80 (docs/results/defaults/gaptron-step)."""
     X, y = digits
     X = X / 16.0
     uniform = 1 - 1 / 10
