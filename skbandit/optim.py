@@ -13,15 +13,16 @@ and ``eta`` = ``learning_rate``, the update is ``w_i -= eta_{t,i} g_{t,i}``
 with:
 
 - ``Constant``: ``eta_{t,i} = eta``.
-- ``AdaGrad`` (Duchi, Hazan and Singer 2011): per coordinate,
+- ``AdaGrad`` (Duchi, Hazan and Singer 2011 [1]_): per coordinate,
   ``eta_{t,i} = eta / sqrt(G_i)``, ``G_i = sum_{s <= t} g_{s,i}^2`` (a
   coordinate is not moved while ``G_i = 0``); with ``per_coordinate=False``
-  one accumulator, the AdaGrad-norm step (Streeter and McMahan 2010; Ward, Wu
-  and Bottou 2019) ``eta_t = eta / sqrt(2 (1e-8 + sum_{s <= t} ||g_s||^2))``:
-  ``eta`` is then the comparator norm the regret bound is stated for (the
-  weights move by about ``eta`` over a run whatever the size of the gradients).
-- ``Normalized``: algorithm NAG of Ross, Mineiro and Langford (2013), Vowpal
-  Wabbit's default: per-feature scales ``s_i`` (the largest ``|x_i|`` seen;
+  one accumulator, the AdaGrad-norm step (Streeter and McMahan 2010 [2]_;
+  Ward, Wu and Bottou 2019 [3]_)
+  ``eta_t = eta / sqrt(2 (1e-8 + sum_{s <= t} ||g_s||^2))``: ``eta`` is then
+  the comparator norm the regret bound is stated for (the weights move by
+  about ``eta`` over a run whatever the size of the gradients).
+- ``Normalized``: algorithm NAG of Ross, Mineiro and Langford (2013) [4]_,
+  Vowpal Wabbit's default: per-feature scales ``s_i`` (the largest ``|x_i|`` seen;
   the weight is rescaled by ``s_i / |x_i|`` when its scale grows),
   ``eta_t = eta sqrt(t / N_t)`` with ``N_t = sum_{s <= t} sum_i
   (x_{s,i} / s_i)^2`` and ``eta_{t,i} = eta_t / (s_i sqrt(G_i))``: invariant
