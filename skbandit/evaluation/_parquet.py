@@ -6,8 +6,8 @@ learner's ``partial_fit(X, LoggedFeedback(a, r, p))`` in the logged order
 (files in sorted path order, row groups in file order), each row group read in
 record batches of at most 65,536 rounds (the learners' own block size). Memory
 is bounded by about two batches (the one learned and the one read ahead), plus
-the learner and pyarrow's buffers of the row group being read, whatever the
-size of the row groups. A learner's ``partial_fit`` in chunks is one call on
+the learner and pyarrow's buffers of the column chunks being read, whatever
+the size of the row groups. A learner's ``partial_fit`` in chunks is one call on
 the concatenated rows (chunk invariance, a tested contract of every learner),
 so the model is bit for bit the model of one in-memory pass over the log.
 
@@ -183,7 +183,10 @@ def _batches(files: list[Path], position: tuple[int, int], columns: _LogColumns)
     file_index, group = position
     opened: list[tuple[int, tuple[str, int, int]]] = []
     while file_index < len(files):
-        parquet = pq.ParquetFile(files[file_index])
+        # pre_buffer=False: the column chunks are read as the batches need
+        # them, not the whole row group ahead (measured: a third of a row
+        # group less at the peak, the same CPU time)
+        parquet = pq.ParquetFile(files[file_index], pre_buffer=False)
         opened.append((file_index, _fingerprint(files[file_index], parquet)))
         for g in range(group, parquet.metadata.num_row_groups):
             rows = parquet.metadata.row_group(g).num_rows
@@ -265,7 +268,7 @@ def learn_from_parquet(
     learned with ``learner.partial_fit``. By the chunk invariance of
     ``partial_fit`` the result is the learner of one ``partial_fit`` over the
     whole log in memory, bit for bit, with memory bounded by about two
-    batches plus pyarrow's buffers of the row group being read. Checkpoints
+    batches plus pyarrow's buffers of the column chunks being read. Checkpoints
     and ``max_row_groups`` count whole row groups.
 
     Parameters
