@@ -356,6 +356,33 @@ def test_learning_from_parquet_is_one_in_memory_pass(parquet_log, read_ahead):
     assert pickle.dumps(learned) == pickle.dumps(reference)
 
 
+@pytest.mark.parametrize("read_ahead", [True, False])
+def test_row_groups_read_in_several_batches(
+    parquet_log, tmp_path, monkeypatch, read_ahead
+):
+    # Row groups of 170 rounds read in batches of 64, 64 and 42: every round
+    # is learned once, in order, and positions count whole row groups.
+    import skbandit.evaluation._parquet as parquet_module
+
+    monkeypatch.setattr(parquet_module, "_BATCH_ROWS", 64)
+    root, X, y, logged, folds = parquet_log
+    reference = _learner().partial_fit(X, logged, classes=CLASSES)
+    checkpoint = tmp_path / "ckpt.pkl"
+    partial = learn_from_parquet(
+        _learner(), root, classes=CLASSES, checkpoint=checkpoint, max_row_groups=4,
+        read_ahead=read_ahead,
+    )  # fmt: skip
+    state = LogCheckpoint.load(checkpoint)
+    assert state.position == (1, 1)
+    assert state.n_rounds == partial.t_ == 500 + 170
+    resumed = learn_from_parquet(
+        _learner(), root, classes=CLASSES, checkpoint=checkpoint,
+        read_ahead=read_ahead,
+    )  # fmt: skip
+    assert pickle.dumps(resumed) == pickle.dumps(reference)
+    assert LogCheckpoint.load(checkpoint).position == (5, 0)
+
+
 def test_resume_from_a_checkpoint_mid_way(parquet_log, tmp_path):
     # Stop inside the second file, resume with a fresh learner: the same
     # bytes as one pass; the checkpoint records the position and rounds.

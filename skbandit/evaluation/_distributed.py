@@ -86,7 +86,12 @@ def _partition_arrays(part, columns: _Columns):
             names = tuple(
                 c for c in part.columns if c not in own and is_numeric_dtype(part[c])
             )
-        X = part[list(names)].to_numpy(dtype=np.float64)
+        # filled column by column: one copy into the C-ordered float64 form
+        # the policies and the reward model read (a pandas frame keeps each
+        # column apart, so its to_numpy is column-major and needs a second)
+        X = np.empty((len(part), len(names)), dtype=np.float64)
+        for j, name in enumerate(names):
+            X[:, j] = part[name].to_numpy(dtype=np.float64)
         actions = part[columns.action].to_numpy()
         rewards = part[columns.reward].to_numpy(dtype=np.float64)
         propensities = part[columns.propensity].to_numpy(dtype=np.float64)
@@ -105,6 +110,25 @@ def _policy_proba(policy, X, kind: str, k: int) -> np.ndarray:
     return _check_target_proba(pi, X.shape[0], k)
 
 
+def _policy_terms(policy, X, H, codes, kind, classes):
+    """``(pi(a_i | x_i), sum_a pi(a | x_i) h(x_i, a))`` of one policy on a
+    partition (the second None without ``H``).
+
+    A fitted learner's greedy policy puts all its mass on its prediction
+    ``g_i``: the terms are then ``[g_i = a_i]`` and ``h(x_i, g_i)``, read
+    without the (n, k) matrix of target probabilities, and they are the
+    same numbers (the other terms of the sum are zeros)."""
+    n = X.shape[0]
+    rows = np.arange(n)
+    if kind == "greedy" and hasattr(policy, "predict"):
+        greedy = np.searchsorted(classes, policy.predict(X))
+        return (greedy == codes).astype(np.float64), (
+            None if H is None else H[rows, greedy]
+        )
+    pi = _policy_proba(policy, X, kind, classes.shape[0])
+    return pi[rows, codes], (None if H is None else (pi * H).sum(axis=1))
+
+
 def _partition_statistics(
     part, index, columns, classes, policies, kind, clip, models
 ) -> list[PolicyStatistics]:
@@ -114,19 +138,20 @@ def _partition_statistics(
     model = None if models is None else models[index]
     codes = _logged_codes(logged, classes)
     r, p = logged.rewards, logged.propensities
-    n, k = r.shape[0], classes.shape[0]
+    n = r.shape[0]
     H = None if model is None else _predict(X, model)
+    h_logged = None if H is None else H[np.arange(n), codes]
     out = []
     for policy in policies.values():
-        pi = _policy_proba(policy, X, kind, k)
-        w = pi[np.arange(n), codes] / p
+        pi_logged, h_policy = _policy_terms(policy, X, H, codes, kind, classes)
+        w = pi_logged / p
         n_clipped = 0
         if clip is not None:
             n_clipped = int(np.count_nonzero(w > clip))
             w = np.minimum(w, clip)
         cols = [w * r, w]
         if H is not None:
-            cols.append((pi * H).sum(axis=1) + w * (r - H[np.arange(n), codes]))
+            cols.append(h_policy + w * (r - h_logged))
         min_p = float(p.min()) if n else float("inf")
         out.append(
             PolicyStatistics(Moments.of(np.column_stack(cols)), n_clipped, min_p)
