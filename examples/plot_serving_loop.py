@@ -174,8 +174,9 @@ plt.show()
 # The loop at scale
 # -----------------
 # Nothing above holds a whole log in one process: the replicas write their
-# own files, :func:`~skbandit.evaluation.learn_from_parquet` reads one row group
-# at a time (and resumes from a ``checkpoint=`` after a failure), and
+# own files, :func:`~skbandit.evaluation.learn_from_parquet` reads each row
+# group in record batches of at most 65,536 rounds (and resumes from a
+# ``checkpoint=`` after a failure), and
 # :func:`~skbandit.evaluation.dask_off_policy_evaluation` reduces each
 # partition to a few sufficient statistics on the workers. See
 # :doc:`/logs_at_scale` for the formulas and the measured throughput.
