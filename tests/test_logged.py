@@ -270,15 +270,20 @@ def _serve_and_learn(est, X, y, k, batch, lag):
     return actions, props
 
 
-@pytest.mark.parametrize(
-    "entry, schedule, kind",
-    paired(["5-0", "4-2"], ["gaussian", "binary"], BANDIT_ENTRIES),
-)
-def test_delayed_feedback_matches_every_reference(entry, schedule, kind):
+# each learner meets both schedules and both streams, in two items (``paired``);
+# the signature stays (entry, batch, lag, kind): test_reference_defaults calls it
+DELAYED = [
+    pytest.param(entry, batch, lag, kind, id=f"{entry.id}-{batch}-{lag}-{kind}")
+    for param in paired([(5, 0), (4, 2)], ["gaussian", "binary"], BANDIT_ENTRIES)
+    for entry, (batch, lag), kind in [param.values]
+]
+
+
+@pytest.mark.parametrize("entry, batch, lag, kind", DELAYED)
+def test_delayed_feedback_matches_every_reference(entry, batch, lag, kind):
     """Every bandit learner against its NumPy reference driven through the same
     serve/learn schedule (``_reference_logged.delayed_schedule``), with and
-    without a lag (``schedule`` is ``"batch-lag"``)."""
-    batch, lag = map(int, schedule.split("-"))
+    without a lag."""
     k, n, seed = 3, 48, 17
     if entry.params.get("covariance") == "full" and kind == "binary":
         pytest.skip(
