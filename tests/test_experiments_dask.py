@@ -98,13 +98,18 @@ def test_scheduler_with_another_backend_is_an_error(capsys):
 
 
 class _Recorder:
-    """Wraps ``distributed.LocalCluster`` to keep the clusters it starts."""
+    """Wraps ``distributed.LocalCluster`` to keep the clusters it starts and
+    the arguments it was asked for; the workers it starts are threads of this
+    process (``processes=False``: no interpreter to start per worker), as
+    worker processes are exercised by the module's ``cluster``."""
 
     def __init__(self):
         self.clusters = []
 
     def __call__(self, *args, **kwargs):
-        cluster = _LOCAL_CLUSTER(*args, **kwargs)
+        cluster = _LOCAL_CLUSTER(
+            *args, **{**kwargs, "processes": False, "protocol": "tcp"}
+        )
         self.clusters.append((cluster, kwargs))
         return cluster
 

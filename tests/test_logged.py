@@ -19,7 +19,7 @@ import scipy.sparse as sp
 from _data import make_stream
 from _helpers import assert_same_learner, assert_same_state, snapshot
 from _reference_logged import banditron_delayed, delayed_schedule
-from _registry import BANDIT_ENTRIES, ENTRIES, entry_params
+from _registry import BANDIT_ENTRIES, ENTRIES, entry_params, paired, spread
 from numpy.testing import assert_allclose, assert_array_equal
 
 from skbandit import BanditFeedback, Banditron, LoggedFeedback, OffPolicyWarning
@@ -159,9 +159,11 @@ def test_sample_actions_first_call(entry):
 # on-policy equivalence
 
 
-@pytest.mark.parametrize("entry", BANDIT)
-@pytest.mark.parametrize("kind", ["gaussian", "binary"])
-@pytest.mark.parametrize("container", ["dense", "csr"])
+# each learner meets both streams and both containers, in two items (``paired``)
+@pytest.mark.parametrize(
+    "entry, kind, container",
+    paired(["gaussian", "binary"], ["dense", "csr"], BANDIT_ENTRIES),
+)
 def test_live_loop_reproduces_the_simulator(entry, kind, container):
     """sample_actions -> reward from the labels -> partial_fit(LoggedFeedback),
     row by row, gives the simulator's actions, propensities and state."""
@@ -268,12 +270,20 @@ def _serve_and_learn(est, X, y, k, batch, lag):
     return actions, props
 
 
-@pytest.mark.parametrize("entry", BANDIT)
-@pytest.mark.parametrize("batch,lag", [(5, 0), (4, 2)])
-@pytest.mark.parametrize("kind", ["gaussian", "binary"])
+# each learner meets both schedules and both streams, in two items (``paired``);
+# the signature stays (entry, batch, lag, kind): test_reference_defaults calls it
+DELAYED = [
+    pytest.param(entry, batch, lag, kind, id=f"{entry.id}-{batch}-{lag}-{kind}")
+    for param in paired([(5, 0), (4, 2)], ["gaussian", "binary"], BANDIT_ENTRIES)
+    for entry, (batch, lag), kind in [param.values]
+]
+
+
+@pytest.mark.parametrize("entry, batch, lag, kind", DELAYED)
 def test_delayed_feedback_matches_every_reference(entry, batch, lag, kind):
     """Every bandit learner against its NumPy reference driven through the same
-    serve/learn schedule (``_reference_logged.delayed_schedule``)."""
+    serve/learn schedule (``_reference_logged.delayed_schedule``), with and
+    without a lag."""
     k, n, seed = 3, 48, 17
     if entry.params.get("covariance") == "full" and kind == "binary":
         pytest.skip(
@@ -374,9 +384,21 @@ BAD_LOGS = [
 ]
 
 
-@pytest.mark.parametrize("entry", BANDIT)
-@pytest.mark.parametrize("bad,match", BAD_LOGS)
-def test_bad_logged_feedback_is_refused_without_state_change(entry, bad, match):
+# The checks are shared (``LoggedFeedback`` and the base's validation): every
+# learner meets the reward checks that depend on its reward kind, and two of the
+# others in turn (``spread``); Banditron meets them all.
+@pytest.mark.parametrize(
+    "entry, case",
+    spread(
+        BAD_LOGS,
+        always=tuple(case for case in BAD_LOGS if case[1] == "0 or 1"),
+        per_entry=2,
+        entries=BANDIT_ENTRIES,
+        ids=lambda case: f"bad{BAD_LOGS.index(case)}",
+    ),
+)
+def test_bad_logged_feedback_is_refused_without_state_change(entry, case):
+    bad, match = case
     # (an instance's: a meta-estimator's is its learners')
     if match == "0 or 1" and entry.make()._logged_rewards == "unit":
         if np.all(bad(1)[1] == 0.5):
@@ -553,8 +575,9 @@ def test_logged_feedback_shapes():
 CHUNKS = [1, 2, 30, 100, 1, 66]  # sums to 200
 
 
-@pytest.mark.parametrize("entry", BANDIT)
-@pytest.mark.parametrize("container", ["dense", "csr"])
+@pytest.mark.parametrize(
+    "entry, container", spread(["dense", "csr"], entries=BANDIT_ENTRIES)
+)
 def test_logged_chunk_invariance(entry, container):
     k = 4
     X, y = make_stream(n=sum(CHUNKS), k=k, seed=6)

@@ -285,7 +285,7 @@ def test_learns_a_nonlinear_stream_the_linear_learner_cannot():
                 hidden_layer_sizes=(16,), learning_rate_init=0.01, random_state=0
             ),
             per_class=False,
-            batch_size=4,
+            batch_size=16,
             random_state=0,
         )
     ]
