@@ -17,8 +17,8 @@ from sklearn.utils import Bunch, check_random_state
 from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from skbandit._core._drivers import run_scores
 from skbandit._core._feature_map import FeatureMapKernel
-from skbandit._core._kernel import run_scores
 from skbandit._docstring import ROUND_COUNTS, fill_doc
 from skbandit.base import BaseBanditClassifier, _kernel_arrays
 from skbandit.preprocessing import OnlineStandardScaler

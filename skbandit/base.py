@@ -7,7 +7,7 @@ mistakes, the feedback log, and the failure guarantee. A learner subclass adds
 its parameters, declares its state (``_state_attrs``, created by
 ``_init_state``), says how it scores rows (``_score_rows``) and which compiled
 kernel plays one round (``_make_kernel``); the per-row loop runs in
-``skbandit._core._kernel.run_pass``. ``LinearBanditClassifier`` provides the
+``skbandit._core._drivers.run_pass``. ``LinearBanditClassifier`` provides the
 state and scoring of learners whose scores are ``W x``.
 
 The skeleton is composed of one mixin per responsibility, each in its module

@@ -56,7 +56,7 @@ from _reference import (
 from sklearn.base import clone
 
 from skbandit import Banditron, OnlineSelector, SquareCB
-from skbandit._core._kernel import run_scores
+from skbandit._core._drivers import run_scores
 from skbandit.exploration import EpsilonGreedy
 
 

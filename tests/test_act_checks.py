@@ -9,14 +9,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from skbandit._core._drivers import run_pass
 from skbandit._core._explore import EpsilonGreedyExplorer, SoftmaxExplorer
-from skbandit._core._kernel import (
-    DISTRIBUTION_TOL,
-    KernelStatus,
-    py_sample_checked,
-    py_sample_inverse_cdf,
-    run_pass,
-)
+from skbandit._core._kernel import DISTRIBUTION_TOL, KernelStatus
+from skbandit._core._scans import py_sample_checked, py_sample_inverse_cdf
 from skbandit.linear_model._perceptron_fast import PerceptronKernel
 
 

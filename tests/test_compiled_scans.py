@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from skbandit._core._kernel import (
+from skbandit._core._scans import (
     SCAN_STEP,
     check_csr_canonical,
     csr_is_canonical,

@@ -27,7 +27,7 @@ from sklearn import get_config
 
 import skbandit._base._rows
 from skbandit import SOBA, BanditFeedback, Banditron, LoggedFeedback
-from skbandit._core._kernel import py_argmax_ties, py_sample_inverse_cdf
+from skbandit._core._scans import py_argmax_ties, py_sample_inverse_cdf
 from skbandit._core._testing import PoisonedKernel, RecordingKernel
 from skbandit.base import LinearBanditClassifier, _kernel_arrays
 from skbandit.exploration import EpsilonGreedy, InverseGap
@@ -141,7 +141,7 @@ def test_malformed_sparse_input_is_refused_everywhere(entry, case):
 
 
 def test_check_csr_names_each_problem():
-    from skbandit._core._kernel import check_csr
+    from skbandit._core._scans import check_csr
 
     ptr = np.array([0, 2, 3], dtype=np.int32)
     ind = np.array([0, 2, 1], dtype=np.int32)
@@ -154,7 +154,7 @@ def test_check_csr_names_each_problem():
 
 
 def test_check_csr_flags_an_index_at_the_int32_limit_exactly():
-    from skbandit._core._kernel import check_csr
+    from skbandit._core._scans import check_csr
 
     # int32 indices, n_cols beyond int32: the compiled range scan clamps the
     # bound and the flag is confirmed exactly (2**31 - 1 is a valid column)
@@ -179,7 +179,7 @@ def test_csr_canonical_scan_is_the_row_by_row_definition(dtype):
     indices counting non-increases, compared with the count at the starts of
     non-empty rows) against the row-by-row definition, on random structures
     with empty rows, duplicates and descents at and off row starts."""
-    from skbandit._core._kernel import check_csr, check_csr_canonical, csr_is_canonical
+    from skbandit._core._scans import check_csr, check_csr_canonical, csr_is_canonical
 
     rng = np.random.default_rng(0)
     n_cols = 6
@@ -221,7 +221,7 @@ def test_within_bound_is_max_abs_within_the_bound():
     """The integer scan ``within_bound(v, b)`` decides ``max_abs(v) <= b``:
     at the bound, one ulp either side, signed zeros, subnormals, infinities
     and NaNs of either sign (the sign bit of a NaN set too)."""
-    from skbandit._core._kernel import max_abs, within_bound
+    from skbandit._core._scans import max_abs, within_bound
 
     bound = skbandit._base._rows._MAX_ABS_X
     neg_nan = np.copysign(np.nan, -1.0)

@@ -48,7 +48,7 @@ def _assert_same_but_greedy(a, b) -> None:
 
 def _distribution_at_round(est, X, t):
     """The compiled policy's distribution of the rows of X at round ``t``."""
-    from skbandit._core._kernel import run_distribution
+    from skbandit._core._drivers import run_distribution
     from skbandit.base import _kernel_arrays
 
     if not hasattr(est, "_make_kernel"):  # a Python-loop learner (python_loop)

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from skbandit._core._kernel import run_scores
+from skbandit._core._drivers import run_scores
 from skbandit.linear_model._perceptron_fast import PerceptronKernel
 
 

@@ -23,7 +23,7 @@ import scipy.sparse as sp
 from numpy.testing import assert_allclose
 
 from skbandit import Banditron, ConservativeOneVsAll, Gaptron, SquareCB
-from skbandit._core._kernel import run_scores
+from skbandit._core._drivers import run_scores
 from skbandit.exploration import (
     Conservative,
     EpsilonGreedy,

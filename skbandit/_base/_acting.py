@@ -21,7 +21,7 @@ from skbandit._base._stacklevel import _caller_stacklevel
 from skbandit._base._state import _rng_restore, _rng_snapshot
 from skbandit._base._transaction import TransactionMixin
 from skbandit._base._validation import _check_classes
-from skbandit._core._kernel import run_act, run_logged
+from skbandit._core._drivers import run_act, run_logged
 from skbandit.feedback import OffPolicyWarning
 
 

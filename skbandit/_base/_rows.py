@@ -17,7 +17,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_array
 
-from skbandit._core._kernel import (
+from skbandit._core._scans import (
     check_csr_canonical,
     csr_is_canonical,
     rows_nnz,

@@ -14,7 +14,7 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from skbandit._base._rows import _kernel_arrays
-from skbandit._core._kernel import run_distribution
+from skbandit._core._drivers import run_distribution
 
 if TYPE_CHECKING:
     from skbandit._typing import MatrixLike

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from skbandit._core._kernel import within_bound
+from skbandit._core._scans import within_bound
 
 if TYPE_CHECKING:
     from skbandit._typing import RandomStateLike

@@ -20,7 +20,7 @@ from sklearn.utils.validation import check_consistent_length
 from skbandit._base._rows import _kernel_arrays
 from skbandit._base._transaction import TransactionMixin
 from skbandit._base._validation import _check_classes, _one_code
-from skbandit._core._kernel import run_pass
+from skbandit._core._drivers import run_pass
 from skbandit.feedback import BanditFeedback, LoggedFeedback
 
 if TYPE_CHECKING:

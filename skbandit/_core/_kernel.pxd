@@ -139,8 +139,9 @@ cdef struct Row:
     # One row of X: ``nnz`` stored values and their column indices.
     # ``ind == NULL`` marks a dense row: entry j is column j, ``nnz == d``.
     # Kernels read a row in one form: entry ``e`` has value ``x.val[e]`` and
-    # column ``row_col(x, e)``; only the row readers (_kernel.pyx), the row
-    # helpers below and the compiled scores (_scores.h) look at ``ind``.
+    # column ``row_col(x, e)``; only the row readers (_drivers.pyx; the
+    # twins' ``_dense_row`` in _kernel.pyx), the row helpers below and the
+    # compiled scores (_scores.h) look at ``ind``.
     const double* val
     const int* ind
     int nnz

@@ -1,5 +1,5 @@
 # The round bodies shared by the compiled drivers (``run_pass``, ``run_act``,
-# ``run_logged`` in _kernel.pyx) and the live session's round (_live.pyx): one
+# ``run_logged`` in _drivers.pyx) and the live session's round (_live.pyx): one
 # implementation of a labelled, an acting and a logged round, inlined in both.
 
 from skbandit._core._kernel cimport (

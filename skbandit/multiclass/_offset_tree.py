@@ -7,7 +7,7 @@ from numbers import Real
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from skbandit._core._kernel import run_scores
+from skbandit._core._drivers import run_scores
 from skbandit._learner_docs import learner_doc
 from skbandit.base import BaseBanditClassifier, _kernel_arrays, feature_major_zeros
 from skbandit.exploration import ExplorationMixin, exploration_constraint

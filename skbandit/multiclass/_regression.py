@@ -14,7 +14,7 @@ from skbandit._base._acting import ActingMixin
 from skbandit._base._scoring import ScoringMixin
 from skbandit._base._state import StateMixin
 from skbandit._base._validation import InputValidationMixin, _check_classes
-from skbandit._core._kernel import py_argmax_ties, py_sample_checked
+from skbandit._core._scans import py_argmax_ties, py_sample_checked
 from skbandit._docstring import FEATURES_IN, ROUND_COUNTS, fill_doc
 from skbandit.exploration import ExplorationMixin, exploration_constraint
 from skbandit.feedback import BanditFeedback, LoggedFeedback

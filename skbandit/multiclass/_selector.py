@@ -10,8 +10,8 @@ from sklearn.base import clone
 from sklearn.utils._param_validation import Interval, InvalidParameterError
 from sklearn.utils.validation import check_is_fitted
 
+from skbandit._core._drivers import run_scores
 from skbandit._core._explore import EpsilonGreedyExplorer
-from skbandit._core._kernel import run_scores
 from skbandit._docstring import FEATURES_IN, ROUND_COUNTS, fill_doc
 from skbandit.base import BaseBanditClassifier, _kernel_arrays
 from skbandit.exploration import (

@@ -9,7 +9,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from skbandit._core._kernel import run_scores
+from skbandit._core._drivers import run_scores
 from skbandit._learner_docs import learner_doc
 from skbandit.base import (
     _COUNTERS,
