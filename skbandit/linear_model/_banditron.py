@@ -85,8 +85,7 @@ class Banditron(ExplorationMixin, AveragedIterateMixin, LinearBanditClassifier):
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
-        Class labels, sorted.
+    {classes}
     coef_ : ndarray of shape (n_classes, n_features)
         The current weights the learner plays with, one row per class (also
         when there are two classes).
@@ -96,13 +95,11 @@ class Banditron(ExplorationMixin, AveragedIterateMixin, LinearBanditClassifier):
         ``(t - 1)`` times that round's update (``coef_`` before any round).
         ``predict`` uses it when ``average=True``.
     {features_in}
-    t_ : int
-        Rounds played so far.
+    {rounds_played}
     n_mistakes_ : int
         Rounds whose played (explored) action was wrong. ``n_mistakes_ / t_``
         is the online error the papers report.
-    n_greedy_mistakes_ : int
-        Rounds whose greedy action was wrong (bookkeeping only).
+    {greedy_mistakes}
     {n_iter}
     exploration_ : exploration rule
         The rule played, ``exploration`` resolved (every parameter set).

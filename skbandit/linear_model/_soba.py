@@ -110,8 +110,7 @@ class SOBA(ExplorationMixin, LinearBanditClassifier):
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
-        Class labels, sorted.
+    {classes}
     coef_ : ndarray of shape (n_classes, n_features)
         ``W = mat(A^{-1} θ)``, one weight row per class.
     theta_ : ndarray of shape (n_classes, n_features)
@@ -130,16 +129,13 @@ class SOBA(ExplorationMixin, LinearBanditClassifier):
     n_updates_ : int
         Rounds with an update (``n_t = 1``).
     {features_in}
-    t_ : int
-        Rounds played so far.
+    {rounds_played}
     n_mistakes_ : int
         Rounds whose played action was wrong (``n_mistakes_ / t_`` is the online
         error of the paper).
-    n_greedy_mistakes_ : int
-        Rounds whose greedy action was wrong (bookkeeping only).
+    {greedy_mistakes}
     {n_iter}
-    exploration_ : exploration rule
-        The rule played: ``exploration`` resolved (every parameter set).
+    {exploration_}
 
     See Also
     --------

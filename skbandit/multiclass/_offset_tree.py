@@ -162,15 +162,10 @@ class OffsetTree(ExplorationMixin, BaseBanditClassifier):
         Row ``n`` is ``(lo, mid, hi)``: node ``n`` covers the classes
         ``lo .. hi - 1``; ``f_n > 0`` routes to ``mid .. hi - 1``.
     {features_in}
-    t_ : int
-        Rounds played so far.
-    n_mistakes_ : int
-        Rounds whose played label was wrong (online error ``n_mistakes_ / t_``).
-    n_greedy_mistakes_ : int
-        Rounds whose greedy label was wrong (bookkeeping only).
+    {rounds_played}
+    {label_mistakes}
     {n_iter}
-    exploration_ : exploration rule
-        The rule played: ``exploration`` resolved (every parameter set).
+    {exploration_}
 
     See Also
     --------

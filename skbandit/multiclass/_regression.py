@@ -15,7 +15,7 @@ from skbandit._base._scoring import ScoringMixin
 from skbandit._base._state import StateMixin
 from skbandit._base._validation import InputValidationMixin, _check_classes
 from skbandit._core._kernel import py_argmax_ties, py_sample_checked
-from skbandit._docstring import FEATURES_IN, ROUND_COUNTS, fill_doc
+from skbandit._learner_docs import learner_doc
 from skbandit.exploration import ExplorationMixin, exploration_constraint
 from skbandit.feedback import BanditFeedback, LoggedFeedback
 from skbandit.linear_model._squarecb import SquareCB
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 __all__ = ["RegressionReduction"]
 
 
-@fill_doc(features_in=FEATURES_IN, round_counts=ROUND_COUNTS)
+@learner_doc
 class RegressionReduction(
     _RegressorBank,
     ExplorationMixin,
@@ -164,8 +164,7 @@ class RegressionReduction(
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
-        Class labels, sorted.
+    {classes}
     estimators_ : list of regressors
         The fitted clones of ``estimator``: ``n_classes`` of them
         (``per_class=True``), else one.
@@ -177,8 +176,7 @@ class RegressionReduction(
     {round_counts}
     n_iter_ : int
         Passes finished by the last call.
-    exploration_ : exploration rule
-        The rule played: ``exploration`` resolved (every parameter set).
+    {exploration_}
 
     See Also
     --------
