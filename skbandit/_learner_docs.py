@@ -1,8 +1,9 @@
 """The numpydoc blocks the learners share, filled by ``_docstring.fill_doc``.
 
 A learner's class docstring holds placeholder lines such as ``{passes}`` (in
-Parameters), ``{classes}``, ``{features_in}``, ``{n_iter}`` and
-``{exploration_}`` (in Attributes); the class decorator :data:`learner_doc`
+Parameters), ``{classes}``, ``{features_in}``, ``{n_iter}``,
+``{exploration_}`` or, for the whole round bookkeeping, ``{action_rounds}``
+(in Attributes); the class decorator :data:`learner_doc`
 puts the texts below there. A learner whose text says something of its own
 keeps that text literally.
 """
@@ -13,10 +14,12 @@ from skbandit._docstring import FEATURES_IN, ROUND_COUNTS, fill_doc
 
 __all__ = [
     "ACTION_MISTAKES",
+    "ACTION_ROUNDS",
     "CLASSES",
     "EXPLORATION_",
     "GREEDY_MISTAKES",
     "LABEL_MISTAKES",
+    "LABEL_ROUNDS",
     "N_ITER",
     "PASSES",
     "RANDOM_STATE",
@@ -77,6 +80,17 @@ EXPLORATION_ = """\
 exploration_ : exploration rule
     The rule played: ``exploration`` resolved (every parameter set)."""
 
+#: the round bookkeeping of a learner counting its mistakes by action
+#: (Attributes, from ``n_features_in_`` to ``exploration_``)
+ACTION_ROUNDS = "\n".join(
+    [FEATURES_IN, ROUNDS_PLAYED, ACTION_MISTAKES, N_ITER, EXPLORATION_]
+)
+
+#: the same, counting by label
+LABEL_ROUNDS = "\n".join(
+    [FEATURES_IN, ROUNDS_PLAYED, LABEL_MISTAKES, N_ITER, EXPLORATION_]
+)
+
 #: the class decorator of the learners' docstrings
 learner_doc = fill_doc(
     passes=PASSES,
@@ -86,8 +100,8 @@ learner_doc = fill_doc(
     rounds_played=ROUNDS_PLAYED,
     round_counts=ROUND_COUNTS,
     greedy_mistakes=GREEDY_MISTAKES,
-    action_mistakes=ACTION_MISTAKES,
-    label_mistakes=LABEL_MISTAKES,
+    action_rounds=ACTION_ROUNDS,
+    label_rounds=LABEL_ROUNDS,
     n_iter=N_ITER,
     exploration_=EXPLORATION_,
 )

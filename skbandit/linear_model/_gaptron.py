@@ -225,11 +225,7 @@ class Gaptron(
     grad_sq_sum_ : ndarray of shape (1,)
         Sum of the squared norms :math:`\|\hat g\|^2 = \|\nabla_s \ell\|^2
         \|x\|^2 w^2` of the gradients used so far (the AdaGrad-norm state).
-    {features_in}
-    {rounds_played}
-    {action_mistakes}
-    {n_iter}
-    {exploration_}
+    {action_rounds}
     step_size_ : step-size rule
         The step-size rule played: ``step_size`` resolved (``"constant"``:
         ``Constant`` of the theory's step).

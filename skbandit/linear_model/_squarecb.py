@@ -252,11 +252,7 @@ class SquareCB(StepSizeMixin, ExplorationMixin, LinearBanditClassifier):
         NAG's :math:`N` of each regressor.
     n_updates_ : ndarray of shape (n_classes,)
         Updates of each regressor (rounds where its class was played).
-    {features_in}
-    {rounds_played}
-    {action_mistakes}
-    {n_iter}
-    {exploration_}
+    {action_rounds}
     step_size_ : step-size rule
         The step-size rule played: ``step_size`` resolved.
 

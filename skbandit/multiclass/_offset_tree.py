@@ -161,11 +161,7 @@ class OffsetTree(ExplorationMixin, BaseBanditClassifier):
     tree_ : ndarray of shape (n_classes - 1, 3)
         Row ``n`` is ``(lo, mid, hi)``: node ``n`` covers the classes
         ``lo .. hi - 1``; ``f_n > 0`` routes to ``mid .. hi - 1``.
-    {features_in}
-    {rounds_played}
-    {label_mistakes}
-    {n_iter}
-    {exploration_}
+    {label_rounds}
 
     See Also
     --------

@@ -165,11 +165,7 @@ class SeparableOneVsAll(ExplorationMixin, BaseBanditClassifier):
     dual_coef_ : ndarray of shape (n_support, n_classes)
         ``kernel="rational"`` only: coefficient (-1, 0 or +1) of each support
         vector in each class's learner.
-    {features_in}
-    {rounds_played}
-    {label_mistakes}
-    {n_iter}
-    {exploration_}
+    {label_rounds}
 
     See Also
     --------
