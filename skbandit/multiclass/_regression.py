@@ -15,6 +15,7 @@ from skbandit._base._scoring import ScoringMixin
 from skbandit._base._state import StateMixin
 from skbandit._base._validation import InputValidationMixin, _check_classes
 from skbandit._core._kernel import py_argmax_ties, py_sample_checked
+from skbandit._docstring import DISTRIBUTION_SECTIONS, fill_doc
 from skbandit._learner_docs import learner_doc
 from skbandit.exploration import ExplorationMixin, exploration_constraint
 from skbandit.feedback import BanditFeedback, LoggedFeedback
@@ -554,6 +555,7 @@ class RegressionReduction(
         check_is_fitted(self)
         return self.__dict__.get("_n_pending", 0)
 
+    @fill_doc(distribution_sections=DISTRIBUTION_SECTIONS)
     def exploration_distribution(self, X: MatrixLike) -> np.ndarray:
         """Probability of playing each class on each row at the next round.
 
@@ -561,15 +563,7 @@ class RegressionReduction(
         greedy class sharing the greedy mass (the propensity of a played action
         is this distribution at that action). Nothing changes.
 
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Rows.
-
-        Returns
-        -------
-        proba : ndarray of shape (n_samples, n_classes)
-            Rows sum to one; columns in ``classes_`` order.
+        {distribution_sections}
         """
         # (ScoringMixin's: check_is_fitted, _validate_X, _score_rows)
         return self._distribution(self._scores(X), self.t_ + 1)
