@@ -17,6 +17,7 @@ __all__ = [
     "ACTION_ROUNDS",
     "CLASSES",
     "EXPLORATION_",
+    "EXPLORATION_EPSILON",
     "GREEDY_MISTAKES",
     "LABEL_MISTAKES",
     "LABEL_ROUNDS",
@@ -34,6 +35,17 @@ max_iter : int, default=5
 shuffle : bool, default=True
     Whether ``fit`` visits the rows in a new random order each pass.
     ``partial_fit`` always plays the rows in the given order."""
+
+#: the ``exploration`` of the learners playing ``EpsilonGreedy(0.125)`` by
+#: default (Parameters; the learner's docstring goes on with its own lines)
+EXPLORATION_EPSILON = """\
+exploration : str, exploration rule or None, default=None
+    How a round's scores become the distribution played
+    (:mod:`skbandit.exploration`). ``None``: epsilon-greedy,
+    ``EpsilonGreedy(epsilon=0.125)``; a rule's name: that rule with this
+    learner's values (``epsilon=0.125`` for the rules with an
+    ``epsilon``); an object: that rule (``None`` parameters take this
+    learner's values)."""
 
 #: the learner's generator (Parameters)
 RANDOM_STATE = """\
@@ -94,6 +106,7 @@ LABEL_ROUNDS = "\n".join(
 #: the class decorator of the learners' docstrings
 learner_doc = fill_doc(
     passes=PASSES,
+    exploration_epsilon=EXPLORATION_EPSILON,
     random_state=RANDOM_STATE,
     classes=CLASSES,
     features_in=FEATURES_IN,
