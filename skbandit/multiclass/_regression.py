@@ -471,17 +471,16 @@ class RegressionReduction(
         """``(first_call, classes)`` under the first-call rule."""
         self._validate_params_cached()
         first_call = "classes_" not in self.__dict__
-        if first_call:
-            if classes is None:
-                raise ValueError(
-                    f"classes must be passed on the first call to {method} "
-                    "(the learner must know every possible action up front)."
-                )
-            return True, _check_classes(classes)
-        self._check_structure()
-        if classes is not None:
-            self._check_same_classes(classes, "the first call")
-        return False, self.classes_
+        if not first_call:
+            self._check_structure()
+        missing = (
+            f"classes must be passed on the first call to {method} "
+            "(the learner must know every possible action up front)."
+        )
+        classes = self._classes_of_call(
+            classes, first_call, missing=missing, where="the first call"
+        )
+        return first_call, classes
 
     def _partial_fit(self, X, y, classes):
         first_call, classes = self._first_call_classes(classes, "partial_fit")
