@@ -14,7 +14,7 @@ import textwrap
 from collections.abc import Callable
 from typing import TypeVar
 
-__all__ = ["FEATURES_IN", "ROUND_COUNTS", "fill_doc"]
+__all__ = ["DISTRIBUTION_SECTIONS", "FEATURES_IN", "ROUND_COUNTS", "X_ROWS", "fill_doc"]
 
 #: the fitted attributes of the input's width and column names
 FEATURES_IN = """\
@@ -32,6 +32,22 @@ n_mistakes_ : int
     ``n_mistakes_ / t_``).
 n_greedy_mistakes_ : int
     Rounds whose greedy action was wrong (bookkeeping only)."""
+
+#: the rows a method reads without learning
+X_ROWS = """\
+X : {array-like, sparse matrix} of shape (n_samples, n_features)
+    Rows."""
+
+#: the Parameters and Returns of ``exploration_distribution``
+DISTRIBUTION_SECTIONS = f"""\
+Parameters
+----------
+{X_ROWS}
+
+Returns
+-------
+proba : ndarray of shape (n_samples, n_classes)
+    Rows sum to one; columns in ``classes_`` order."""
 
 _F = TypeVar("_F", bound=Callable)
 _PLACEHOLDER = re.compile(r"^([ \t]*)\{(\w+)\}[ \t]*$", re.MULTILINE)

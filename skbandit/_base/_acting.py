@@ -20,7 +20,7 @@ from skbandit._base._rows import _kernel_arrays
 from skbandit._base._stacklevel import _caller_stacklevel
 from skbandit._base._state import _rng_restore, _rng_snapshot
 from skbandit._base._transaction import TransactionMixin
-from skbandit._base._validation import _check_classes
+from skbandit._base._validation import PARTIAL_FIT_NEEDS_CLASSES, _check_classes
 from skbandit._core._drivers import run_act, run_logged
 from skbandit.feedback import OffPolicyWarning
 
@@ -89,15 +89,15 @@ class ActingMixin(TransactionMixin):
     def _sample_actions(self, X, classes):
         first_call = "classes_" not in self.__dict__
         self._validate_params_cached()
-        if first_call:
-            if classes is None:
-                raise ValueError(
-                    "classes must be passed on the first call to sample_actions "
-                    "of an unfitted learner (it must know every possible action)."
-                )
-            new_classes = _check_classes(classes)
-        elif classes is not None:
-            self._check_same_classes(classes, "the first call")
+        new_classes = self._classes_of_call(
+            classes,
+            first_call,
+            missing=(
+                "classes must be passed on the first call to sample_actions "
+                "of an unfitted learner (it must know every possible action)."
+            ),
+            where="the first call",
+        )
         X = self._validate_X(X, reset=first_call)
         if first_call:
             self._reset(new_classes, X.shape[1])
@@ -145,17 +145,14 @@ class ActingMixin(TransactionMixin):
         first_call = "classes_" not in self.__dict__
         if first_call:
             self._validate_params()
-            if classes is None:
-                raise ValueError(
-                    "classes must be passed on the first call to partial_fit "
-                    "(the learner must know every possible action up front)."
-                )
-            new_classes = _check_classes(classes)
         else:
             self._validate_params_cached()
-            new_classes = self.classes_
-            if classes is not None:
-                self._check_same_classes(classes, "the first call to partial_fit")
+        new_classes = self._classes_of_call(
+            classes,
+            first_call,
+            missing=PARTIAL_FIT_NEEDS_CLASSES,
+            where="the first call to partial_fit",
+        )
         X = self._validate_X(X, reset=first_call)
         if X.shape[0] != len(logged):
             raise ValueError(

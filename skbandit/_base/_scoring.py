@@ -15,6 +15,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from skbandit._base._rows import _kernel_arrays
 from skbandit._core._drivers import run_distribution
+from skbandit._docstring import DISTRIBUTION_SECTIONS, fill_doc
 
 if TYPE_CHECKING:
     from skbandit._typing import MatrixLike
@@ -77,6 +78,7 @@ class ScoringMixin:
         scores = self._scores(X)
         return self.classes_[np.argmax(scores, axis=1)]
 
+    @fill_doc(distribution_sections=DISTRIBUTION_SECTIONS)
     def exploration_distribution(self, X: MatrixLike) -> np.ndarray:
         """Probability of playing each class on each row at the next round.
 
@@ -87,15 +89,7 @@ class ScoringMixin:
         logged propensity of a played action is this distribution at that
         action. Predicting does not advance the learner's generator.
 
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Rows.
-
-        Returns
-        -------
-        proba : ndarray of shape (n_samples, n_classes)
-            Rows sum to one; columns in ``classes_`` order.
+        {distribution_sections}
         """
         check_is_fitted(self)
         X = self._validate_X(X, reset=False)

@@ -19,7 +19,11 @@ from sklearn.utils.validation import check_consistent_length
 
 from skbandit._base._rows import _kernel_arrays
 from skbandit._base._transaction import TransactionMixin
-from skbandit._base._validation import _check_classes, _one_code
+from skbandit._base._validation import (
+    PARTIAL_FIT_NEEDS_CLASSES,
+    _check_classes,
+    _one_code,
+)
 from skbandit._core._drivers import run_pass
 from skbandit.feedback import BanditFeedback, LoggedFeedback
 
@@ -132,15 +136,12 @@ class TrainingMixin(TransactionMixin):
             # _fit_context validates the parameters of an unfitted learner only;
             # a parameter changed mid-stream must be checked too.
             self._validate_params_cached()
-        if first_call:
-            if classes is None:
-                raise ValueError(
-                    "classes must be passed on the first call to partial_fit "
-                    "(the learner must know every possible action up front)."
-                )
-            new_classes = _check_classes(classes)
-        elif classes is not None:
-            self._check_same_classes(classes, "the first call to partial_fit")
+        new_classes = self._classes_of_call(
+            classes,
+            first_call,
+            missing=PARTIAL_FIT_NEEDS_CLASSES,
+            where="the first call to partial_fit",
+        )
         code = None if first_call else self._one_label_code(y)
         if code is not None:  # one known label: no BanditFeedback to build
             X = self._validate_X(X, reset=False)
@@ -149,7 +150,7 @@ class TrainingMixin(TransactionMixin):
             feedback, record, codes = None, False, _one_code(code)
         else:
             X, feedback, record = self._validate_fit_input(X, y, reset=first_call)
-            codes = feedback._encode(new_classes if first_call else self.classes_)
+            codes = feedback._encode(new_classes)
         if first_call:
             self._reset(new_classes, X.shape[1])
         self.n_iter_ = 0

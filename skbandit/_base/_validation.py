@@ -43,6 +43,12 @@ from skbandit._base._rows import (
 )
 from skbandit.feedback import BanditFeedback, LoggedFeedback, _check_label_values
 
+#: the error of a first ``partial_fit`` without ``classes``
+PARTIAL_FIT_NEEDS_CLASSES = (
+    "classes must be passed on the first call to partial_fit "
+    "(the learner must know every possible action up front)."
+)
+
 
 def _check_classes(classes) -> np.ndarray:
     """The classes, sorted and distinct (``np.unique``); at least two.
@@ -190,6 +196,24 @@ class InputValidationMixin:
             if len(y) == 1:
                 return self._scalar_code(y[0], self.classes_)
         return None
+
+    def _classes_of_call(
+        self, classes, first_call: bool, *, missing: str, where: str
+    ) -> np.ndarray:
+        """The classes a call plays with, by the first-call rule.
+
+        On the first call ``classes`` is required (else ``ValueError(missing)``)
+        and checked; on a later call it is optional and, when given, must be
+        ``classes_`` (``_check_same_classes`` with ``where``), which are
+        returned.
+        """
+        if first_call:
+            if classes is None:
+                raise ValueError(missing)
+            return _check_classes(classes)
+        if classes is not None:
+            self._check_same_classes(classes, where)
+        return self.classes_
 
     def _check_same_classes(self, classes, where: str) -> np.ndarray:
         """``classes`` passed again after the first call: they must be

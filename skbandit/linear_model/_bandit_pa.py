@@ -96,17 +96,14 @@ class BanditPassiveAggressive(ExplorationMixin, LinearBanditClassifier):
     ----------
     exploration_ : exploration rule
         The rule played, ``exploration`` resolved (every parameter set).
-    classes_ : ndarray of shape (n_classes,)
-        Class labels, sorted.
+    {classes}
     coef_ : ndarray of shape (n_classes, n_features)
         One weight row per class (also when there are two classes).
     {features_in}
-    t_ : int
-        Rounds played so far.
+    {rounds_played}
     n_mistakes_ : int
         Rounds whose played (explored) action was wrong.
-    n_greedy_mistakes_ : int
-        Rounds whose greedy action was wrong (bookkeeping only).
+    {greedy_mistakes}
     n_iter_ : int
         Passes finished by the last call.
 

@@ -54,20 +54,15 @@ class Banditron(ExplorationMixin, AveragedIterateMixin, LinearBanditClassifier):
 
     Parameters
     ----------
-    exploration : str, exploration rule or None, default=None
-        How a round's scores become the distribution played
-        (:mod:`skbandit.exploration`). ``None``: epsilon-greedy,
-        ``EpsilonGreedy(epsilon=0.125)``; a rule's name: that rule with this
-        learner's values (``epsilon=0.125`` for the rules with an
-        ``epsilon``); an object: that rule (``None`` parameters take this
-        learner's values). Every rule is accepted: the update
-        ``w_a += x / p(a)`` uses the probability of the played label under the
-        rule, whatever it is. The rate ``epsilon`` (the paper's ``gamma``, the
-        probability mass spread uniformly over the classes): the papers tune it
-        per data set (Kakade et al. 2008: 0.014 on SynSep; Chen et al. 2009:
-        0.03 to 0.3). Recommended range (the rule in Notes): 0.05 to 0.125;
-        smaller (down to 2^-10) on (nearly) separable streams, where the online
-        error's floor is about ``(k - 1) / k * epsilon``. Search it with
+    {exploration_epsilon}
+        Every rule is accepted: the update ``w_a += x / p(a)`` uses the
+        probability of the played label under the rule, whatever it is. The
+        rate ``epsilon`` (the paper's ``gamma``, the probability mass spread
+        uniformly over the classes): the papers tune it per data set (Kakade et
+        al. 2008: 0.014 on SynSep; Chen et al. 2009: 0.03 to 0.3). Recommended
+        range (the rule in Notes): 0.05 to 0.125; smaller (down to 2^-10) on
+        (nearly) separable streams, where the online error's floor is about
+        ``(k - 1) / k * epsilon``. Search it with
         ``{"exploration__epsilon": [...]}``.
     average : bool, default=True
         Whether ``predict`` and ``decision_function`` use the averaged weights
@@ -85,8 +80,7 @@ class Banditron(ExplorationMixin, AveragedIterateMixin, LinearBanditClassifier):
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
-        Class labels, sorted.
+    {classes}
     coef_ : ndarray of shape (n_classes, n_features)
         The current weights the learner plays with, one row per class (also
         when there are two classes).
@@ -96,13 +90,11 @@ class Banditron(ExplorationMixin, AveragedIterateMixin, LinearBanditClassifier):
         ``(t - 1)`` times that round's update (``coef_`` before any round).
         ``predict`` uses it when ``average=True``.
     {features_in}
-    t_ : int
-        Rounds played so far.
+    {rounds_played}
     n_mistakes_ : int
         Rounds whose played (explored) action was wrong. ``n_mistakes_ / t_``
         is the online error the papers report.
-    n_greedy_mistakes_ : int
-        Rounds whose greedy action was wrong (bookkeeping only).
+    {greedy_mistakes}
     {n_iter}
     exploration_ : exploration rule
         The rule played, ``exploration`` resolved (every parameter set).

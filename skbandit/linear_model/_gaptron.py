@@ -211,14 +211,11 @@ class Gaptron(
         instead of the current ``coef_``. The plays, the online error and
         ``exploration_distribution`` always use ``coef_``.
     {passes}
-    random_state : int, RandomState instance or None, default=None
-        Seeds the learner's own ``numpy.random.Generator``, which draws two
-        uniforms per round (action, tie-break) and the shuffles of ``fit``.
+    {random_state}
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
-        Class labels, sorted.
+    {classes}
     coef_ : ndarray of shape (n_classes, n_features)
         The current weights the learner plays with, one row per class (also
         when there are two classes).
@@ -228,16 +225,7 @@ class Gaptron(
     grad_sq_sum_ : ndarray of shape (1,)
         Sum of the squared norms :math:`\|\hat g\|^2 = \|\nabla_s \ell\|^2
         \|x\|^2 w^2` of the gradients used so far (the AdaGrad-norm state).
-    {features_in}
-    t_ : int
-        Rounds played so far.
-    n_mistakes_ : int
-        Rounds whose played action was wrong (online error ``n_mistakes_ / t_``).
-    n_greedy_mistakes_ : int
-        Rounds whose greedy action was wrong (bookkeeping only).
-    {n_iter}
-    exploration_ : exploration rule
-        The rule played: ``exploration`` resolved (every parameter set).
+    {action_rounds}
     step_size_ : step-size rule
         The step-size rule played: ``step_size`` resolved (``"constant"``:
         ``Constant`` of the theory's step).

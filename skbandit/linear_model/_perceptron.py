@@ -42,20 +42,17 @@ class MulticlassPerceptron(ExplorationMixin, LinearBanditClassifier):
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
-        Class labels, sorted.
+    {classes}
     coef_ : ndarray of shape (n_classes, n_features)
         One weight row per class.
     {features_in}
-    t_ : int
-        Rounds played so far.
+    {rounds_played}
     n_mistakes_ : int
         Rounds predicted wrongly (online error ``n_mistakes_ / t_``).
     n_greedy_mistakes_ : int
         Same as ``n_mistakes_``.
     {n_iter}
-    exploration_ : exploration rule
-        The rule played: ``exploration`` resolved (every parameter set).
+    {exploration_}
 
     See Also
     --------

@@ -100,8 +100,7 @@ class PNewtron(ExplorationMixin, LinearBanditClassifier):
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
-        Class labels, sorted.
+    {classes}
     coef_ : ndarray of shape (n_classes, n_features)
         ``W = sigma * coef_unscaled_``, with ``||W||_F <= D`` (computed on
         access: a new array).
@@ -128,15 +127,12 @@ class PNewtron(ExplorationMixin, LinearBanditClassifier):
         cache line: once the model outgrows the caches, a round's cost stays
         nearly flat in ``d`` (``docs/algorithms.md``, PNewtron).
     {features_in}
-    t_ : int
-        Rounds played so far.
+    {rounds_played}
     n_mistakes_ : int
         Rounds whose played action was wrong.
-    n_greedy_mistakes_ : int
-        Rounds whose greedy action was wrong (bookkeeping only).
+    {greedy_mistakes}
     {n_iter}
-    exploration_ : exploration rule
-        The rule played: ``exploration`` resolved (every parameter set).
+    {exploration_}
 
     See Also
     --------

@@ -75,17 +75,12 @@ class SOBA(ExplorationMixin, LinearBanditClassifier):
 
     Parameters
     ----------
-    exploration : str, exploration rule or None, default=None
-        How a round's scores become the distribution played
-        (:mod:`skbandit.exploration`). ``None``: epsilon-greedy,
-        ``EpsilonGreedy(epsilon=0.125)``; a rule's name: that rule with this
-        learner's values (``epsilon=0.125`` for the rules with an
-        ``epsilon``); an object: that rule (``None`` parameters take this
-        learner's values). Every rule is accepted, but the analysis (and the
-        scaling ``z = sqrt(p_y) g``) assumes epsilon-greedy's ``p >= gamma / k``.
-        The rate ``epsilon`` (the paper's ``gamma``), in [0, 1]: recommended
-        range (the rule in Notes): 2^-3 alone, 2^-4 (0.0625) misses it by half
-        a point; 2^-5 is best on (nearly) separable streams.
+    {exploration_epsilon}
+        Every rule is accepted, but the analysis (and the scaling
+        ``z = sqrt(p_y) g``) assumes epsilon-greedy's ``p >= gamma / k``. The
+        rate ``epsilon`` (the paper's ``gamma``), in [0, 1]: recommended range
+        (the rule in Notes): 2^-3 alone, 2^-4 (0.0625) misses it by half a
+        point; 2^-5 is best on (nearly) separable streams.
         ``EpsilonGreedy(epsilon="adaptive")`` uses the rate of Appendix A
         (Theorem 5) of the paper,
         ``γ_t = min(1, sqrt(k (1 + sum_{s<t} n_s z_s^T A_s^{-1} z_s) / t))``,
@@ -110,8 +105,7 @@ class SOBA(ExplorationMixin, LinearBanditClassifier):
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
-        Class labels, sorted.
+    {classes}
     coef_ : ndarray of shape (n_classes, n_features)
         ``W = mat(A^{-1} θ)``, one weight row per class.
     theta_ : ndarray of shape (n_classes, n_features)
@@ -130,16 +124,13 @@ class SOBA(ExplorationMixin, LinearBanditClassifier):
     n_updates_ : int
         Rounds with an update (``n_t = 1``).
     {features_in}
-    t_ : int
-        Rounds played so far.
+    {rounds_played}
     n_mistakes_ : int
         Rounds whose played action was wrong (``n_mistakes_ / t_`` is the online
         error of the paper).
-    n_greedy_mistakes_ : int
-        Rounds whose greedy action was wrong (bookkeeping only).
+    {greedy_mistakes}
     {n_iter}
-    exploration_ : exploration rule
-        The rule played: ``exploration`` resolved (every parameter set).
+    {exploration_}
 
     See Also
     --------

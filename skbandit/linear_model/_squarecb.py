@@ -229,14 +229,11 @@ class SquareCB(StepSizeMixin, ExplorationMixin, LinearBanditClassifier):
         growth rescales every regressor's weight :math:`w_{a,i}` (above).
         ``False``: per-regressor scales (NAG on each class's sub-stream).
     {passes}
-    random_state : int, RandomState instance or None, default=None
-        Seeds the learner's own ``numpy.random.Generator``, which draws two
-        uniforms per round (action, tie-break) and the shuffles of ``fit``.
+    {random_state}
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
-        Class labels, sorted.
+    {classes}
     coef_ : ndarray of shape (n_classes, n_features)
         The regressors' weights :math:`w_a`.
     intercept_ : ndarray of shape (n_classes,)
@@ -255,16 +252,7 @@ class SquareCB(StepSizeMixin, ExplorationMixin, LinearBanditClassifier):
         NAG's :math:`N` of each regressor.
     n_updates_ : ndarray of shape (n_classes,)
         Updates of each regressor (rounds where its class was played).
-    {features_in}
-    t_ : int
-        Rounds played so far.
-    n_mistakes_ : int
-        Rounds whose played action was wrong (online error ``n_mistakes_ / t_``).
-    n_greedy_mistakes_ : int
-        Rounds whose greedy action was wrong (bookkeeping only).
-    {n_iter}
-    exploration_ : exploration rule
-        The rule played: ``exploration`` resolved (every parameter set).
+    {action_rounds}
     step_size_ : step-size rule
         The step-size rule played: ``step_size`` resolved.
 

@@ -161,16 +161,7 @@ class OffsetTree(ExplorationMixin, BaseBanditClassifier):
     tree_ : ndarray of shape (n_classes - 1, 3)
         Row ``n`` is ``(lo, mid, hi)``: node ``n`` covers the classes
         ``lo .. hi - 1``; ``f_n > 0`` routes to ``mid .. hi - 1``.
-    {features_in}
-    t_ : int
-        Rounds played so far.
-    n_mistakes_ : int
-        Rounds whose played label was wrong (online error ``n_mistakes_ / t_``).
-    n_greedy_mistakes_ : int
-        Rounds whose greedy label was wrong (bookkeeping only).
-    {n_iter}
-    exploration_ : exploration rule
-        The rule played: ``exploration`` resolved (every parameter set).
+    {label_rounds}
 
     See Also
     --------

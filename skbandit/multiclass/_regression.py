@@ -15,7 +15,8 @@ from skbandit._base._scoring import ScoringMixin
 from skbandit._base._state import StateMixin
 from skbandit._base._validation import InputValidationMixin, _check_classes
 from skbandit._core._scans import py_argmax_ties, py_sample_checked
-from skbandit._docstring import FEATURES_IN, ROUND_COUNTS, fill_doc
+from skbandit._docstring import DISTRIBUTION_SECTIONS, fill_doc
+from skbandit._learner_docs import learner_doc
 from skbandit.exploration import ExplorationMixin, exploration_constraint
 from skbandit.feedback import BanditFeedback, LoggedFeedback
 from skbandit.linear_model._squarecb import SquareCB
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
 __all__ = ["RegressionReduction"]
 
 
-@fill_doc(features_in=FEATURES_IN, round_counts=ROUND_COUNTS)
+@learner_doc
 class RegressionReduction(
     _RegressorBank,
     ExplorationMixin,
@@ -164,8 +165,7 @@ class RegressionReduction(
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
-        Class labels, sorted.
+    {classes}
     estimators_ : list of regressors
         The fitted clones of ``estimator``: ``n_classes`` of them
         (``per_class=True``), else one.
@@ -177,8 +177,7 @@ class RegressionReduction(
     {round_counts}
     n_iter_ : int
         Passes finished by the last call.
-    exploration_ : exploration rule
-        The rule played: ``exploration`` resolved (every parameter set).
+    {exploration_}
 
     See Also
     --------
@@ -472,17 +471,16 @@ class RegressionReduction(
         """``(first_call, classes)`` under the first-call rule."""
         self._validate_params_cached()
         first_call = "classes_" not in self.__dict__
-        if first_call:
-            if classes is None:
-                raise ValueError(
-                    f"classes must be passed on the first call to {method} "
-                    "(the learner must know every possible action up front)."
-                )
-            return True, _check_classes(classes)
-        self._check_structure()
-        if classes is not None:
-            self._check_same_classes(classes, "the first call")
-        return False, self.classes_
+        if not first_call:
+            self._check_structure()
+        missing = (
+            f"classes must be passed on the first call to {method} "
+            "(the learner must know every possible action up front)."
+        )
+        classes = self._classes_of_call(
+            classes, first_call, missing=missing, where="the first call"
+        )
+        return first_call, classes
 
     def _partial_fit(self, X, y, classes):
         first_call, classes = self._first_call_classes(classes, "partial_fit")
@@ -556,6 +554,7 @@ class RegressionReduction(
         check_is_fitted(self)
         return self.__dict__.get("_n_pending", 0)
 
+    @fill_doc(distribution_sections=DISTRIBUTION_SECTIONS)
     def exploration_distribution(self, X: MatrixLike) -> np.ndarray:
         """Probability of playing each class on each row at the next round.
 
@@ -563,15 +562,7 @@ class RegressionReduction(
         greedy class sharing the greedy mass (the propensity of a played action
         is this distribution at that action). Nothing changes.
 
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Rows.
-
-        Returns
-        -------
-        proba : ndarray of shape (n_samples, n_classes)
-            Rows sum to one; columns in ``classes_`` order.
+        {distribution_sections}
         """
         # (ScoringMixin's: check_is_fitted, _validate_X, _score_rows)
         return self._distribution(self._scores(X), self.t_ + 1)

@@ -12,7 +12,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from skbandit._core._drivers import run_scores
 from skbandit._core._explore import EpsilonGreedyExplorer
-from skbandit._docstring import FEATURES_IN, ROUND_COUNTS, fill_doc
+from skbandit._learner_docs import learner_doc
 from skbandit.base import BaseBanditClassifier, _kernel_arrays
 from skbandit.exploration import (
     BaseExploration,
@@ -44,7 +44,7 @@ def _length_error(candidates, kernels) -> RuntimeError:
     )
 
 
-@fill_doc(features_in=FEATURES_IN, round_counts=ROUND_COUNTS)
+@learner_doc
 class OnlineSelector(ExplorationMixin, BaseBanditClassifier):
     r"""Online selection among bandit learners by off-policy estimates.
 
@@ -224,8 +224,7 @@ class OnlineSelector(ExplorationMixin, BaseBanditClassifier):
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
-        Class labels, sorted.
+    {classes}
     candidates_ : list of skbandit learners
         The fitted candidates (clones of ``candidates``), each in the state
         it would have after learning the same rounds from logged feedback.
@@ -250,8 +249,7 @@ class OnlineSelector(ExplorationMixin, BaseBanditClassifier):
         The candidates' shares ``β`` of the exploration mass (sum to one).
     {features_in}
     {round_counts}
-    exploration_ : exploration rule
-        The rule played: ``exploration`` resolved (every parameter set).
+    {exploration_}
 
     See Also
     --------

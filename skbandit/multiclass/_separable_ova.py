@@ -156,8 +156,7 @@ class SeparableOneVsAll(ExplorationMixin, BaseBanditClassifier):
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
-        Class labels, sorted.
+    {classes}
     coef_ : ndarray of shape (n_classes, n_features)
         ``kernel=None`` only: the Perceptrons' weights, one row per class.
     support_vectors_ : scipy.sparse.csr_matrix of shape (n_support, n_features)
@@ -166,16 +165,7 @@ class SeparableOneVsAll(ExplorationMixin, BaseBanditClassifier):
     dual_coef_ : ndarray of shape (n_support, n_classes)
         ``kernel="rational"`` only: coefficient (-1, 0 or +1) of each support
         vector in each class's learner.
-    {features_in}
-    t_ : int
-        Rounds played so far.
-    n_mistakes_ : int
-        Rounds whose played label was wrong (online error ``n_mistakes_ / t_``).
-    n_greedy_mistakes_ : int
-        Rounds whose greedy label was wrong (bookkeeping only).
-    {n_iter}
-    exploration_ : exploration rule
-        The rule played: ``exploration`` resolved (every parameter set).
+    {label_rounds}
 
     See Also
     --------
