@@ -560,8 +560,9 @@ def _apply(m: Mutant) -> str | None:
     return text
 
 
-def _pytest(tests: list[str], timeout: float) -> tuple[bool, float]:
-    """True if the tests failed (or errored, or timed out)."""
+def _pytest(tests: list[str], timeout: float) -> tuple[str, float]:
+    """``"failed"`` if the tests failed (or errored), ``"passed"``, or
+    ``"timed out"`` (the run was stopped: no verdict), with the seconds."""
     start = time.perf_counter()
     try:
         r = subprocess.run(
@@ -579,10 +580,25 @@ def _pytest(tests: list[str], timeout: float) -> tuple[bool, float]:
             capture_output=True,
             timeout=timeout,
         )
-        failed = r.returncode != 0
+        outcome = "failed" if r.returncode != 0 else "passed"
     except subprocess.TimeoutExpired:
-        failed = True
-    return failed, time.perf_counter() - start
+        outcome = "timed out"
+    return outcome, time.perf_counter() - start
+
+
+#: (which tests, their outcome) -> the mutant's status; a run stopped by the
+#: timeout gives no verdict (it is reported apart, out of the rate)
+_STATUS = {
+    (which, outcome): (
+        f"caught ({which})"
+        if outcome == "failed"
+        else "survived"
+        if outcome == "passed"
+        else "timed out"
+    )
+    for which in ("targeted", "full suite")
+    for outcome in ("failed", "passed", "timed out")
+}
 
 
 def run(mutants: list[Mutant], full: bool, timeout: float) -> list[dict]:
@@ -594,12 +610,12 @@ def run(mutants: list[Mutant], full: bool, timeout: float) -> list[dict]:
             print(f"{m.id:50s} not applicable", flush=True)
             continue
         try:
-            failed, secs = _pytest(list(AREAS[m.area][1]), timeout)
-            status = "caught (targeted)" if failed else "survived"
-            if not failed and full:
-                failed, more = _pytest(["tests"], timeout * 10)
+            outcome, secs = _pytest(list(AREAS[m.area][1]), timeout)
+            status = _STATUS["targeted", outcome]
+            if outcome == "passed" and full:
+                outcome, more = _pytest(["tests"], timeout * 10)
                 secs += more
-                status = "caught (full suite)" if failed else "survived"
+                status = _STATUS["full suite", outcome]
         finally:
             with open(os.path.join(ROOT, m.file), "w") as f:
                 f.write(original)
@@ -612,11 +628,13 @@ def run(mutants: list[Mutant], full: bool, timeout: float) -> list[dict]:
 
 def summary(results: list[dict]) -> str:
     rows = [r for r in results if r["status"] not in ("not applicable",)]
-    counted = [r for r in rows if r["status"] != "equivalent"]
+    stopped = [r for r in rows if r["status"] == "timed out"]
+    counted = [r for r in rows if r["status"] not in ("equivalent", "timed out")]
     caught = [r for r in counted if r["status"].startswith("caught")]
     lines = [
-        f"mutants run: {len(rows)}, equivalent: {len(rows) - len(counted)}, "
-        f"caught: {len(caught)} of {len(counted)}"
+        f"mutants run: {len(rows)}, equivalent: "
+        f"{len(rows) - len(counted) - len(stopped)}, timed out (no verdict): "
+        f"{len(stopped)}, caught: {len(caught)} of {len(counted)}"
         + (f" ({100 * len(caught) / len(counted):.0f}%)" if counted else ""),
     ]
     for area in AREAS:
@@ -624,6 +642,8 @@ def summary(results: list[dict]) -> str:
         if a:
             c = sum(r["status"].startswith("caught") for r in a)
             lines.append(f"  {area:12s} {c}/{len(a)}")
+    for r in stopped:
+        lines.append(f"  TIMED OUT {r['id']} after {r['seconds']:.0f} s")
     for r in counted:
         if r["status"] == "survived":
             where = f"{r['file']}:{r['line']}" if r["line"] else r["file"]
