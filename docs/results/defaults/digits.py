@@ -8,9 +8,9 @@ passes), on the raw pixels and on pixels / 16, for the defaults of this
 version, the previous defaults and the exploration grid 2^-10 ... 2^-1;
 seeds 0-19 (the issue quoted seeds 0-4).
 
-The settings keep the names of the recorded ``digits.csv``: ``gamma`` (and the
-offset tree's ``exploration``) is the ``epsilon`` of the learner's default
-exploration rule (``_make``).
+The settings keep the names of the recorded ``digits.csv`` (``gamma``, the
+offset tree's ``exploration``, Gaptron's ``learning_rate``); ``_make``
+translates them to today's parameters.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from pathlib import Path
 from sklearn.datasets import load_digits
 
 import skbandit
-from skbandit.exploration import RULES
+from skbandit.experiments._renames import upgrade_params
 
 GRID = [2.0**-i for i in range(10, 0, -1)]
 SEEDS = range(20)
@@ -55,14 +55,12 @@ def settings():
 
 
 def _make(name, params, seed):
-    """The learner of a recorded setting: its rate as its default rule's epsilon."""
-    params = dict(params)
-    rate = params.pop("gamma", params.pop("exploration", None))
-    est = getattr(skbandit, name)(**params, random_state=seed)
-    if rate is not None:
-        rule = RULES[est._default_exploration]
-        est.set_params(exploration=rule(rate))
-    return est
+    """The learner of a recorded setting, its names translated to today's
+    (``skbandit.experiments._renames.upgrade_params``: ``gamma`` and a number
+    given as ``exploration`` are the ``epsilon`` of the default rule; Gaptron's
+    ``learning_rate`` is its ``step_size``)."""
+    est = getattr(skbandit, name)(random_state=seed)
+    return est.set_params(**upgrade_params(name, params))
 
 
 def main():
