@@ -122,7 +122,13 @@ AREAS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     ),
     "feedback": (
         ("skbandit/feedback.py",),
-        ("tests/test_logged.py", "tests/test_protocol.py", "tests/test_label_leak.py"),
+        (
+            "tests/test_logged.py",
+            "tests/test_protocol.py",
+            "tests/test_label_leak.py",
+            # the log's rollback (``_truncate_log``) on a failed call
+            "tests/test_rollback.py",
+        ),
     ),
     "progressive": (
         (
