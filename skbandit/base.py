@@ -86,6 +86,13 @@ class BaseBanditClassifier(
     # Fitted attributes holding the algorithm's state (skbandit._base._state).
     _state_attrs: tuple[str, ...] = ()
 
+    # True when the kernel's ``compute_scores`` reads the state and writes only
+    # its scores, and its ``learn`` depends on nothing but the state and the
+    # round: two such learners of one class with equal parameters (but
+    # ``exploration``) and equal state score every row alike, and an
+    # ``OnlineSelector`` computes their scores once (``_score_twins``).
+    _pure_scores: bool = False
+
     # Learning from logged feedback (docs/logged.md). Which rewards the
     # algorithm's update assumes: "binary" (0 or 1, the papers' bit
     # 1[action == label]) or "unit" (any real value in [0, 1]).

@@ -134,6 +134,9 @@ class BanditPassiveAggressive(ExplorationMixin, LinearBanditClassifier):
     online error 0.52
     """
 
+    # scores W x (+ b): an OnlineSelector may share them (base.py)
+    _pure_scores = True
+
     _default_exploration = "epsilon_greedy"
     _exploration_values = rule_values(epsilon=0.125)
 

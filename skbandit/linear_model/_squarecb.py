@@ -323,6 +323,9 @@ class SquareCB(StepSizeMixin, ExplorationMixin, LinearBanditClassifier):
     def _step_size_accepts(self, rule):
         return getattr(rule, "per_coordinate", True)
 
+    # scores W x (+ b): an OnlineSelector may share them (base.py)
+    _pure_scores = True
+
     _state_attrs = (
         "coef_",
         "intercept_",

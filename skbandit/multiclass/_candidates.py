@@ -3,6 +3,7 @@ narrow rows with few classes, a nonlinear pipeline first."""
 
 from __future__ import annotations
 
+import numpy as np
 from sklearn.utils._param_validation import InvalidParameterError
 
 from skbandit.base import BaseBanditClassifier
@@ -126,3 +127,62 @@ def _check_candidates(
         if check is not None:
             check(i)
     return candidates
+
+
+def _same_value(a, b) -> bool:
+    """Parameter values that make the same model: the same object, equal
+    plain values, or objects of one type with the same values of their
+    parameters (``get_params``) or attributes, compared recursively."""
+    if a is b:
+        return True
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, np.ndarray):
+        return a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
+    if hasattr(a, "get_params"):
+        pa, pb = a.get_params(deep=False), b.get_params(deep=False)
+        return pa.keys() == pb.keys() and all(_same_value(pa[n], pb[n]) for n in pa)
+    if isinstance(a, list | tuple):
+        return len(a) == len(b) and all(map(_same_value, a, b))
+    if isinstance(a, str | bytes | int | float | complex | bool):
+        return bool(a == b)
+    return False  # unknown objects: not known to be the same
+
+
+def _score_twins(candidates, modes, all_mode: int) -> np.ndarray:
+    """Each candidate's *score twin* (``SelectorKernel.set_twins``): the first
+    earlier candidate that scores every row alike and learns every round
+    alike, or ``-1``. Twins are learners of one class that declares its
+    scores pure (``_pure_scores``), with the same parameters but
+    ``exploration`` (which changes the distribution, not the scores), the same
+    state bit for bit (``_state_attrs``) and both in the ``all_mode`` learning
+    mode (every candidate learns every round with the selector's propensity).
+    The default candidates' two ``SquareCB`` (two exploration schedules over
+    one regression oracle) are twins while neither was fitted apart: the
+    selector then computes their ``k`` scores once a round."""
+    twins = np.full(len(candidates), -1, dtype=np.int32)
+    for c, cand in enumerate(candidates):
+        if not getattr(cand, "_pure_scores", False) or modes[c] != all_mode:
+            continue
+        params = cand.get_params(deep=False)
+        params.pop("exploration", None)
+        for j in range(c):
+            other = candidates[j]
+            if twins[j] >= 0 or type(other) is not type(cand) or modes[j] != all_mode:
+                continue
+            theirs = other.get_params(deep=False)
+            theirs.pop("exploration", None)
+            if not (
+                theirs.keys() == params.keys()
+                and all(_same_value(params[n], theirs[n]) for n in params)
+            ):
+                continue
+            if all(
+                _same_value(
+                    np.asarray(getattr(cand, name)), np.asarray(getattr(other, name))
+                )
+                for name in type(cand)._state_attrs
+            ):
+                twins[c] = j
+                break
+    return twins

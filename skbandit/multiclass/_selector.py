@@ -22,6 +22,7 @@ from skbandit.exploration import (
 )
 from skbandit.multiclass._candidates import (
     _check_candidates,
+    _score_twins,
     _seed_default_features,
     default_candidates,
     nonlinear_candidate,
@@ -444,6 +445,7 @@ class OnlineSelector(ExplorationMixin, BaseBanditClassifier):
                     "OnlineSelector, whose candidates learn from bandit feedback."
                 )
         lam = 1.0 if self.window is None else 1.0 - 1.0 / self.window
+        modes = self._learning_modes(self.candidates_)
         kernel = SelectorKernel(
             kernels,
             self.ips_sums_,
@@ -456,8 +458,10 @@ class OnlineSelector(ExplorationMixin, BaseBanditClassifier):
             lam,
             float(-np.log1p(-self.confidence)),
             float(self.eliminated_share),
-            self._learning_modes(self.candidates_),
+            modes,
         )
+        # candidates of one model compute their scores once (the same numbers)
+        kernel.set_twins(_score_twins(self.candidates_, modes, _LEARNING_MODES["all"]))
         kernel.owners = list(self.candidates_)
         return kernel
 

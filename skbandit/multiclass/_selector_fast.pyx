@@ -8,7 +8,10 @@ One round at index ``t`` with candidates ``c = 0 .. C - 1`` and leader ``l``:
 
 * every candidate computes its scores and its distribution ``P_c`` (its
   policy's marginal distribution: exact ties of its greedy label averaged as in
-  ``BaseKernel.marginal_distribution``, O(k)); for the played action ``a``,
+  ``BaseKernel.marginal_distribution``, O(k)); a candidate with a *score
+  twin* (``set_twins``: an earlier candidate with the same model, which
+  learns from the same rounds in the same way) copies that candidate's scores
+  instead of computing them, the same numbers; for the played action ``a``,
   ``P_c(a)`` and ``Q(a)`` are then taken from the sequential tie mean
   (``BaseKernel.tie_marginal``, ``exact_at``), so the round's propensity and
   estimates do not depend on the closed form's rounding;
@@ -55,6 +58,7 @@ One round at index ``t`` with candidates ``c = 0 .. C - 1`` and leader ``l``:
 from cpython.ref cimport PyObject
 from libc.math cimport NAN, sqrt
 from libc.stdlib cimport free, malloc
+from libc.string cimport memcpy
 
 from skbandit._core._kernel cimport (
     STATUS_NONFINITE,
@@ -119,6 +123,9 @@ cdef class SelectorKernel(BaseKernel):
     cdef double log_term
     # how each candidate learns from a round (LEARN_ALL, LEARN_OWN, LEARN_CAPPED)
     cdef int[::1] modes
+    # each candidate's score twin: an earlier candidate whose scores it copies
+    # (``set_twins``), or -1
+    cdef int[::1] twin
     # whether any candidate learns in LEARN_OWN mode
     cdef bint any_own
     # the round's u1 and the action ``act`` drew with it: the acceptance
@@ -189,8 +196,36 @@ cdef class SelectorKernel(BaseKernel):
         for c in range(n):
             if self.modes[c] == LEARN_OWN:
                 self.any_own = True
+        self.twin = np.full(n, -1, dtype=np.int32)
         self.u1 = 0.0
         self.drawn = 0
+
+    def set_twins(self, const int[::1] twins):
+        """Candidate ``c`` copies the scores of candidate ``twins[c] < c``
+        (``-1``: it computes its own). Only for candidates whose scores are
+        equal on every round: the same kernel type over equal state, learning
+        in ``LEARN_ALL`` mode (``OnlineSelector._score_twins`` checks it; the
+        kernel checks the indices, the types and the modes)."""
+        cdef int c, j, n = self.n_cand
+        if twins.shape[0] != n:
+            raise ValueError(f"twins has length {twins.shape[0]}, expected {n}")
+        for c in range(n):
+            j = twins[c]
+            if j == -1:
+                continue
+            if not 0 <= j < c or twins[j] != -1:
+                raise ValueError(f"twin {j} of candidate {c} is not an earlier "
+                                 "candidate computing its own scores")
+            if (type(self.kernels[c]) is not type(self.kernels[j])
+                    or self.modes[c] != LEARN_ALL or self.modes[j] != LEARN_ALL):
+                raise ValueError(f"candidates {j} and {c} are not twins: not the "
+                                 "same kernel type, or not both learning in "
+                                 "LEARN_ALL mode")
+        self.twin = np.array(twins, dtype=np.int32)
+
+    def py_twins(self):
+        """A copy of the score twins (``set_twins``)."""
+        return np.array(self.twin, copy=True)
 
     def __dealloc__(self):
         if self.ptrs != NULL:
@@ -259,7 +294,13 @@ cdef class SelectorKernel(BaseKernel):
         cdef int lead = <int>self.lead[0]
         self.finite = True
         for c in range(C):
-            (<BaseKernel>self.ptrs[c]).compute_scores(x, t)
+            if self.twin[c] >= 0:
+                # the twin's scores, computed above from equal state
+                memcpy(&(<BaseKernel>self.ptrs[c]).scores[0],
+                       &(<BaseKernel>self.ptrs[self.twin[c]]).scores[0],
+                       k * sizeof(double))
+            else:
+                (<BaseKernel>self.ptrs[c]).compute_scores(x, t)
             if not all_finite(&(<BaseKernel>self.ptrs[c]).scores[0], k):
                 self.finite = False
                 for a in range(k):
