@@ -6,7 +6,8 @@ reward 1 on a click; the logging policy mixes a softmax of a linear score
 with uniform exploration, so the propensities vary) and stores it as Parquet,
 one file (one row group) of ``--partition-rows`` rounds per partition. Then:
 
-1. **agreement** on the first ``--check-rounds`` rounds: the Dask estimates
+1. **agreement** on the first ``--check-rounds`` rounds, in whole partitions
+   and at least two (DR's folds are the partitions): the Dask estimates
    (IPS, SNIPS, DR with the partitions as folds) of four candidate policies
    against ``evaluate_policy`` in memory with the same folds
    (``cross_fit_ridge_predictions``): the largest absolute difference of the
@@ -160,7 +161,9 @@ def agreement(folder: Path, args, policies) -> dict:
     import dask
     import dask.dataframe as dd
 
-    files = parquet_files(folder)[: -(-args.check_rounds // args.partition_rows)]
+    # DR cross-fits by partition: at least two partitions (folds)
+    n_files = max(2, -(-args.check_rounds // args.partition_rows))
+    files = parquet_files(folder)[:n_files]
     X, logged = read_rounds(files, args.d)
     sizes = [args.partition_rows] * len(files)
     sizes[-1] = X.shape[0] - args.partition_rows * (len(files) - 1)
