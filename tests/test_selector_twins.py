@@ -10,10 +10,12 @@ two ``SquareCB`` are such twins.
 - A selector with twins plays, logs and ends in the same state, bit for bit, as
   one whose candidates all compute their own scores (dense and CSR rows, the
   simulator and logged feedback, many classes).
-- No twins where the scores could differ: other parameters, other state, a
-  learning mode other than ``"all"``, a learner whose scores are not declared
-  pure; and the kernel refuses twin indices that are not earlier candidates
-  computing their own scores.
+- No twins where the scores could differ: other parameters, other state (a
+  candidate trained apart between two calls), a learning mode other than
+  ``"all"``, a learner whose scores are not declared pure; none in blocks too
+  short to check the states, none left on the kernel after a call; and the
+  kernel refuses twin indices that are not earlier candidates computing their
+  own scores.
 """
 
 from __future__ import annotations
@@ -48,24 +50,34 @@ def _no_twins(candidates, modes, all_mode):
 
 def _play(X, y, k, twins, monkeypatch, **params):
     """A selector's online pass (two calls) and one logged call, with the
-    score twins as ``_score_twins`` finds them or none."""
+    score twins as ``_score_twins`` finds them or none; the twins each block
+    was given (blocks of at least ``_TWIN_MIN_ROWS`` rounds)."""
+    found = []
+
+    def recorded(candidates, modes, all_mode):
+        out = (_score_twins if twins else _no_twins)(candidates, modes, all_mode)
+        found.append(out.copy())
+        return out
+
     with monkeypatch.context() as m:
-        if not twins:
-            m.setattr(selector_module, "_score_twins", _no_twins)
+        m.setattr(selector_module, "_score_twins", recorded)
         sel = OnlineSelector(random_state=5, **params)
         sel.partial_fit(X[:40], y[:40], classes=np.arange(k))
         sel.partial_fit(X[40:200], y[40:200])
         actions, probs = sel.sample_actions(X[200:260])
         rewards = (actions == y[200:260]).astype(float)
         sel.partial_fit(X[200:260], LoggedFeedback(actions, rewards, probs))
-        found = sel._kernel()[0].py_twins()
+        # one-row calls use none (their blocks are too short to check)
+        sel.partial_fit(X[260:261], y[260:261])
+        # and none is left on the kept kernel after a call
+        assert_array_equal(sel._kernel()[0].py_twins(), -1)
     return sel, found
 
 
 @pytest.mark.parametrize("k", [4, 150])
 @pytest.mark.parametrize("sparse", [False, True])
 def test_twins_play_as_if_every_candidate_scored(k, sparse, monkeypatch):
-    X, y = make_stream(n=260, d=12, k=k, seed=k)
+    X, y = make_stream(n=261, d=12, k=k, seed=k)
     if sparse:
         X = sp.csr_matrix(np.where(np.abs(X) > 0.6, X, 0.0))
     with_twins, found = _play(X, y, k, True, monkeypatch)
@@ -74,7 +86,9 @@ def test_twins_play_as_if_every_candidate_scored(k, sparse, monkeypatch):
     first = names.index("SquareCB")
     expected = np.full(len(names), -1)
     expected[first + 1] = first  # the second SquareCB copies the first
-    assert_array_equal(found, expected)
+    assert len(found) >= 3  # each block of the three calls of >= 32 rows
+    for twins in found:
+        assert_array_equal(twins, expected)
     assert_array_equal(none, -1)
     assert with_twins.n_mistakes_ == without.n_mistakes_
     assert pickle.dumps(with_twins._get_state()) == pickle.dumps(without._get_state())
@@ -138,11 +152,31 @@ def test_twins_need_learning_mode_all_and_pure_scores():
     assert_array_equal(sel._kernel()[0].py_twins(), -1)
 
 
+def test_a_candidate_trained_apart_between_calls_is_no_twin(monkeypatch):
+    """A twin trained directly between two calls of the selector: the next
+    block checks the states again and finds no twin."""
+    X, y = make_stream(n=300, d=5, k=3, seed=3)
+    found = []
+
+    def recorded(candidates, modes, all_mode):
+        found.append(_score_twins(candidates, modes, all_mode))
+        return found[-1]
+
+    monkeypatch.setattr(selector_module, "_score_twins", recorded)
+    sel = OnlineSelector(candidates=_candidates(), random_state=0)
+    sel.partial_fit(X[:100], y[:100], classes=np.arange(3))
+    assert found[-1].tolist() == [-1, 0, -1]
+    sel.candidates_[1].partial_fit(X[100:150], y[100:150])
+    sel.partial_fit(X[150:], y[150:])
+    assert found[-1].tolist() == [-1, -1, -1]
+
+
 def test_kernel_refuses_twins_that_cannot_be():
     X, y = make_stream(n=20, d=5, k=3, seed=2)
     sel = OnlineSelector(candidates=_candidates(), random_state=0)
     sel.partial_fit(X, y, classes=np.arange(3))
     kernel = sel._kernel()[0]
+    kernel.set_twins(np.array([-1, 0, -1], dtype=np.int32))
     assert kernel.py_twins().tolist() == [-1, 0, -1]
     for bad, match in [
         ([-1, 0], "length"),
@@ -155,3 +189,5 @@ def test_kernel_refuses_twins_that_cannot_be():
         with pytest.raises(ValueError, match=match):
             kernel.set_twins(np.array(bad, dtype=np.int32))
     assert kernel.py_twins().tolist() == [-1, 0, -1]
+    kernel.clear_twins()
+    assert kernel.py_twins().tolist() == [-1, -1, -1]

@@ -151,10 +151,10 @@ class Banditron(ExplorationMixin, AveragedIterateMixin, LinearBanditClassifier):
         **AveragedIterateMixin._average_constraints,
     }
 
-    # coef_ and the accumulator of the averaged iterate, A = sum (t - 1) Delta_t
     # scores W x (+ b): an OnlineSelector may share them (base.py)
     _pure_scores = True
 
+    # coef_ and the accumulator of the averaged iterate, A = sum (t - 1) Delta_t
     _state_attrs = ("coef_", "_average_acc")
     _feature_major = ("coef_", "_average_acc")
 

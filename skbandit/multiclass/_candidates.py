@@ -158,8 +158,10 @@ def _score_twins(candidates, modes, all_mode: int) -> np.ndarray:
     state bit for bit (``_state_attrs``) and both in the ``all_mode`` learning
     mode (every candidate learns every round with the selector's propensity).
     The default candidates' two ``SquareCB`` (two exploration schedules over
-    one regression oracle) are twins while neither was fitted apart: the
-    selector then computes their ``k`` scores once a round."""
+    one regression oracle) are twins while neither was fitted apart. The
+    selector calls this at the start of each block of at least
+    ``_TWIN_MIN_ROWS`` rounds and computes the twins' ``k`` scores once a
+    round in that block only (nothing else writes the states inside it)."""
     twins = np.full(len(candidates), -1, dtype=np.int32)
     for c, cand in enumerate(candidates):
         if not getattr(cand, "_pure_scores", False) or modes[c] != all_mode:

@@ -37,6 +37,10 @@ __all__ = ["OnlineSelector", "default_candidates", "nonlinear_candidate"]
 # ``candidate_learning``: the kernel's codes (``_selector_fast.pyx``)
 _LEARNING_MODES = {"all": 0, "own": 1, "capped": 2}
 
+# Blocks of at least this many rounds use score twins (``_score_twins``): the
+# check of the twins' states reads them once, less than the block's scoring.
+_TWIN_MIN_ROWS = 32
+
 
 def _length_error(candidates, kernels) -> RuntimeError:
     return RuntimeError(
@@ -460,8 +464,6 @@ class OnlineSelector(ExplorationMixin, BaseBanditClassifier):
             float(self.eliminated_share),
             modes,
         )
-        # candidates of one model compute their scores once (the same numbers)
-        kernel.set_twins(_score_twins(self.candidates_, modes, _LEARNING_MODES["all"]))
         kernel.owners = list(self.candidates_)
         return kernel
 
@@ -510,12 +512,19 @@ class OnlineSelector(ExplorationMixin, BaseBanditClassifier):
             i += 1
         if new is not None:
             kernel = self._selector_kernel(new)
+        if n_rows >= _TWIN_MIN_ROWS:
+            # candidates of one model compute their scores once in this block
+            # (the same numbers): verified on their states now, used only
+            # until _after_block (nothing else writes them inside a block)
+            modes = self._learning_modes(candidates)
+            kernel.set_twins(_score_twins(candidates, modes, _LEARNING_MODES["all"]))
         kernel.block_rows = n_rows
         return kernel
 
     def _after_block(self, kernel) -> None:
         # the candidates' own end-of-block work, and their round counters
         n = kernel.rows_played
+        kernel.clear_twins()
         owners, kernels = kernel.owners, kernel.kernels
         if len(owners) != len(kernels):
             raise _length_error(owners, kernels)

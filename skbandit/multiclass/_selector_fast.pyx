@@ -126,6 +126,7 @@ cdef class SelectorKernel(BaseKernel):
     # each candidate's score twin: an earlier candidate whose scores it copies
     # (``set_twins``), or -1
     cdef int[::1] twin
+    cdef bint any_twin
     # whether any candidate learns in LEARN_OWN mode
     cdef bint any_own
     # the round's u1 and the action ``act`` drew with it: the acceptance
@@ -197,6 +198,7 @@ cdef class SelectorKernel(BaseKernel):
             if self.modes[c] == LEARN_OWN:
                 self.any_own = True
         self.twin = np.full(n, -1, dtype=np.int32)
+        self.any_twin = False
         self.u1 = 0.0
         self.drawn = 0
 
@@ -205,7 +207,9 @@ cdef class SelectorKernel(BaseKernel):
         (``-1``: it computes its own). Only for candidates whose scores are
         equal on every round: the same kernel type over equal state, learning
         in ``LEARN_ALL`` mode (``OnlineSelector._score_twins`` checks it; the
-        kernel checks the indices, the types and the modes)."""
+        kernel checks the indices, the types and the modes). The selector sets
+        them for one block, after comparing the states, and clears them after
+        it (``clear_twins``)."""
         cdef int c, j, n = self.n_cand
         if twins.shape[0] != n:
             raise ValueError(f"twins has length {twins.shape[0]}, expected {n}")
@@ -222,6 +226,19 @@ cdef class SelectorKernel(BaseKernel):
                                  "same kernel type, or not both learning in "
                                  "LEARN_ALL mode")
         self.twin = np.array(twins, dtype=np.int32)
+        self.any_twin = False
+        for c in range(n):
+            if self.twin[c] >= 0:
+                self.any_twin = True
+
+    def clear_twins(self):
+        """Every candidate computes its own scores again (O(1) when none
+        copies)."""
+        cdef int c
+        if self.any_twin:
+            for c in range(self.n_cand):
+                self.twin[c] = -1
+            self.any_twin = False
 
     def py_twins(self):
         """A copy of the score twins (``set_twins``)."""
