@@ -449,7 +449,6 @@ class OnlineSelector(ExplorationMixin, BaseBanditClassifier):
                     "OnlineSelector, whose candidates learn from bandit feedback."
                 )
         lam = 1.0 if self.window is None else 1.0 - 1.0 / self.window
-        modes = self._learning_modes(self.candidates_)
         kernel = SelectorKernel(
             kernels,
             self.ips_sums_,
@@ -462,7 +461,7 @@ class OnlineSelector(ExplorationMixin, BaseBanditClassifier):
             lam,
             float(-np.log1p(-self.confidence)),
             float(self.eliminated_share),
-            modes,
+            self._learning_modes(self.candidates_),
         )
         kernel.owners = list(self.candidates_)
         return kernel
