@@ -163,12 +163,14 @@ class StateMixin:
     def _model_bytes(self) -> int:
         """Bytes of the state arrays (a meta-learner's candidates' included,
         each by its own ``_model_bytes``: a pipeline's learner, a store)."""
-        own = sum(
-            value.nbytes
-            for name in self._state_attrs
-            if isinstance(value := getattr(self, name), np.ndarray)
-        )
-        return own + sum(c._model_bytes() for c in self.__dict__.get("candidates_", ()))
+        total = 0
+        for name in self._state_attrs:
+            value = getattr(self, name)
+            if isinstance(value, np.ndarray):
+                total += value.nbytes
+        for candidate in self.__dict__.get("candidates_", ()):
+            total += candidate._model_bytes()
+        return total
 
     def _state_finite(self) -> bool:
         """Every value of every floating-point state array finite (O(model):

@@ -201,7 +201,10 @@ class _LabelPass:
     def commit(self, block, out) -> None:
         est, codes = self.est, self.codes
         n = block.shape[0]
-        played, greedy, rewards, propensities = (a[:n] for a in out)
+        played, greedy, rewards, propensities = out
+        if played.shape[0] != n:  # (a block the journal ended early)
+            played, greedy = played[:n], greedy[:n]
+            rewards, propensities = rewards[:n], propensities[:n]
         est.t_ += n
         est.n_mistakes_ += int(n - np.count_nonzero(rewards))
         # Bookkeeping for evaluation only (the greedy action's mistakes);

@@ -63,12 +63,12 @@ session is open the learner's training calls and ``set_params`` are refused
 
 from __future__ import annotations
 
-import operator
 from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
 
+from skbandit._base._identity import kernel_key, same_key
 from skbandit._base._rows import _input_bytes
 from skbandit._base._state import StateMixin, _rng_restore
 from skbandit._core._kernel import DISTRIBUTION_TOL, Journal, KernelStatus
@@ -225,7 +225,7 @@ class TransactionMixin(StateMixin):
         call, a ``LiveSession``, pickling and copying."""
         key = _kernel_key(self)
         cache = self.__dict__.get("_kernel_cache")
-        if cache is None or not _same_key(cache[0], key):
+        if cache is None or not same_key(cache[0], key):
             self._own_state_arrays()
             kernel = self._make_kernel()
             # (the arrays _own_state_arrays may have replaced)
@@ -329,46 +329,9 @@ def _kernel_key(est) -> list:
     (``TransactionMixin._kernel``): the learner's class, its ``_make_kernel``,
     every entry of its instance dictionary (name and object: the parameters,
     the state, the fitted attributes) but the counters (``_NOT_KEYED``), and
-    what those hold
-    one level down: the items of a list or tuple (a selector's candidates, a
-    pipeline's steps), the attributes of an object (an exploration rule, a
-    transformer), a learner's own key (a candidate, a pipeline's learner).
-    An entry that changes without changing the kernel only costs a rebuild."""
-    cls = type(est)
-    # (the class's factory as the class holds it now: a test may replace it)
-    key: list = [cls, cls._make_kernel]
-    for name, value in est.__dict__.items():
-        if name not in _NOT_KEYED:
-            key.append(name)
-            key.append(value)
-            _add_held(key, value)
-    return key
-
-
-def _add_held(key: list, value) -> None:
-    if type(value) is list or type(value) is tuple:
-        key.append(len(value))
-        for item in value:
-            key.append(item)
-            if type(item) is tuple:  # (a step: name, object)
-                for part in item:
-                    key.append(part)
-                    _add_object(key, part)
-            else:
-                _add_object(key, item)
-    else:
-        _add_object(key, value)
-
-
-def _add_object(key: list, value) -> None:
-    if isinstance(value, TransactionMixin):
-        key.extend(_kernel_key(value))
-    elif hasattr(value, "__dict__") and not isinstance(value, type):
-        held = vars(value)
-        key.append(len(held))
-        key.extend(held.values())
-
-
-def _same_key(a: list, b: list) -> bool:
-    """The two keys hold the same objects, in order (``is``)."""
-    return len(a) == len(b) and all(map(operator.is_, a, b))
+    what those hold one level down: the items of a list or tuple (a
+    selector's candidates, a pipeline's steps), the attributes of an object
+    (an exploration rule, a transformer), a learner's own key (a candidate, a
+    pipeline's learner). An entry that changes without changing the kernel
+    only costs a rebuild. Compiled (``skbandit._base._identity``)."""
+    return kernel_key(est, _NOT_KEYED, TransactionMixin)

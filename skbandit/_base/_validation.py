@@ -35,6 +35,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_consistent_length, validate_data
 
+from skbandit._base._identity import same_entries
 from skbandit._base._rows import (
     _canonical_csr,
     _check_magnitude,
@@ -175,14 +176,10 @@ class InputValidationMixin:
         dropped by ``set_params`` (which may change a nested object's
         parameters in place) and is not pickled."""
         d = self.__dict__
-        values = tuple([d.get(name) for name in self._parameter_constraints])
-        cached = d.get("_validated_params")
-        if cached is not None and len(cached) == len(values):
-            for old, new in zip(cached, values):  # noqa: B905 (lengths compared)
-                if old is not new:
-                    break
-            else:
-                return
+        names = tuple(self._parameter_constraints)
+        if same_entries(d, names, d.get("_validated_params")):
+            return
+        values = tuple([d.get(name) for name in names])
         self._validate_params()
         self._validated_params = values
 
