@@ -278,7 +278,7 @@ def report(store: dict, suite: str, seeds, vw_caches, learner: str) -> str:
     names = sorted({k.rsplit("/", 1)[0] for k in store})
     head = f"{'stream':22s} {'error':>8s} {'linear':>8s} {'full-info':>9s}"
     lines = [head + f" {'VW tuned':>9s} {'/VW':>6s} {'/full':>6s} seeds(VW)"]
-    vw_ratios, full_ratios = {}, {}
+    vw_ratios, full_ratios, limit_ratios = {}, {}, {}
     for n in names:
         rows = [store[f"{n}/{s}"] for s in seeds if f"{n}/{s}" in store]
         err = np.mean([r[learner] for r in rows])
@@ -292,6 +292,19 @@ def report(store: dict, suite: str, seeds, vw_caches, learner: str) -> str:
             v = np.mean([vw[f"{suite}/{n}/{s}"] for s in with_vw])
             e = np.mean([store[f"{n}/{s}"][learner] for s in with_vw])
             vw_ratios[n] = e / v
+            limit_ratios[n] = (
+                np.mean(
+                    [
+                        min(
+                            x
+                            for c, x in store[f"{n}/{s}"].items()
+                            if c.startswith("full-info")
+                        )
+                        for s in with_vw
+                    ]
+                )
+                / v
+            )
             line += f" {v:9.4f} {e / v:6.2f}"
         else:
             line += f" {'-':>9s} {'-':>6s}"
@@ -302,6 +315,12 @@ def report(store: dict, suite: str, seeds, vw_caches, learner: str) -> str:
         lines.append(
             f"ratio to VW tuned: median {np.median(r):.2f}, worst {r.max():.2f} "
             f"({len(r)} streams)"
+        )
+        q = np.array(list(limit_ratios.values()))
+        lines.append(
+            "the full-information limit itself against VW tuned (what a learner "
+            f"at that limit on every stream would score): median {np.median(q):.2f}, "
+            f"{int(np.sum(q <= 0.60))} of {len(q)} streams at or below 0.60"
         )
     f = np.array(list(full_ratios.values()))
     lines.append(
