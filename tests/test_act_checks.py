@@ -67,7 +67,7 @@ def test_an_invalid_distribution_stops_the_pass(explorer):
     kernel.set_explorer(explorer)
     X = np.ones((n, d))
     out = [np.zeros(n, np.int32), np.zeros(n, np.int32), np.zeros(n), np.zeros(n)]
-    done = run_pass(
+    done, _, _ = run_pass(
         kernel, X.ravel(), np.empty(0, np.int32), np.empty(0, np.int32), True,
         np.arange(n, dtype=np.int32), np.zeros(n, np.int32), np.full((n, 2), 0.5),
         0, *out,

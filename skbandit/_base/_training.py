@@ -184,33 +184,37 @@ class _LabelPass:
             self.mark = self.feedback._log_mark()
 
     def run(self, kernel, block, uniforms):
+        # the rounds' actions and propensities are written out only for the
+        # feedback log; the driver counts the mistakes itself
         n = block.shape[0]
         out = (
-            np.empty(n, dtype=np.int32),  # played
-            np.empty(n, dtype=np.int32),  # greedy
-            np.empty(n, dtype=np.float64),  # rewards
-            np.empty(n, dtype=np.float64),  # propensities
+            (
+                np.empty(n, dtype=np.int32),  # played
+                np.empty(n, dtype=np.int32),  # greedy
+                np.empty(n, dtype=np.float64),  # rewards
+                np.empty(n, dtype=np.float64),  # propensities
+            )
+            if self.record
+            else ()
         )
         data, indices, indptr, dense = self.arrays
-        done = run_pass(
+        done, mistakes, greedy_mistakes = run_pass(
             kernel, data, indices, indptr, dense, block, self.codes, uniforms,
             self.est.t_, *out,
         )  # fmt: skip
-        return done, out
+        return done, (out, mistakes, greedy_mistakes)
 
-    def commit(self, block, out) -> None:
-        est, codes = self.est, self.codes
+    def commit(self, block, result) -> None:
+        est = self.est
+        out, mistakes, greedy_mistakes = result
         n = block.shape[0]
-        played, greedy, rewards, propensities = out
-        if played.shape[0] != n:  # (a block the journal ended early)
-            played, greedy = played[:n], greedy[:n]
-            rewards, propensities = rewards[:n], propensities[:n]
         est.t_ += n
-        est.n_mistakes_ += int(n - np.count_nonzero(rewards))
+        est.n_mistakes_ += mistakes
         # Bookkeeping for evaluation only (the greedy action's mistakes);
         # the learner's state never depends on it.
-        est.n_greedy_mistakes_ += int(np.count_nonzero(greedy != codes[block]))
+        est.n_greedy_mistakes_ += greedy_mistakes
         if self.record:
+            played, greedy, rewards, propensities = (a[:n] for a in out)
             self.feedback._record(block, played, rewards, propensities, est.classes_)
 
     def rollback(self) -> None:

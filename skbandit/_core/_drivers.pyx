@@ -7,8 +7,8 @@ undo journal in _kernel.pyx, the input checks in _scans.pyx."""
 
 
 cimport cython
+from cpython.mem cimport PyMem_Free, PyMem_Malloc
 
-import numpy as np
 
 from skbandit._core._kernel cimport (
     STATUS_INVALID_DISTRIBUTION,
@@ -106,25 +106,22 @@ cdef inline Row compact_dense(Row x, int* cind, double* cval) noexcept nogil:
 @cython.final
 cdef class _RowReader:
     """The rows of X (dense flattened or CSR arrays) as ``Row``s, for every
-    pass driver: O(1) shape checks on construction (``n_rows``), then
-    ``row(i)`` without the GIL, dense rows compacted as described above."""
+    pass driver: made by ``_reader`` (O(1) shape checks: ``n_rows``), then
+    ``row(i)`` without the GIL, dense rows compacted as described above into
+    scratch buffers of ``d`` entries it owns (``PyMem_Malloc``)."""
     cdef const double[::1] data
     cdef const int[::1] indices
     cdef const int[::1] indptr
     cdef bint dense
     cdef int d
     cdef readonly Py_ssize_t n_rows
-    cdef double[::1] cval
-    cdef int[::1] cind
+    cdef double* cval
+    cdef int* cind
     cdef int skip
 
-    def __cinit__(self, const double[::1] data, const int[::1] indices,
-                  const int[::1] indptr, bint dense, int d):
-        self.n_rows = _n_rows(data, indices, indptr, dense, d)
-        self.data, self.indices, self.indptr = data, indices, indptr
-        self.dense, self.d, self.skip = dense, d, 0
-        self.cval = np.empty(max(d, 1) if dense else 1, dtype=np.float64)
-        self.cind = np.empty(max(d, 1) if dense else 1, dtype=np.int32)
+    def __dealloc__(self):
+        PyMem_Free(self.cval)
+        PyMem_Free(self.cind)
 
     cdef inline Row row(self, Py_ssize_t i) noexcept nogil:
         """Row ``i``: a CSR row, or a dense row or its non-zero entries."""
@@ -135,10 +132,26 @@ cdef class _RowReader:
         if self.skip > 0:
             self.skip -= 1
             return x
-        x = compact_dense(x, &self.cind[0], &self.cval[0])
+        x = compact_dense(x, self.cind, self.cval)
         if row_dense(x):
             self.skip = _DENSE_SKIP
         return x
+
+
+cdef _RowReader _reader(const double[::1] data, const int[::1] indices,
+                       const int[::1] indptr, bint dense, int d):
+    """The ``_RowReader`` of X's arrays (a C-level call: the memoryviews are
+    handed over as they are, not through Python objects)."""
+    cdef _RowReader X = _RowReader.__new__(_RowReader)
+    X.n_rows = _n_rows(data, indices, indptr, dense, d)
+    X.data, X.indices, X.indptr = data, indices, indptr
+    X.dense, X.d, X.skip = dense, d, 0
+    if dense:
+        X.cval = <double*> PyMem_Malloc(max(d, 1) * sizeof(double))
+        X.cind = <int*> PyMem_Malloc(max(d, 1) * sizeof(int))
+        if X.cval == NULL or X.cind == NULL:
+            raise MemoryError()
+    return X
 
 
 def run_pass(
@@ -151,42 +164,50 @@ def run_pass(
     const int[::1] y,
     const double[:, ::1] uniforms,
     long long t0,
-    int[::1] played,
-    int[::1] greedy,
-    double[::1] rewards,
-    double[::1] propensities,
+    int[::1] played=None,
+    int[::1] greedy=None,
+    double[::1] rewards=None,
+    double[::1] propensities=None,
 ):
     """Play rounds ``rows[t]`` of X (dense or CSR arrays) with ``uniforms[t]``.
 
-    Round ``t`` of the block has global index ``t0 + t + 1``. Writes the played
-    action, greedy action, reward and logged propensity of each round to the
-    output arrays; the logged propensity is the policy's marginal probability
-    of the played action, exact ties of the greedy label included. ``y`` holds
-    the true label codes: it is read only by each round's ``label_round``, to
-    form the reward (and handed to ``learn_full`` for full-information
-    learners). ``dense`` means ``data`` is a C-ordered ``(n, d)`` array
-    flattened (``indices``/``indptr`` unused); CSR arrays must have passed
-    ``check_csr``.
+    Round ``t`` of the block has global index ``t0 + t + 1``. When the output
+    arrays are given (all four or none), writes the played action, greedy
+    action, reward and logged propensity of each round to them; the logged
+    propensity is the policy's marginal probability of the played action,
+    exact ties of the greedy label included. ``y`` holds the true label
+    codes: it is read only by each round's ``label_round``, to form the
+    reward (and handed to ``learn_full`` for full-information learners), and
+    to count the greedy action's mistakes. ``dense`` means ``data`` is a
+    C-ordered ``(n, d)`` array flattened (``indices``/``indptr`` unused); CSR
+    arrays must have passed ``check_csr``.
 
     With a journal (``kernel.set_journal``), the state entries each round
     wrote are checked to be finite (else ``STATUS_NONFINITE``), and the pass
     ends early, with ``status`` 0, after the round at which the journal holds
     ``limit`` entries (the caller commits those rounds as a block).
 
-    Returns the number of rounds played: ``len(rows)``, or fewer when the
-    kernel set a non-zero ``status`` (the round that set it is not played),
-    or when the journal reached its limit.
+    Returns ``(done, mistakes, greedy_mistakes)``: the number of rounds
+    played (``len(rows)``, or fewer when the kernel set a non-zero
+    ``status`` (the round that set it is not played), or when the journal
+    reached its limit), and among them the rounds of reward 0 and those whose
+    greedy action was not the label.
     """
     cdef Py_ssize_t t, n = rows.shape[0]
     cdef Py_ssize_t i
     cdef int d = kernel.n_features
     cdef int a, g
     cdef double marginal, reward
-    cdef _RowReader X = _RowReader(data, indices, indptr, dense, d)
+    cdef Py_ssize_t mistakes = 0, greedy_mistakes = 0
+    cdef _RowReader X = _reader(data, indices, indptr, dense, d)
     cdef Py_ssize_t n_rows = X.n_rows
-    if uniforms.shape[0] < n or uniforms.shape[1] != 2 or played.shape[0] < n \
-            or greedy.shape[0] < n or rewards.shape[0] < n \
-            or propensities.shape[0] < n:
+    cdef bint out = played is not None
+    if out != (greedy is not None) or out != (rewards is not None) \
+            or out != (propensities is not None):
+        raise ValueError("give all four output arrays or none")
+    if uniforms.shape[0] < n or uniforms.shape[1] != 2 or (out and (
+            played.shape[0] < n or greedy.shape[0] < n or rewards.shape[0] < n
+            or propensities.shape[0] < n)):
         raise ValueError("output or uniform arrays are shorter than rows")
     if y.shape[0] < n_rows:
         raise ValueError("fewer labels than rows")
@@ -206,15 +227,18 @@ def run_pass(
                                &marginal):
                 done = t
                 break
-            played[t] = a
-            greedy[t] = g
-            rewards[t] = reward
-            propensities[t] = marginal
+            if out:
+                played[t] = a
+                greedy[t] = g
+                rewards[t] = reward
+                propensities[t] = marginal
+            mistakes += reward == 0.0
+            greedy_mistakes += g != y[i]
             if kernel.status != STATUS_OK or (j != NULL and (j.n >= j.limit or j.stop)):
                 done = t + 1
                 break
     kernel.rows_played = done
-    return done
+    return done, mistakes, greedy_mistakes
 
 
 def run_distribution(
@@ -234,7 +258,7 @@ def run_distribution(
     (``kernel.status`` is then set to ``STATUS_NONFINITE`` or
     ``STATUS_INVALID_DISTRIBUTION``; the rows from that one on are not
     written)."""
-    cdef _RowReader X = _RowReader(data, indices, indptr, dense, kernel.n_features)
+    cdef _RowReader X = _reader(data, indices, indptr, dense, kernel.n_features)
     cdef Py_ssize_t i, n = X.n_rows
     cdef int k = kernel.n_classes
     cdef Row x
@@ -271,7 +295,7 @@ def run_scores(
     """The kernel's scores of each row at round ``t`` (``compute_scores``, the
     same compiled sums as in training), written to ``out`` (n_rows, k).
     Changes no learner state."""
-    cdef _RowReader X = _RowReader(data, indices, indptr, dense, kernel.n_features)
+    cdef _RowReader X = _reader(data, indices, indptr, dense, kernel.n_features)
     cdef Py_ssize_t i, n = X.n_rows
     cdef int r
     if out.shape[0] != n or out.shape[1] != kernel.n_classes:
@@ -305,7 +329,7 @@ def run_act(
     Returns the number of rows done: all of them, or fewer when a row's scores
     were not finite (``kernel.status`` is then set).
     """
-    cdef _RowReader X = _RowReader(data, indices, indptr, dense, kernel.n_features)
+    cdef _RowReader X = _reader(data, indices, indptr, dense, kernel.n_features)
     cdef Py_ssize_t i, n = X.n_rows
     if uniforms.shape[0] < n or uniforms.shape[1] != 2 or played.shape[0] < n \
             or propensities.shape[0] < n:
@@ -365,7 +389,7 @@ def run_logged(
     cdef Py_ssize_t t, n = rows.shape[0]
     cdef Py_ssize_t i
     cdef int d = kernel.n_features, k = kernel.n_classes
-    cdef _RowReader X = _RowReader(data, indices, indptr, dense, d)
+    cdef _RowReader X = _reader(data, indices, indptr, dense, d)
     cdef Py_ssize_t n_rows = X.n_rows
     if kernel.full_information:
         raise TypeError("a full-information kernel cannot learn from logged "
