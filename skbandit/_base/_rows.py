@@ -17,6 +17,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_array
 
+from skbandit._base._checks import dense_common_form
 from skbandit._core._scans import (
     check_csr_canonical,
     csr_is_canonical,
@@ -48,15 +49,7 @@ def _common_form(X, n_features: int) -> bool:
     that pass ``check_csr`` with canonical rows; every value finite and within
     the magnitude bound. O(1) checks and compiled O(nnz) scans, no copy."""
     if type(X) is np.ndarray:
-        return (
-            X.ndim == 2
-            and X.dtype == _FLOAT64
-            and X.shape[0] > 0
-            and X.shape[1] == n_features
-            and X.flags.c_contiguous
-            and X.dtype.isnative
-            and within_bound(X.reshape(-1), _MAX_ABS_X)
-        )
+        return dense_common_form(X, n_features, _MAX_ABS_X)
     if type(X) is not sp.csr_matrix and type(X) is not sp.csr_array:
         return False
     n_rows, n_cols = X.shape

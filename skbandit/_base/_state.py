@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from skbandit._base._checks import attributes
 from skbandit._core._scans import within_bound
 
 if TYPE_CHECKING:
@@ -195,7 +196,7 @@ class StateMixin:
         but their generators, which are never drawn from (the meta-learner's
         uniforms drive them: ``OnlineSelector._init_state``). O(number of
         attributes)."""
-        state = {name: getattr(self, name) for name in (*self._state_attrs, *_COUNTERS)}
+        state = attributes(self, tuple(self._state_attrs) + _COUNTERS)
         if rng:
             state["_rng"] = _rng_snapshot(self._rng)
         subs = [

@@ -68,7 +68,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import scipy.sparse as sp
 
-from skbandit._base._identity import kernel_key, same_key
+from skbandit._base._checks import kernel_key, same_key
 from skbandit._base._rows import _input_bytes
 from skbandit._base._state import StateMixin, _rng_restore
 from skbandit._core._kernel import DISTRIBUTION_TOL, Journal, KernelStatus
@@ -153,7 +153,8 @@ class TransactionMixin(StateMixin):
         # a block is rolled back by a copy of the state instead of the journal
         # when the copy is at most 1/_COPY_RATIO of the input the block reads
         # (batch calls on small models: the copy is then cheaper than journaling)
-        may_copy = model_bytes * _COPY_RATIO <= _input_bytes(X, None)
+        all_bytes = _input_bytes(X, None)
+        may_copy = model_bytes * _COPY_RATIO <= all_bytes
         # rows per block: _BLOCK_ROWS, or after a block the journal ended early
         # twice its rows (doubling again after a full one), so that a call
         # whose rows write much does not draw uniforms for rows it cannot play
@@ -164,7 +165,12 @@ class TransactionMixin(StateMixin):
             block = rows if whole else rows[start : start + size]
             n = block.shape[0]
             point = self._rollback_point()
-            copy = may_copy and model_bytes * _COPY_RATIO <= _input_bytes(X, block)
+            # (the rows of a pass are distinct: a block of as many rows as X
+            # reads all of it)
+            block_bytes = (
+                all_bytes if whole and n == X.shape[0] else _input_bytes(X, block)
+            )
+            copy = may_copy and model_bytes * _COPY_RATIO <= block_bytes
             saved = self._get_state() if copy else None
             try:
                 play.begin()
@@ -333,5 +339,5 @@ def _kernel_key(est) -> list:
     selector's candidates, a pipeline's steps), the attributes of an object
     (an exploration rule, a transformer), a learner's own key (a candidate, a
     pipeline's learner). An entry that changes without changing the kernel
-    only costs a rebuild. Compiled (``skbandit._base._identity``)."""
+    only costs a rebuild. Compiled (``skbandit._base._checks``)."""
     return kernel_key(est, _NOT_KEYED, TransactionMixin)

@@ -35,7 +35,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_consistent_length, validate_data
 
-from skbandit._base._identity import same_entries
+from skbandit._base._checks import same_entries
 from skbandit._base._rows import (
     _canonical_csr,
     _check_magnitude,

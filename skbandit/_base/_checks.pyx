@@ -1,5 +1,16 @@
-"""The identity key of the kernel cache (``TransactionMixin._kernel``).
+"""The compiled checks of every training call (``skbandit._base``).
 
+* ``kernel_key``/``same_key``: the identity key of the kernel cache
+  (``TransactionMixin._kernel``);
+* ``same_entries``: the parameters' identity check
+  (``InputValidationMixin._validate_params_cached``);
+* ``attributes``: the attributes a rollback point holds by reference
+  (``StateMixin._rollback_point``);
+* ``dense_common_form``: the test of a dense array already in the common row
+  form (``_rows._common_form``).
+
+The identity key
+----------------
 A learner's compiled kernel is kept from call to call while the objects it is
 built from are the same objects (compared with ``is``). ``kernel_key`` lists
 those objects: the learner's class and its ``_make_kernel``, then for every
@@ -11,10 +22,19 @@ rule, a transformer), and a learner's own key, recursively (a candidate, a
 pipeline's learner; a learner is an instance of ``mixin``).
 ``same_key(a, b)`` is true when the two keys hold the same objects in order.
 
-Compiled because the key is taken on every training call: walked in Python,
-it was a sixth of the cost of a one-row ``partial_fit``. Only public
-CPython behaviour is used (dictionary iteration, ``getattr``, identity).
+Compiled because they run on every training call: walked in Python, the key
+alone was a sixth of the cost of a one-row ``partial_fit``. Only public
+CPython and NumPy C APIs are used (dictionary iteration, ``getattr``,
+identity; the array's dimensions, type, byte order and contiguity flags).
 """
+
+cimport numpy as cnp
+
+import numpy as np
+
+from skbandit._core._kernel cimport skb_within_bound
+
+cnp.import_array()
 
 
 cdef int _add_object(list key, object value, frozenset not_keyed, type mixin) except -1:
@@ -90,3 +110,35 @@ def same_entries(dict entries, tuple names, object cached):
         if entries.get(names[i]) is not (<tuple>cached)[i]:
             return False
     return True
+
+
+def attributes(object est, tuple names):
+    """``{name: getattr(est, name)}`` for ``names``, in order."""
+    cdef dict out = {}
+    for name in names:
+        out[name] = getattr(est, name)
+    return out
+
+
+def dense_common_form(object X, Py_ssize_t n_features, double bound):
+    """True when ``X`` is exactly an ``ndarray`` of 2 dimensions, native
+    float64, C-contiguous, with at least one row and ``n_features`` columns,
+    every value finite and ``|x| <= bound`` (the scan of
+    ``skbandit._core._scans.within_bound``)."""
+    cdef cnp.ndarray arr
+    if type(X) is not np.ndarray:
+        return False
+    arr = <cnp.ndarray>X
+    if not (cnp.PyArray_NDIM(arr) == 2
+            and cnp.PyArray_TYPE(arr) == cnp.NPY_DOUBLE
+            and cnp.PyArray_ISNOTSWAPPED(arr)
+            and cnp.PyArray_IS_C_CONTIGUOUS(arr)
+            and cnp.PyArray_DIM(arr, 0) > 0
+            and cnp.PyArray_DIM(arr, 1) == n_features):
+        return False
+    cdef const double* values = <const double*>cnp.PyArray_DATA(arr)
+    cdef Py_ssize_t n = cnp.PyArray_SIZE(arr)
+    cdef int ok
+    with nogil:
+        ok = skb_within_bound(values, n, bound)
+    return ok != 0
