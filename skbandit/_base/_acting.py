@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from skbandit._base._rows import _kernel_arrays
+from skbandit._base._rows import _kernel_arrays, _rows_in_order
 from skbandit._base._stacklevel import _caller_stacklevel
 from skbandit._base._state import _rng_restore, _rng_snapshot
 from skbandit._base._transaction import TransactionMixin
@@ -163,7 +163,7 @@ class ActingMixin(TransactionMixin):
         if first_call:
             self._reset(new_classes, X.shape[1])
         self.n_iter_ = 0
-        rows = np.arange(X.shape[0], dtype=np.int32)
+        rows = _rows_in_order(X.shape[0])
         self._warn_off_policy(self._play_logged(X, codes, logged, rows))
         self.n_iter_ = 1
         return self

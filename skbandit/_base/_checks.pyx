@@ -6,8 +6,8 @@
   (``InputValidationMixin._validate_params_cached``);
 * ``attributes``: the attributes a rollback point holds by reference
   (``StateMixin._rollback_point``);
-* ``dense_common_form``: the test of a dense array already in the common row
-  form (``_rows._common_form``).
+* ``dense_common_form``, ``csr_common_form``: the tests of rows already in
+  the common row form (``_rows._common_form``).
 
 The identity key
 ----------------
@@ -33,6 +33,7 @@ cimport numpy as cnp
 import numpy as np
 
 from skbandit._core._kernel cimport skb_within_bound
+from skbandit._core._scans cimport _csr_problem
 
 cnp.import_array()
 
@@ -120,6 +121,69 @@ def attributes(object est, tuple names):
     return out
 
 
+cdef inline bint _vector(object a, int typenum) noexcept:
+    """``a`` is exactly a 1-D C-contiguous ``ndarray`` of native ``typenum``."""
+    cdef cnp.ndarray arr
+    if type(a) is not np.ndarray:
+        return False
+    arr = <cnp.ndarray>a
+    return (cnp.PyArray_NDIM(arr) == 1
+            and cnp.PyArray_TYPE(arr) == typenum
+            and cnp.PyArray_ISNOTSWAPPED(arr)
+            and cnp.PyArray_IS_C_CONTIGUOUS(arr))
+
+
+cdef inline bint _within(cnp.ndarray arr, double bound) noexcept:
+    """Every value of the float64 array finite and ``|x| <= bound`` (the scan
+    of ``skbandit._core._scans.within_bound``, without the GIL)."""
+    cdef const double* values = <const double*>cnp.PyArray_DATA(arr)
+    cdef Py_ssize_t n = cnp.PyArray_SIZE(arr)
+    cdef int ok
+    with nogil:
+        ok = skb_within_bound(values, n, bound)
+    return ok != 0
+
+
+def csr_common_form(object data, object indices, object indptr,
+                    Py_ssize_t n_rows, Py_ssize_t n_cols, Py_ssize_t n_features,
+                    double bound):
+    """True when the arrays of a CSR matrix of shape ``(n_rows, n_cols)`` are
+    in the common row form: at least one row, ``n_features`` columns, exact
+    1-D C-contiguous ``ndarray``s, ``data`` native float64, ``indices`` and
+    ``indptr`` both native int32 or both int64, a valid structure
+    (``check_csr``) with canonical rows and at least one stored value, every
+    value finite and ``|x| <= bound``."""
+    cdef bint canonical = False
+    cdef str problem
+    if n_rows <= 0 or n_cols != n_features or not _vector(data, cnp.NPY_DOUBLE):
+        return False
+    if _vector(indices, cnp.NPY_INT32) and _vector(indptr, cnp.NPY_INT32):
+        problem = _csr_problem(
+            <const int*>cnp.PyArray_DATA(<cnp.ndarray>indptr),
+            cnp.PyArray_SIZE(<cnp.ndarray>indptr),
+            <const int*>cnp.PyArray_DATA(<cnp.ndarray>indices),
+            cnp.PyArray_SIZE(<cnp.ndarray>indices),
+            cnp.PyArray_SIZE(<cnp.ndarray>data), n_rows, n_cols, &canonical)
+        if problem or not canonical:
+            return False
+        if (<const int*>cnp.PyArray_DATA(<cnp.ndarray>indptr))[n_rows] <= 0:
+            return False
+    elif _vector(indices, cnp.NPY_INT64) and _vector(indptr, cnp.NPY_INT64):
+        problem = _csr_problem(
+            <const long long*>cnp.PyArray_DATA(<cnp.ndarray>indptr),
+            cnp.PyArray_SIZE(<cnp.ndarray>indptr),
+            <const long long*>cnp.PyArray_DATA(<cnp.ndarray>indices),
+            cnp.PyArray_SIZE(<cnp.ndarray>indices),
+            cnp.PyArray_SIZE(<cnp.ndarray>data), n_rows, n_cols, &canonical)
+        if problem or not canonical:
+            return False
+        if (<const long long*>cnp.PyArray_DATA(<cnp.ndarray>indptr))[n_rows] <= 0:
+            return False
+    else:
+        return False
+    return _within(<cnp.ndarray>data, bound)
+
+
 def dense_common_form(object X, Py_ssize_t n_features, double bound):
     """True when ``X`` is exactly an ``ndarray`` of 2 dimensions, native
     float64, C-contiguous, with at least one row and ``n_features`` columns,
@@ -136,9 +200,4 @@ def dense_common_form(object X, Py_ssize_t n_features, double bound):
             and cnp.PyArray_DIM(arr, 0) > 0
             and cnp.PyArray_DIM(arr, 1) == n_features):
         return False
-    cdef const double* values = <const double*>cnp.PyArray_DATA(arr)
-    cdef Py_ssize_t n = cnp.PyArray_SIZE(arr)
-    cdef int ok
-    with nogil:
-        ok = skb_within_bound(values, n, bound)
-    return ok != 0
+    return _within(arr, bound)

@@ -17,7 +17,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_array
 
-from skbandit._base._checks import dense_common_form
+from skbandit._base._checks import csr_common_form, dense_common_form
 from skbandit._core._scans import (
     check_csr_canonical,
     csr_is_canonical,
@@ -32,13 +32,15 @@ from skbandit._core._scans import (
 # sums. Larger values are refused by the validation (ValueError) on every path.
 _MAX_ABS_X = 2.0**480
 
-# The rows argument of a one-row ``_play``.
+# The rows argument of a one-row pass (``_rows_in_order``).
 _ONE_ROW = np.zeros(1, dtype=np.int32)
 _ONE_ROW.flags.writeable = False
 
 
-_INDEX_TYPES = (np.dtype(np.int32), np.dtype(np.int64))
-_FLOAT64 = np.dtype(np.float64)
+def _rows_in_order(n: int) -> np.ndarray:
+    """The row numbers ``0 .. n-1`` (int32) of a pass over X in order; one
+    read-only array for the one-row calls of a streaming loop."""
+    return _ONE_ROW if n == 1 else np.arange(n, dtype=np.int32)
 
 
 def _common_form(X, n_features: int) -> bool:
@@ -53,31 +55,9 @@ def _common_form(X, n_features: int) -> bool:
     if type(X) is not sp.csr_matrix and type(X) is not sp.csr_array:
         return False
     n_rows, n_cols = X.shape
-    data, indices, indptr = X.data, X.indices, X.indptr
-    if not (
-        n_rows > 0
-        and n_cols == n_features
-        and X.nnz > 0
-        and type(data) is np.ndarray
-        and data.dtype == _FLOAT64
-        and data.dtype.isnative
-        and data.ndim == 1
-        and data.flags.c_contiguous
-        and type(indices) is np.ndarray
-        and type(indptr) is np.ndarray
-        and indices.dtype == indptr.dtype
-        and indices.dtype in _INDEX_TYPES
-        and indices.dtype.isnative
-        and indices.ndim == 1
-        and indptr.ndim == 1
-        and indices.flags.c_contiguous
-        and indptr.flags.c_contiguous
-    ):
-        return False
-    problem, canonical = check_csr_canonical(
-        indptr, indices, data.shape[0], n_rows, n_cols
+    return csr_common_form(
+        X.data, X.indices, X.indptr, n_rows, n_cols, n_features, _MAX_ABS_X
     )
-    return not problem and canonical and within_bound(data, _MAX_ABS_X)
 
 
 def _check_sparse_structure(X) -> bool | None:

@@ -17,7 +17,7 @@ import numpy as np
 from sklearn.base import _fit_context
 from sklearn.utils.validation import check_consistent_length
 
-from skbandit._base._rows import _kernel_arrays
+from skbandit._base._rows import _kernel_arrays, _rows_in_order
 from skbandit._base._transaction import TransactionMixin
 from skbandit._base._validation import (
     PARTIAL_FIT_NEEDS_CLASSES,
@@ -154,7 +154,7 @@ class TrainingMixin(TransactionMixin):
         if first_call:
             self._reset(new_classes, X.shape[1])
         self.n_iter_ = 0
-        self._play(X, codes, np.arange(X.shape[0], dtype=np.int32), feedback, record)
+        self._play(X, codes, _rows_in_order(X.shape[0]), feedback, record)
         self.n_iter_ = 1
         return self
 

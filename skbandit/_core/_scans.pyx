@@ -19,9 +19,8 @@ from skbandit._core._kernel cimport (
 )
 
 
-ctypedef fused index_t:
-    int
-    long long
+# (index_t, the fused CSR index type, and _csr_problem are declared in
+# _scans.pxd)
 
 
 cdef Py_ssize_t _scan_indices(const index_t* indices, Py_ssize_t nnz,
