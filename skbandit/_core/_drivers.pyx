@@ -18,8 +18,8 @@ from skbandit._core._kernel cimport (
     JournalData,
     Row,
     all_finite,
+    compact_dense,
     row_dense,
-    skb_nonzeros,
     valid_distribution,
 )
 from skbandit._core._rounds cimport act_round, label_round, logged_round
@@ -110,20 +110,6 @@ cdef inline bint _block_ends(BaseKernel kernel, JournalData* j) noexcept nogil:
 # compaction is skipped for the next _DENSE_SKIP rows (then tried again), so
 # fully dense data pays for one sweep in _DENSE_SKIP + 1 rows.
 cdef int _DENSE_SKIP = 63
-
-
-cdef inline Row compact_dense(Row x, int* cind, double* cval) noexcept nogil:
-    """The dense row ``x`` as its non-zero entries (in column order) written
-    to ``cind``/``cval`` (``d`` entries each), when at most half of its entries
-    are non-zero; else ``x`` itself (``row_dense`` tells which). Exact: see
-    above. Used by ``_RowReader.row``."""
-    cdef int n = skb_nonzeros(x.val, x.nnz, cind, cval)
-    if 2 * n > x.nnz:
-        return x
-    x.val = cval
-    x.ind = cind
-    x.nnz = n
-    return x
 
 
 @cython.final
