@@ -104,7 +104,23 @@ def _table_codes(y: np.ndarray, classes: np.ndarray) -> np.ndarray | None:
     return codes
 
 
-class BanditFeedback:
+class _PerRowFeedback:
+    """The sizing shared by the feedback objects: one entry per row of X, as
+    the array ``_per_row()`` holds them (the labels, or the logged actions)."""
+
+    def _per_row(self) -> np.ndarray:
+        raise NotImplementedError
+
+    def __len__(self) -> int:
+        return self._per_row().shape[0]
+
+    @property
+    def shape(self) -> tuple[int]:
+        """``(n_samples,)``: lets scikit-learn's length checks and indexing work."""
+        return self._per_row().shape
+
+
+class BanditFeedback(_PerRowFeedback):
     """Bandit-feedback simulator wrapping the true labels of a stream.
 
     A learner that receives a ``BanditFeedback`` plays one action per row and
@@ -186,13 +202,8 @@ class BanditFeedback:
         self._clear_log()
 
     # ------------------------------------------------------------------ sizing
-    def __len__(self) -> int:
-        return self._y.shape[0]
-
-    @property
-    def shape(self) -> tuple[int]:
-        """``(n_samples,)``: lets scikit-learn's length checks and indexing work."""
-        return self._y.shape
+    def _per_row(self) -> np.ndarray:
+        return self._y
 
     def __getitem__(self, index) -> BanditFeedback:
         """A new ``BanditFeedback`` over the selected rows, with an empty log."""
@@ -300,7 +311,7 @@ class BanditFeedback:
         self._log = [tuple(a[:n_rounds] for a in logged)] if n_rounds > 0 else []
 
 
-class LoggedFeedback:
+class LoggedFeedback(_PerRowFeedback):
     """Logged bandit feedback: the actions shown, their rewards and propensities.
 
     What a deployed system records, round after round: the action it showed
@@ -391,13 +402,8 @@ class LoggedFeedback:
         self.actions, self.rewards, self.propensities = one
         self.min_propensity = min_propensity
 
-    def __len__(self) -> int:
-        return self.actions.shape[0]
-
-    @property
-    def shape(self) -> tuple[int]:
-        """``(n_samples,)``: lets scikit-learn's length checks and indexing work."""
-        return self.actions.shape
+    def _per_row(self) -> np.ndarray:
+        return self.actions
 
     def __getitem__(self, index) -> LoggedFeedback:
         """The logged rounds of the selected rows (for cross-validation splits)."""

@@ -18,8 +18,8 @@ from skbandit._core._kernel cimport (
     JournalData,
     Row,
     all_finite,
+    compact_dense,
     row_dense,
-    skb_nonzeros,
     valid_distribution,
 )
 from skbandit._core._rounds cimport act_round, label_round, logged_round
@@ -74,6 +74,29 @@ cdef inline Row _row(const double[::1] data, const int[::1] indices,
     return _csr_row(data, indices, indptr, i)
 
 
+cdef int _check_rows(const int[::1] rows, Py_ssize_t n_rows) except -1:
+    """Each of ``rows`` indexes one of ``n_rows`` rows, else ``IndexError``."""
+    cdef Py_ssize_t t
+    for t in range(rows.shape[0]):
+        if rows[t] < 0 or rows[t] >= n_rows:
+            raise IndexError(f"row {rows[t]} out of range for {n_rows} rows")
+    return 0
+
+
+cdef int _check_reset(BaseKernel kernel) except -1:
+    """A pass starts from a kernel whose status is reset, else ``RuntimeError``."""
+    if kernel.status != STATUS_OK:
+        raise RuntimeError(f"kernel status {kernel.status} was not reset")
+    return 0
+
+
+cdef inline bint _block_ends(BaseKernel kernel, JournalData* j) noexcept nogil:
+    """After a learning round that was played: the pass ends there when the
+    round set the kernel's status, or when the journal reached its limit (or
+    was told to stop): the caller then commits the rounds played as a block."""
+    return kernel.status != STATUS_OK or (j != NULL and (j.n >= j.limit or j.stop))
+
+
 # Dense rows with many zeros are played as sparse rows: the pass compacts a
 # dense row's non-zero entries (in column order) into scratch buffers, and the
 # kernels then touch only those. This is exact, not an approximation: a score
@@ -87,20 +110,6 @@ cdef inline Row _row(const double[::1] data, const int[::1] indices,
 # compaction is skipped for the next _DENSE_SKIP rows (then tried again), so
 # fully dense data pays for one sweep in _DENSE_SKIP + 1 rows.
 cdef int _DENSE_SKIP = 63
-
-
-cdef inline Row compact_dense(Row x, int* cind, double* cval) noexcept nogil:
-    """The dense row ``x`` as its non-zero entries (in column order) written
-    to ``cind``/``cval`` (``d`` entries each), when at most half of its entries
-    are non-zero; else ``x`` itself (``row_dense`` tells which). Exact: see
-    above. Used by ``_RowReader.row``."""
-    cdef int n = skb_nonzeros(x.val, x.nnz, cind, cval)
-    if 2 * n > x.nnz:
-        return x
-    x.val = cval
-    x.ind = cind
-    x.nnz = n
-    return x
 
 
 @cython.final
@@ -211,11 +220,8 @@ def run_pass(
         raise ValueError("output or uniform arrays are shorter than rows")
     if y.shape[0] < n_rows:
         raise ValueError("fewer labels than rows")
-    for t in range(n):
-        if rows[t] < 0 or rows[t] >= n_rows:
-            raise IndexError(f"row {rows[t]} out of range for {n_rows} rows")
-    if kernel.status != STATUS_OK:
-        raise RuntimeError(f"kernel status {kernel.status} was not reset")
+    _check_rows(rows, n_rows)
+    _check_reset(kernel)
     cdef Py_ssize_t done = n
     cdef JournalData* j = kernel.jd
     cdef Py_ssize_t bound_ll = kernel.journal_bound_ll()
@@ -234,7 +240,7 @@ def run_pass(
                 propensities[t] = marginal
             mistakes += reward == 0.0
             greedy_mistakes += g != y[i]
-            if kernel.status != STATUS_OK or (j != NULL and (j.n >= j.limit or j.stop)):
+            if _block_ends(kernel, j):
                 done = t + 1
                 break
     kernel.rows_played = done
@@ -264,8 +270,7 @@ def run_distribution(
     cdef Row x
     if out.shape[0] != n or out.shape[1] != k:
         raise ValueError("out has the wrong shape")
-    if kernel.status != STATUS_OK:
-        raise RuntimeError(f"kernel status {kernel.status} was not reset")
+    _check_reset(kernel)
     cdef Py_ssize_t done = n
     with nogil:
         for i in range(n):
@@ -334,8 +339,7 @@ def run_act(
     if uniforms.shape[0] < n or uniforms.shape[1] != 2 or played.shape[0] < n \
             or propensities.shape[0] < n:
         raise ValueError("output or uniform arrays are shorter than the rows")
-    if kernel.status != STATUS_OK:
-        raise RuntimeError(f"kernel status {kernel.status} was not reset")
+    _check_reset(kernel)
     cdef Py_ssize_t done = n
     with nogil:
         for i in range(n):
@@ -400,15 +404,12 @@ def run_logged(
     if actions.shape[0] < n_rows or rewards.shape[0] < n_rows \
             or logged_propensities.shape[0] < n_rows:
         raise ValueError("fewer logged actions, rewards or propensities than rows")
-    for t in range(n):
-        if rows[t] < 0 or rows[t] >= n_rows:
-            raise IndexError(f"row {rows[t]} out of range for {n_rows} rows")
+    _check_rows(rows, n_rows)
     for i in range(n_rows):
         if actions[i] < 0 or actions[i] >= k:
             raise ValueError(f"logged action code {actions[i]} out of range "
                              f"for {k} classes")
-    if kernel.status != STATUS_OK:
-        raise RuntimeError(f"kernel status {kernel.status} was not reset")
+    _check_reset(kernel)
     cdef Py_ssize_t done = n
     cdef JournalData* j = kernel.jd
     cdef Py_ssize_t bound_ll = kernel.journal_bound_ll()
@@ -421,7 +422,7 @@ def run_logged(
                                 &own[t]):
                 done = t
                 break
-            if kernel.status != STATUS_OK or (j != NULL and (j.n >= j.limit or j.stop)):
+            if _block_ends(kernel, j):
                 done = t + 1
                 break
     kernel.rows_played = done

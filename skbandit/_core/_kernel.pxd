@@ -164,6 +164,21 @@ cdef inline bint row_dense(Row x) noexcept nogil:
     return x.ind == NULL
 
 
+cdef inline Row compact_dense(Row x, int* cind, double* cval) noexcept nogil:
+    """The dense row ``x`` as its non-zero entries (in column order) written
+    to ``cind``/``cval`` (``x.nnz`` entries each), when at most half of its
+    entries are non-zero; else ``x`` itself (``row_dense`` tells which). Exact
+    (the argument is in _drivers.pyx, above ``_RowReader``); used by the pass
+    drivers' ``_RowReader.row`` and the live session's ``bind``."""
+    cdef int n = skb_nonzeros(x.val, x.nnz, cind, cval)
+    if 2 * n > x.nnz:
+        return x
+    x.val = cval
+    x.ind = cind
+    x.nnz = n
+    return x
+
+
 cdef inline void jsave_row(JournalData* j, double* w, Py_ssize_t s,
                            Row x) noexcept nogil:
     """Record the entries of the strided vector ``w`` (entry ``c`` at

@@ -35,7 +35,7 @@ from skbandit._core._kernel cimport (
     BaseKernel,
     Journal,
     Row,
-    skb_nonzeros,
+    compact_dense,
     skb_scan_indices_i32,
     skb_within_bound,
 )
@@ -93,7 +93,7 @@ cdef class LiveRound:
     cdef bint binary
     # the bound row and the object whose arrays it points into; a dense row
     # with at most half its entries non-zero is bound as those entries
-    # (``compact``: exact, as the pass drivers' ``compact_dense``)
+    # (``compact_dense``, exactly as the pass drivers compact a dense row)
     cdef Row x
     cdef object held
     cdef double[::1] cval
@@ -163,16 +163,10 @@ cdef class LiveRound:
             if cnp.PyArray_SIZE(arr) != self.d or not skb_within_bound(
                     <const double*>cnp.PyArray_DATA(arr), self.d, self.bound):
                 return False
-            nnz = skb_nonzeros(<const double*>cnp.PyArray_DATA(arr), self.d,
-                               &self.cind[0], &self.cval[0])
-            if 2 * nnz > self.d:
-                self.x.val = <const double*>cnp.PyArray_DATA(arr)
-                self.x.ind = NULL
-                self.x.nnz = self.d
-            else:  # its non-zero entries, in column order
-                self.x.val = &self.cval[0]
-                self.x.ind = &self.cind[0]
-                self.x.nnz = <int>nnz
+            self.x.val = <const double*>cnp.PyArray_DATA(arr)
+            self.x.ind = NULL
+            self.x.nnz = self.d
+            self.x = compact_dense(self.x, &self.cind[0], &self.cval[0])
             self.held = x
             return True
         if type(x) is not csr_matrix and type(x) is not csr_array:

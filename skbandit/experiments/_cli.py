@@ -53,6 +53,14 @@ def _wants_dask(args) -> bool:
     return args.backend == "dask" or args.scheduler is not None
 
 
+def _only_datasets(parser: argparse.ArgumentParser, help_text: str) -> None:
+    """``--datasets NAME ...``: a subset of the command's data sets (``run``,
+    ``rerun``; ``compare`` names its data sets with its own default)."""
+    parser.add_argument(
+        "--datasets", nargs="+", default=None, metavar="NAME", help=help_text
+    )
+
+
 def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--quick",
@@ -161,13 +169,7 @@ def build_parser() -> argparse.ArgumentParser:
         "the table of results and write CSV, JSON and PNG files.",
     )
     run.add_argument("name", help="experiment name, e.g. soba2017-fig2")
-    run.add_argument(
-        "--datasets",
-        nargs="+",
-        default=None,
-        metavar="NAME",
-        help="only these data sets",
-    )
+    _only_datasets(run, "only these data sets")
     _common(run)
 
     cmp_ = sub.add_parser(
@@ -219,13 +221,7 @@ def build_parser() -> argparse.ArgumentParser:
         "replayed rows with the recorded ones (exit code 1 if any differs).",
     )
     rerun.add_argument("json", type=Path, help="a results.json written by run")
-    rerun.add_argument(
-        "--datasets",
-        nargs="+",
-        default=None,
-        metavar="NAME",
-        help="only these recorded data sets",
-    )
+    _only_datasets(rerun, "only these recorded data sets")
     rerun.add_argument(
         "--verify",
         action="store_true",

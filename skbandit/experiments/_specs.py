@@ -253,6 +253,21 @@ def _register(exp: Experiment) -> None:
     EXPERIMENTS[exp.name] = exp
 
 
+def _pa_updates(
+    name: str, label: str, params: Mapping[str, Any] | None = None
+) -> tuple[LearnerSpec, ...]:
+    """The learner ``name`` with each of its PA updates (PA, PA-I, PA-II) at
+    C = 1, plus ``params``: labelled ``"{label} PA"``, ``"{label} PA-I"``, ..."""
+    return tuple(
+        LearnerSpec(
+            name,
+            label=f"{label} {suffix}",
+            params={"update": update, "C": 1.0, **(params or {})},
+        )
+        for update, suffix in (("pa", "PA"), ("pa1", "PA-I"), ("pa2", "PA-II"))
+    )
+
+
 _register(
     Experiment(
         name="soba2017-fig2",
@@ -305,40 +320,12 @@ _register(
                     "usps": {EPSILON: 0.3},
                 },
             ),
-            LearnerSpec(
-                "ConservativeOneVsAll",
-                label="C-OVA PA",
-                params={"update": "pa", "C": 1.0},
-            ),
-            LearnerSpec(
-                "ConservativeOneVsAll",
-                label="C-OVA PA-I",
-                params={"update": "pa1", "C": 1.0},
-            ),
-            LearnerSpec(
-                "ConservativeOneVsAll",
-                label="C-OVA PA-II",
-                params={"update": "pa2", "C": 1.0},
-            ),
+            *_pa_updates("ConservativeOneVsAll", "C-OVA"),
             # the paper's PA baselines at C = 1; its exploration policy is not
             # stated: epsilon-greedy 0.1 (OffsetTree's default before the
             # defaults from evidence), the rate of OffsetTree's default
             # EpsilonGreedy rule
-            LearnerSpec(
-                "OffsetTree",
-                label="Offset Tree PA",
-                params={"update": "pa", "C": 1.0, EPSILON: 0.1},
-            ),
-            LearnerSpec(
-                "OffsetTree",
-                label="Offset Tree PA-I",
-                params={"update": "pa1", "C": 1.0, EPSILON: 0.1},
-            ),
-            LearnerSpec(
-                "OffsetTree",
-                label="Offset Tree PA-II",
-                params={"update": "pa2", "C": 1.0, EPSILON: 0.1},
-            ),
+            *_pa_updates("OffsetTree", "Offset Tree", {EPSILON: 0.1}),
             LearnerSpec("MulticlassPerceptron", label="Perceptron"),
         ),
         plots=("curve",),

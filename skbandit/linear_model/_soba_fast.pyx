@@ -121,6 +121,19 @@ cdef class SOBAKernel(LinearKernel):
         """``Σ n_s``."""
         return self.counts[0]
 
+    cdef inline double diag_quadratic(self, Row x, int r, double zscale,
+                                      double q) noexcept nogil:
+        # q plus class r's block of zᵀA⁻¹z for the diagonal A: the sum over the
+        # non-zero entries of x of (zscale x_c)² / A_diag[c, r], in column order
+        cdef int j
+        cdef double zj
+        for j in range(x.nnz):
+            if x.val[j] == 0.0:
+                continue
+            zj = zscale * x.val[j]
+            q = q + zj * zj / self.A_diag[row_col(x, j), r]
+        return q
+
     cdef double quadratic(self, Row x, int ybar, int y, double zscale) noexcept nogil:
         # zᵀA⁻¹z with z = zscale (e_ȳ − e_y) ⊗ x; the full variant also
         # leaves v = A⁻¹z in self.v.
@@ -131,19 +144,8 @@ cdef class SOBAKernel(LinearKernel):
         cdef const double* a_ybar
         cdef const double* a_y
         if not self.full:
-            for j in range(x.nnz):
-                if x.val[j] == 0.0:
-                    continue
-                c = row_col(x, j)
-                zj = zscale * x.val[j]
-                q = q + zj * zj / self.A_diag[c, ybar]
-            for j in range(x.nnz):
-                if x.val[j] == 0.0:
-                    continue
-                c = row_col(x, j)
-                zj = zscale * x.val[j]
-                q = q + zj * zj / self.A_diag[c, y]
-            return q
+            return self.diag_quadratic(x, y, zscale,
+                                       self.diag_quadratic(x, ybar, zscale, q))
         # v = A⁻¹z = Σ_c z_c A⁻¹[:, c], read as rows (A⁻¹ is symmetric)
         v = &self.v[0]
         for i in range(kd):
