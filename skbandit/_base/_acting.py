@@ -236,31 +236,24 @@ class _LoggedPass:
         self.pending = self.est.__dict__.get("_n_pending", 0)
 
     def run(self, kernel, block, uniforms):
-        n = block.shape[0]
-        out = (np.empty(n, dtype=np.int32), np.empty(n, dtype=np.int8))
         data, indices, indptr, dense = self.arrays
-        done = run_logged(
+        done, *counts = run_logged(
             kernel, data, indices, indptr, dense, block, self.codes, self.rewards,
-            self.propensities, uniforms, self.est.t_, *out,
+            self.propensities, uniforms, self.est.t_, self.binary,
         )  # fmt: skip
-        return done, out
+        return done, counts
 
-    def commit(self, block, out) -> None:
-        codes, rewards = self.codes, self.rewards
+    def commit(self, block, counts) -> None:
+        # (the driver counts, over the rounds played: rewards other than 1,
+        # the greedy mistakes the feedback reveals, off-policy rounds)
+        mistakes, greedy_mistakes, n_off = counts
         n = block.shape[0]
-        # Greedy mistakes the feedback reveals: the greedy action was
-        # played and not rewarded, or (0/1 rewards) another action was
-        # rewarded. Without labels the others are unknown.
-        greedy, own = out[0][:n], out[1][:n]
-        right = rewards[block] == 1.0
-        same = codes[block] == greedy
-        revealed = same != right if self.binary else same & ~right
         est = self.est
         est.t_ += n
-        est.n_mistakes_ += int(n - np.count_nonzero(right))
-        est.n_greedy_mistakes_ += int(np.count_nonzero(revealed))
+        est.n_mistakes_ += mistakes
+        est.n_greedy_mistakes_ += greedy_mistakes
         est._n_pending = max(0, self.pending - n)
-        self.n_off += n - int(np.count_nonzero(own))
+        self.n_off += n_off
 
     def rollback(self) -> None:
         self.est._n_pending = self.pending

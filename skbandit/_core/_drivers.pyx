@@ -362,8 +362,7 @@ def run_logged(
     const double[::1] logged_propensities,
     const double[:, ::1] uniforms,
     long long t0,
-    int[::1] greedy,
-    signed char[::1] own,
+    bint binary,
 ):
     """Learn from logged rounds: ``act`` for the scores, ``learn`` from the log.
 
@@ -384,11 +383,17 @@ def run_logged(
       uses the logged propensity.
 
     ``learn`` then runs with the logged action, ``g``, that probability and the
-    logged reward. Writes ``g`` to ``greedy[t]``. Returns the number of rounds
+    logged reward. Full-information kernels are refused: they need the true
+    label.
+
+    Returns ``(done, mistakes, greedy_mistakes, n_off)``: the number of rounds
     played (fewer when the kernel set a non-zero ``status``, the round that
     set it in ``act`` not played; or when its journal reached its limit, as
-    in ``run_pass``). Full-information kernels are refused:
-    they need the true label.
+    in ``run_pass``), and among them the rounds whose logged reward is not 1,
+    the greedy mistakes the feedback reveals (the greedy action was the
+    logged one and not rewarded, or, with ``binary`` 0/1 rewards, another
+    action was rewarded: ``(a == g) != (r == 1)``; without labels the others
+    are unknown) and the off-policy rounds.
     """
     cdef Py_ssize_t t, n = rows.shape[0]
     cdef Py_ssize_t i
@@ -398,9 +403,8 @@ def run_logged(
     if kernel.full_information:
         raise TypeError("a full-information kernel cannot learn from logged "
                         "bandit feedback (it needs the true label)")
-    if uniforms.shape[0] < n or uniforms.shape[1] != 2 or greedy.shape[0] < n \
-            or own.shape[0] < n:
-        raise ValueError("output or uniform arrays are shorter than rows")
+    if uniforms.shape[0] < n or uniforms.shape[1] != 2:
+        raise ValueError("the uniform array is shorter than rows")
     if actions.shape[0] < n_rows or rewards.shape[0] < n_rows \
             or logged_propensities.shape[0] < n_rows:
         raise ValueError("fewer logged actions, rewards or propensities than rows")
@@ -413,17 +417,28 @@ def run_logged(
     cdef Py_ssize_t done = n
     cdef JournalData* j = kernel.jd
     cdef Py_ssize_t bound_ll = kernel.journal_bound_ll()
+    cdef int g
+    cdef signed char own
+    cdef bint right, same
+    cdef Py_ssize_t mistakes = 0, greedy_mistakes = 0, n_off = 0
     with nogil:
         for t in range(n):
             i = rows[t]
             if not logged_round(kernel, j, X.row(i), t0 + t + 1, uniforms[t, 0],
                                 uniforms[t, 1], actions[i], rewards[i],
-                                logged_propensities[i], bound_ll, &greedy[t],
-                                &own[t]):
+                                logged_propensities[i], bound_ll, &g, &own):
                 done = t
                 break
+            right = rewards[i] == 1.0
+            same = actions[i] == g
+            mistakes += not right
+            if binary:
+                greedy_mistakes += same != right
+            else:
+                greedy_mistakes += same and not right
+            n_off += not own
             if _block_ends(kernel, j):
                 done = t + 1
                 break
     kernel.rows_played = done
-    return done
+    return done, mistakes, greedy_mistakes, n_off
