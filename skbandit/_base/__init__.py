@@ -48,12 +48,19 @@ Module map
     ``exploration_distribution`` (``run_distribution``).
 ``_stacklevel``
     ``_caller_stacklevel``: warnings point at the caller's line.
+``_checks`` (compiled)
+    The checks every training call makes, in C: the kernel cache's identity
+    key (``kernel_key``, ``same_key``), the parameters' identity check
+    (``same_entries``), a rollback point's attributes (``attributes``) and the
+    tests of dense and CSR rows already in the common form
+    (``dense_common_form``, ``csr_common_form``).
 
-Dependencies run one way: ``_rows`` and ``_stacklevel`` import nothing of the
-skeleton; ``_validation`` imports ``_rows``; the mixins import those two (and
-``_state`` its counters and generator snapshot); ``skbandit.base`` imports the
-mixins. Nothing here imports ``skbandit.base``. Module-level settings live
-where they are used (a test patches them there): ``_rows._MAX_ABS_X``,
+Dependencies run one way: ``_checks`` and ``_stacklevel`` import nothing of
+the skeleton; ``_rows`` imports ``_checks``; ``_validation`` imports ``_rows``;
+the mixins import those (and ``_state`` its counters and generator snapshot);
+``skbandit.base`` imports the mixins. Nothing here imports ``skbandit.base``.
+Module-level settings live where they are used (a test patches them there):
+``_rows._MAX_ABS_X``,
 ``_transaction._BLOCK_ROWS``, ``_transaction._COPY_RATIO``,
 ``_transaction.Journal``, ``_validation.validate_data``.
 """
