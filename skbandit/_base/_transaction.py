@@ -107,7 +107,7 @@ class TransactionMixin(StateMixin):
         (this undoes what validation records on a first call, such as
         ``n_features_in_``, and a ``fit`` that had replaced the state).
         """
-        saved = dict(self.__dict__)
+        saved = self.__dict__.copy()
         self._blocks_done = 0
         try:
             return method(*args)

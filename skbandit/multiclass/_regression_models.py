@@ -137,7 +137,7 @@ class _RegressorBank(StateMixin):
         from the deep copy ``_before_update`` made before their first update in
         the call) and the generator to its state before the call."""
         self._check_unlocked(method.__name__.lstrip("_"))  # (a LiveSession's)
-        saved = dict(self.__dict__)
+        saved = self.__dict__.copy()
         if "_buffer" in saved:  # (appended to in place)
             saved["_buffer"] = list(saved["_buffer"])
         rng = self.__dict__.get("_rng")
