@@ -79,12 +79,35 @@ PARAM_SETS = [
 ]
 
 
-@pytest.mark.parametrize("container", ["dense", "csr"])
-@pytest.mark.parametrize("kind", ["gaussian", "binary"])
-@pytest.mark.parametrize("k", [2, 3, 7])
-@pytest.mark.parametrize("params", PARAM_SETS, ids=str)
-@pytest.mark.parametrize("feedback", FEEDBACKS)
-@pytest.mark.parametrize("loss", LOSSES)
+def _reference_cases() -> list:
+    """``(loss, feedback, params, k, kind, container)`` cases: the default
+    parameters (``PARAM_SETS[0]``) meet the full product of k x kind x container
+    for every loss and feedback; every other parameter set meets every k once,
+    with the (kind, container) pairs taken in turn (shifted by the set's and
+    the loss's position), so that each loss, feedback and parameter set still
+    meets every k, both kinds and both containers, without the product."""
+    ks, kinds, containers = (2, 3, 7), ("gaussian", "binary"), ("dense", "csr")
+    pairs = [(kind, c) for kind in kinds for c in containers]
+    out = []
+    for i_loss, loss in enumerate(LOSSES):
+        for feedback in FEEDBACKS:
+            for i, params in enumerate(PARAM_SETS):
+                if i == 0:
+                    combos = [(k, *pair) for k in ks for pair in pairs]
+                else:
+                    combos = [
+                        (k, *pairs[(i + i_loss + j) % len(pairs)])
+                        for j, k in enumerate(ks)
+                    ]
+                for k, kind, c in combos:
+                    case = (loss, feedback, params, k, kind, c)
+                    out.append(pytest.param(*case, id="-".join(map(str, case))))
+    return out
+
+
+@pytest.mark.parametrize(
+    "loss, feedback, params, k, kind, container", _reference_cases()
+)
 def test_partial_fit_matches_reference(loss, feedback, params, k, kind, container):
     seed = 7 * k + len(kind) + len(loss)
     X, y = make_stream(n=250, d=12, k=k, kind=kind, seed=seed)
