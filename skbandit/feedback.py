@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from abc import ABC, abstractmethod
 
 import numpy as np
 from sklearn.utils import assert_all_finite
@@ -104,12 +105,13 @@ def _table_codes(y: np.ndarray, classes: np.ndarray) -> np.ndarray | None:
     return codes
 
 
-class _PerRowFeedback:
+class _PerRowFeedback(ABC):
     """The sizing shared by the feedback objects: one entry per row of X, as
     the array ``_per_row()`` holds them (the labels, or the logged actions)."""
 
+    @abstractmethod
     def _per_row(self) -> np.ndarray:
-        raise NotImplementedError
+        """The array with one entry per row of X."""
 
     def __len__(self) -> int:
         return self._per_row().shape[0]

@@ -30,9 +30,8 @@ identity; the array's dimensions, type, byte order and contiguity flags).
 
 cimport numpy as cnp
 
-import numpy as np
-
 from skbandit._core._kernel cimport skb_within_bound
+from skbandit._core._ndarray cimport exact_array
 from skbandit._core._scans cimport _csr_problem
 
 cnp.import_array()
@@ -121,18 +120,6 @@ def attributes(object est, tuple names):
     return out
 
 
-cdef inline bint _vector(object a, int typenum) noexcept:
-    """``a`` is exactly a 1-D C-contiguous ``ndarray`` of native ``typenum``."""
-    cdef cnp.ndarray arr
-    if type(a) is not np.ndarray:
-        return False
-    arr = <cnp.ndarray>a
-    return (cnp.PyArray_NDIM(arr) == 1
-            and cnp.PyArray_TYPE(arr) == typenum
-            and cnp.PyArray_ISNOTSWAPPED(arr)
-            and cnp.PyArray_IS_C_CONTIGUOUS(arr))
-
-
 cdef inline bint _within(cnp.ndarray arr, double bound) noexcept:
     """Every value of the float64 array finite and ``|x| <= bound`` (the scan
     of ``skbandit._core._scans.within_bound``, without the GIL)."""
@@ -155,9 +142,9 @@ def csr_common_form(object data, object indices, object indptr,
     value finite and ``|x| <= bound``."""
     cdef bint canonical = False
     cdef str problem
-    if n_rows <= 0 or n_cols != n_features or not _vector(data, cnp.NPY_DOUBLE):
+    if n_rows <= 0 or n_cols != n_features or not exact_array(data, 1, cnp.NPY_DOUBLE):
         return False
-    if _vector(indices, cnp.NPY_INT32) and _vector(indptr, cnp.NPY_INT32):
+    if exact_array(indices, 1, cnp.NPY_INT32) and exact_array(indptr, 1, cnp.NPY_INT32):
         problem = _csr_problem(
             <const int*>cnp.PyArray_DATA(<cnp.ndarray>indptr),
             cnp.PyArray_SIZE(<cnp.ndarray>indptr),
@@ -168,7 +155,7 @@ def csr_common_form(object data, object indices, object indptr,
             return False
         if (<const int*>cnp.PyArray_DATA(<cnp.ndarray>indptr))[n_rows] <= 0:
             return False
-    elif _vector(indices, cnp.NPY_INT64) and _vector(indptr, cnp.NPY_INT64):
+    elif exact_array(indices, 1, cnp.NPY_INT64) and exact_array(indptr, 1, cnp.NPY_INT64):
         problem = _csr_problem(
             <const long long*>cnp.PyArray_DATA(<cnp.ndarray>indptr),
             cnp.PyArray_SIZE(<cnp.ndarray>indptr),
@@ -189,15 +176,8 @@ def dense_common_form(object X, Py_ssize_t n_features, double bound):
     float64, C-contiguous, with at least one row and ``n_features`` columns,
     every value finite and ``|x| <= bound`` (the scan of
     ``skbandit._core._scans.within_bound``)."""
-    cdef cnp.ndarray arr
-    if type(X) is not np.ndarray:
+    if not (exact_array(X, 2, cnp.NPY_DOUBLE)
+            and cnp.PyArray_DIM(<cnp.ndarray>X, 0) > 0
+            and cnp.PyArray_DIM(<cnp.ndarray>X, 1) == n_features):
         return False
-    arr = <cnp.ndarray>X
-    if not (cnp.PyArray_NDIM(arr) == 2
-            and cnp.PyArray_TYPE(arr) == cnp.NPY_DOUBLE
-            and cnp.PyArray_ISNOTSWAPPED(arr)
-            and cnp.PyArray_IS_C_CONTIGUOUS(arr)
-            and cnp.PyArray_DIM(arr, 0) > 0
-            and cnp.PyArray_DIM(arr, 1) == n_features):
-        return False
-    return _within(arr, bound)
+    return _within(<cnp.ndarray>X, bound)

@@ -24,6 +24,8 @@ left it.
 
 cimport cython
 cimport numpy as cnp
+
+from skbandit._core._ndarray cimport exact_array
 from cpython.pycapsule cimport PyCapsule_GetPointer
 from numpy.random cimport bitgen_t
 
@@ -46,31 +48,6 @@ cnp.import_array()
 
 # Target of ``Row.ind`` for an empty CSR row (``NULL`` would mean dense).
 cdef int _EMPTY_INDEX = 0
-
-
-cdef inline bint _float64_array(object a, int ndim) noexcept:
-    """``a`` is exactly an ``ndarray`` of ``ndim`` dimensions, native float64
-    and C-contiguous (NumPy's C API: no Python call)."""
-    cdef cnp.ndarray arr
-    if type(a) is not np.ndarray:
-        return False
-    arr = <cnp.ndarray>a
-    return (cnp.PyArray_NDIM(arr) == ndim
-            and cnp.PyArray_TYPE(arr) == cnp.NPY_DOUBLE
-            and cnp.PyArray_ISNOTSWAPPED(arr)
-            and cnp.PyArray_IS_C_CONTIGUOUS(arr))
-
-
-cdef inline bint _int32_vector(object a) noexcept:
-    """``a`` is exactly a 1-D C-contiguous ``ndarray`` of native int32."""
-    cdef cnp.ndarray arr
-    if type(a) is not np.ndarray:
-        return False
-    arr = <cnp.ndarray>a
-    return (cnp.PyArray_NDIM(arr) == 1
-            and cnp.PyArray_TYPE(arr) == cnp.NPY_INT32
-            and cnp.PyArray_ISNOTSWAPPED(arr)
-            and cnp.PyArray_IS_C_CONTIGUOUS(arr))
 
 
 @cython.final
@@ -156,9 +133,9 @@ cdef class LiveRound:
         if type(x) is np.ndarray:
             arr = <cnp.ndarray>x
             if cnp.PyArray_NDIM(arr) == 2:
-                if cnp.PyArray_DIMS(arr)[0] != 1 or not _float64_array(x, 2):
+                if cnp.PyArray_DIMS(arr)[0] != 1 or not exact_array(x, 2, cnp.NPY_DOUBLE):
                     return False
-            elif not _float64_array(x, 1):
+            elif not exact_array(x, 1, cnp.NPY_DOUBLE):
                 return False
             if cnp.PyArray_SIZE(arr) != self.d or not skb_within_bound(
                     <const double*>cnp.PyArray_DATA(arr), self.d, self.bound):
@@ -174,8 +151,8 @@ cdef class LiveRound:
         if x.shape != (1, self.d):
             return False
         data, indices, indptr = x.data, x.indices, x.indptr
-        if not (_float64_array(data, 1) and _int32_vector(indices)
-                and _int32_vector(indptr)):
+        if not (exact_array(data, 1, cnp.NPY_DOUBLE) and exact_array(indices, 1, cnp.NPY_INT32)
+                and exact_array(indptr, 1, cnp.NPY_INT32)):
             return False
         nnz = cnp.PyArray_DIMS(<cnp.ndarray>data)[0]
         ptr = <const int*>cnp.PyArray_DATA(<cnp.ndarray>indptr)
