@@ -575,3 +575,47 @@ def test_batch_calls_on_small_models_copy_and_one_row_calls_do_not(monkeypatch):
     assert calls["n"] == 1
     est.partial_fit(X[2000:], y[2000:])
     assert calls["n"] == 1
+
+
+@pytest.mark.parametrize("entry", ALL)
+def test_model_bytes_counts_every_state_array(entry):
+    """``_model_bytes`` (which sizes the undo journal) is the bytes of every
+    state array, a meta-learner's candidates' included. Catches the compiled
+    sum (``_checks.array_bytes``) skipping an array or counting a non-array."""
+    X, y = make_stream(60, 12, 3, seed=0)
+    est = entry.make(random_state=0).partial_fit(X, y, classes=np.arange(3))
+    if "_sv_live" in est.__dict__:  # the rational store sizes itself (its CSR)
+        pytest.skip("the live support-set store counts its own entries")
+
+    def state_bytes(learner) -> int:
+        # its state arrays, its candidates' and a pipeline's final learner's
+        own = sum(
+            value.nbytes
+            for name in learner._state_attrs
+            if isinstance(value := getattr(learner, name), np.ndarray)
+        )
+        held = [*getattr(learner, "candidates_", ())]
+        held += [learner.learner_] if hasattr(learner, "learner_") else []
+        return own + sum(state_bytes(sub) for sub in held)
+
+    assert est._model_bytes() == state_bytes(est) > 0
+
+
+def test_array_bytes_sums_only_arrays():
+    """``array_bytes(obj, names)``: the arrays' ``nbytes`` (any dtype, shape,
+    layout, subclass), 0 for other values."""
+    from skbandit._base._checks import array_bytes
+
+    class Holder:
+        pass
+
+    h = Holder()
+    h.a = np.zeros(3)
+    h.b = 5
+    h.c = np.zeros((4, 2), dtype=np.float32)[::2]  # a strided view: 16 bytes
+    h.d = np.ma.masked_array(np.zeros(2, dtype=np.int64))
+    h.e = None
+    assert array_bytes(h, ("a", "b", "c", "d", "e")) == 24 + 16 + 16
+    assert array_bytes(h, ()) == 0
+    with pytest.raises(AttributeError):
+        array_bytes(h, ("missing",))

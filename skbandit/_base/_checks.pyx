@@ -6,6 +6,8 @@
   (``InputValidationMixin._validate_params_cached``);
 * ``attributes``: the attributes a rollback point holds by reference
   (``StateMixin._rollback_point``);
+* ``array_bytes``: the bytes of the arrays among some attributes
+  (``StateMixin._model_bytes``, which sizes the undo journal);
 * ``dense_common_form``, ``csr_common_form``: the tests of rows already in
   the common row form (``_rows._common_form``).
 
@@ -118,6 +120,18 @@ def attributes(object est, tuple names):
     for name in names:
         out[name] = getattr(est, name)
     return out
+
+
+def array_bytes(object est, tuple names):
+    """The sum of ``getattr(est, name).nbytes`` over the ``names`` whose value
+    is a NumPy array (others count 0)."""
+    cdef Py_ssize_t total = 0
+    cdef object value
+    for name in names:
+        value = getattr(est, name)
+        if cnp.PyArray_Check(value):
+            total += cnp.PyArray_NBYTES(<cnp.ndarray>value)
+    return total
 
 
 cdef inline bint _within(cnp.ndarray arr, double bound) noexcept:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from skbandit._base._checks import attributes
+from skbandit._base._checks import array_bytes, attributes
 from skbandit._core._scans import within_bound
 
 if TYPE_CHECKING:
@@ -164,11 +164,7 @@ class StateMixin:
     def _model_bytes(self) -> int:
         """Bytes of the state arrays (a meta-learner's candidates' included,
         each by its own ``_model_bytes``: a pipeline's learner, a store)."""
-        total = 0
-        for name in self._state_attrs:
-            value = getattr(self, name)
-            if isinstance(value, np.ndarray):
-                total += value.nbytes
+        total = array_bytes(self, tuple(self._state_attrs))
         for candidate in self.__dict__.get("candidates_", ()):
             total += candidate._model_bytes()
         return total

@@ -189,9 +189,11 @@ class InputValidationMixin:
         or 1-D array of length 1: a dictionary look-up), else None (``y`` is
         then validated and encoded as a ``BanditFeedback``, which raises the
         usual errors)."""
-        if type(y) is list or (type(y) is np.ndarray and y.ndim == 1):
-            if len(y) == 1:
-                return self._scalar_code(y[0], self.classes_)
+        if type(y) is np.ndarray:
+            if y.ndim == 1 and y.shape[0] == 1:
+                return self._scalar_code(y.item(0), self.classes_)
+        elif type(y) is list and len(y) == 1:
+            return self._scalar_code(y[0], self.classes_)
         return None
 
     def _classes_of_call(
