@@ -457,16 +457,6 @@ class BanditPipeline(BaseBanditClassifier):
         super()._own_state_arrays()
         self.learner_._own_state_arrays()
 
-    def _rollback_point(self, rng: bool = True):
-        # StateMixin's record, the learner's appended to its sub-records
-        state, subs = super()._rollback_point(rng)
-        return state, [*subs, self.learner_._rollback_point(rng=False)]
-
-    def _restore_point(self, point) -> None:
-        state, subs = point
-        super()._restore_point((state, subs[:-1]))
-        self.learner_._restore_point(subs[-1])
-
     def _model_bytes(self) -> int:
         return super()._model_bytes() + self.learner_._model_bytes()
 

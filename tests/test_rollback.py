@@ -619,3 +619,30 @@ def test_array_bytes_sums_only_arrays():
     assert array_bytes(h, ()) == 0
     with pytest.raises(AttributeError):
         array_bytes(h, ("missing",))
+
+
+def test_a_failed_pipeline_block_restores_its_learner(monkeypatch):
+    """A ``BanditPipeline`` block that fails after its learner's end-of-block
+    work (which advances the learner's round counter ``learner_.t_``) leaves
+    the pipeline and its learner as before the call: the rollback point holds
+    the learner's record too. Catches a point without the pipeline's learner
+    (``learner_`` is a property, not an instance attribute)."""
+    from skbandit import BanditPipeline
+
+    X, y = make_stream(n=60, d=D, k=K, seed=25)
+    est = BanditPipeline(random_state=25).partial_fit(
+        X[:30], y[:30], classes=np.arange(K)
+    )
+    clean = copy.deepcopy(est)
+    after_block = BanditPipeline._after_block
+
+    def failing(self, kernel):
+        after_block(self, kernel)
+        raise _Fail("injected")
+
+    monkeypatch.setattr(BanditPipeline, "_after_block", failing)
+    with pytest.raises(_Fail):
+        est.partial_fit(X[30:], y[30:])
+    monkeypatch.undo()
+    assert est.learner_.t_ == clean.learner_.t_ == 30
+    assert_same_learner(est, clean)

@@ -51,9 +51,9 @@ Module map
 ``_checks`` (compiled)
     The checks every training call makes, in C: the kernel cache's identity
     key (``kernel_key``, ``same_key``), the parameters' identity check
-    (``same_entries``), a rollback point's attributes (``attributes``) and the
-    tests of dense and CSR rows already in the common form
-    (``dense_common_form``, ``csr_common_form``).
+    (``same_entries``), a rollback point's record (``rollback_record``), the
+    state arrays' bytes (``array_bytes``) and the tests of dense and CSR rows
+    already in the common form (``dense_common_form``, ``csr_common_form``).
 
 Dependencies run one way: ``_checks`` and ``_stacklevel`` import nothing of
 the skeleton; ``_rows`` imports ``_checks``; ``_validation`` imports ``_rows``;

@@ -4,7 +4,8 @@
   (``TransactionMixin._kernel``);
 * ``same_entries``: the parameters' identity check
   (``InputValidationMixin._validate_params_cached``);
-* ``attributes``: the attributes a rollback point holds by reference
+* ``rollback_record``: the record of a rollback point, a meta-learner's
+  candidates and a pipeline's learner included
   (``StateMixin._rollback_point``);
 * ``array_bytes``: the bytes of the arrays among some attributes
   (``StateMixin._model_bytes``, which sizes the undo journal);
@@ -114,12 +115,37 @@ def same_entries(dict entries, tuple names, object cached):
     return True
 
 
-def attributes(object est, tuple names):
-    """``{name: getattr(est, name)}`` for ``names``, in order."""
-    cdef dict out = {}
-    for name in names:
-        out[name] = getattr(est, name)
-    return out
+cdef object _record(object est, tuple counters, object base, type mixin, bint root):
+    cdef dict state = {}
+    cdef list subs = []
+    cdef dict entries
+    cdef object held, sub
+    if not root and getattr(type(est), "_rollback_point") is not base:
+        return est._rollback_point(False)  # a learner with its own record
+    for name in est._state_attrs:
+        state[name] = getattr(est, name)
+    for name in counters:
+        state[name] = getattr(est, name)
+    entries = est.__dict__
+    held = entries.get("candidates_")
+    if held is not None:
+        for sub in held:
+            subs.append(_record(sub, counters, base, mixin, False))
+    held = getattr(est, "learner_", None)  # (a pipeline's: a property)
+    if held is not None and isinstance(held, mixin):
+        subs.append(_record(held, counters, base, mixin, False))
+    return (state, subs)
+
+
+def rollback_record(object est, tuple counters, object base, type mixin):
+    """``(state, subs)``: ``state`` maps ``est``'s state attributes and the
+    ``counters`` to their objects (arrays by reference); ``subs`` holds the
+    same record for each of its ``candidates_`` then for its ``learner_``
+    (when an instance of ``mixin``), recursively. A sub-learner whose class
+    overrides ``_rollback_point`` (``base`` is the skeleton's) gives its own
+    ``_rollback_point(False)``. One compiled walk: a one-row call or a live
+    round of a meta-learner makes this record every round."""
+    return _record(est, counters, base, mixin, True)
 
 
 def array_bytes(object est, tuple names):

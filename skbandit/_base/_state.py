@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from skbandit._base._checks import array_bytes, attributes
+from skbandit._base._checks import array_bytes, rollback_record
 from skbandit._core._scans import within_bound
 
 if TYPE_CHECKING:
@@ -188,16 +188,15 @@ class StateMixin:
         """What a rollback restores besides the journal: the state attributes
         as objects (arrays by reference: a hook may replace an array, its
         contents are the journal's business), counters, generator (unless
-        ``rng`` is false), and the same for a meta-learner's ``candidates_``
-        but their generators, which are never drawn from (the meta-learner's
-        uniforms drive them: ``OnlineSelector._init_state``). O(number of
-        attributes)."""
-        state = attributes(self, tuple(self._state_attrs) + _COUNTERS)
+        ``rng`` is false), and the same for the learners it holds, a
+        meta-learner's ``candidates_`` then a pipeline's ``learner_``, but
+        their generators, which are never drawn from (the holder's uniforms
+        drive them: ``OnlineSelector._init_state``). O(number of attributes),
+        in one compiled walk (``_checks.rollback_record``), which defers to a
+        held learner's own override of this method."""
+        state, subs = rollback_record(self, _COUNTERS, _BASE_POINT, StateMixin)
         if rng:
             state["_rng"] = _rng_snapshot(self._rng)
-        subs = [
-            c._rollback_point(rng=False) for c in self.__dict__.get("candidates_", ())
-        ]
         return state, subs
 
     def _restore_point(self, point) -> None:
@@ -207,7 +206,13 @@ class StateMixin:
                 _rng_restore(self._rng, value)
             else:
                 setattr(self, name, value)
-        for learner, sub in zip(
-            self.__dict__.get("candidates_", ()), subs, strict=True
-        ):
+        held = [*self.__dict__.get("candidates_", ())]
+        inner = getattr(self, "learner_", None)  # (a pipeline's: a property)
+        if isinstance(inner, StateMixin):
+            held.append(inner)
+        for learner, sub in zip(held, subs, strict=True):
             learner._restore_point(sub)
+
+
+# the skeleton's record (``rollback_record`` calls a held learner's override)
+_BASE_POINT = StateMixin.__dict__["_rollback_point"]
