@@ -23,9 +23,7 @@ from numpy.testing import assert_array_equal
 from sklearn.base import clone
 from sklearn.datasets import make_blobs
 from sklearn.utils import estimator_checks
-from sklearn.utils._testing import create_memmap_backed_data
 from sklearn.utils.estimator_checks import (
-    _get_check_estimator_ids,
     check_classifiers_train,
     estimator_checks_generator,
 )
@@ -42,6 +40,25 @@ CONTAINER_VARIANTS = (
     {"readonly_memmap": True},
     {"readonly_memmap": True, "X_dtype": "float32"},
 )
+
+
+def _check_id(check) -> str:
+    """A test id as scikit-learn's own parametrisation prints it: an
+    estimator's repr without whitespace; a check's function name, then its
+    keyword arguments, e.g. ``check_classifiers_train(readonly_memmap=True)``."""
+    if hasattr(check, "get_params"):
+        return "".join(str(check).split())
+    func = getattr(check, "func", check)
+    kwargs = getattr(check, "keywords", {})
+    args = ",".join(f"{k}={v}" for k, v in kwargs.items())
+    return func.__name__ + (f"({args})" if args else "")
+
+
+def _memmap(array: np.ndarray, folder) -> np.ndarray:
+    """A read-only memory map of ``array`` (saved under ``folder``)."""
+    path = folder / f"{id(array)}.npy"
+    np.save(path, array)
+    return np.load(path, mmap_mode="r")
 
 
 def _replaced(estimator, check) -> bool:
@@ -65,9 +82,7 @@ def _checks(estimators):
                 yield est, check
 
 
-@pytest.mark.parametrize(
-    "estimator, check", list(_checks(CHECKED)), ids=_get_check_estimator_ids
-)
+@pytest.mark.parametrize("estimator, check", list(_checks(CHECKED)), ids=_check_id)
 def test_sklearn_compatible_estimator(estimator, check):
     check(estimator)
 
@@ -77,7 +92,7 @@ def test_only_the_python_loop_container_variants_are_replaced():
     Python-loop learner at its defaults (a filter that dropped more, or
     missed a renamed variant, fails here)."""
     dropped = [
-        _get_check_estimator_ids(check)
+        _check_id(check)
         for estimator in CHECKED
         for est, check in estimator_checks_generator(
             estimator, legacy=True, mark="xfail"
@@ -91,14 +106,14 @@ def test_only_the_python_loop_container_variants_are_replaced():
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
-def test_python_loop_learner_on_readonly_and_float32_rows(dtype):
+def test_python_loop_learner_on_readonly_and_float32_rows(dtype, tmp_path):
     """The Python-loop learner at its defaults fits, predicts and scores rows
     in a read-only memmap (float64, and float32 converted) exactly as it does
     the same values in a writable float64 array (caught: a write into the
     caller's rows, a float32 row handed on unconverted and rounded apart)."""
     X, y = make_blobs(n_samples=30, random_state=0)
     X = X.astype(dtype)
-    X_ro, y_ro = create_memmap_backed_data([X, y])
+    X_ro, y_ro = _memmap(X, tmp_path), _memmap(y, tmp_path)
     assert not X_ro.flags.writeable
     est = RegressionReduction(random_state=0).fit(X_ro, y_ro)
     twin = RegressionReduction(random_state=0).fit(X.astype(np.float64), y)
