@@ -437,21 +437,30 @@ def _score_vectors(k: int, rng: np.random.Generator) -> list[np.ndarray]:
     return out
 
 
-def _gap(loss: str, s: np.ndarray, g: int, y: int, eta: float, gamma: float,
-         bandit: bool) -> float:  # fmt: skip
-    """E_p[1(played != y)] + (eta / 2) E||g_hat||^2 - loss, with ||x|| = X = 1 (the
-    worst case of ||grad||^2 ||x||^2 for rows within the bound)."""
+def _gaps(loss: str, s: np.ndarray, g: int, y: int, etas: list[float],
+          gammas: list[float], bandit: bool) -> list[float]:  # fmt: skip
+    """E_p[1(played != y)] + (eta / 2) E||g_hat||^2 - loss for each (eta, gamma)
+    of ``zip(etas, gammas)``, with ||x|| = X = 1 (the worst case of
+    ||grad||^2 ||x||^2 for rows within the bound). The map, gradient and loss,
+    which do not depend on gamma, are computed once for all the gammas; p[y] is
+    (1 - u) + u / k for y = g, else u / k (the same operations as filling p
+    with u / k and adding 1 - u at g)."""
     code = LOSS_CODES[loss]
     k = len(s)
     a = gap_map(code, s, g)
-    u = gamma + (1.0 - gamma) * a
-    p = np.full(k, u / k)
-    p[g] += 1 - u
     grad = surrogate_gradient(code, s, g, y)
     gn = float(grad @ grad)
-    if bandit:
-        gn = gn / p[y]  # E[1(played = y) / p(y)^2] ||grad||^2
-    return (1.0 - p[y]) + 0.5 * eta * gn - surrogate_loss(code, s, g, y)
+    loss_value = surrogate_loss(code, s, g, y)
+    out = []
+    for eta, gamma in zip(etas, gammas, strict=True):
+        u = gamma + (1.0 - gamma) * a
+        py = u / k
+        if y == g:
+            py += 1 - u
+        # E[1(played = y) / p(y)^2] ||grad||^2 with bandit feedback
+        gn_p = gn / py if bandit else gn
+        out.append((1.0 - py) + 0.5 * eta * gn_p - loss_value)
+    return out
 
 
 GAP_MAXIMA: dict[tuple[str, str], float] = {}
@@ -473,12 +482,14 @@ def test_surrogate_gap_property(loss, feedback):
             if not np.isfinite(s).all():
                 s = np.where(np.isfinite(s), s, -745.0)
             greedy = np.flatnonzero(s == s.max())
-            for gamma in gammas:
-                eta = eta_full if feedback == "full" else gamma * eta_full / k
-                bound = 1e-12 if feedback == "full" else gamma + 1e-12
-                for g in greedy:
-                    for y in range(k):
-                        gap = _gap(loss, s, int(g), y, eta, gamma, feedback == "bandit")
+            etas = [
+                eta_full if feedback == "full" else gm * eta_full / k for gm in gammas
+            ]
+            bounds = [1e-12 if feedback == "full" else gm + 1e-12 for gm in gammas]
+            for g in greedy:
+                for y in range(k):
+                    gaps = _gaps(loss, s, int(g), y, etas, gammas, feedback == "bandit")
+                    for gamma, bound, gap in zip(gammas, bounds, gaps, strict=True):
                         excess = gap - (bound - 1e-12)
                         worst = max(worst, excess)
                         assert gap <= bound, (k, s.tolist(), int(g), y, gamma, gap)
