@@ -45,6 +45,22 @@ smallest k's (the target of issue 31: k = 4,000 at most 4.5x k = 1,000).
 ``--markdown`` prints the table as Markdown (docs/performance.md);
 ``--json`` writes the rows and the machine.
 
+Instructions, not only time
+---------------------------
+A round reads the whole model (k scores of d features each), so once the model
+outgrows the caches a round is also waiting on memory: with d = 64, k = 1,000
+classes of float64 weights are 0.5 MiB (one core's L2 cache on the machine of
+``docs/results/many-classes``), k = 4,000 are 2 MiB, and a learner with several
+such arrays (``OnlineSelector``'s four candidates, ``BanditPipeline``'s 1,000
+random features) leaves the last-level cache. The time ratio then exceeds
+the ratio of the work. ``--instructions`` separates the two: each learner's
+timed call (the fresh state) runs again in a child process under Valgrind's
+callgrind, counting only the instructions of that call (the client-request
+helper of ``count_instructions.py``), and the table gains the instruction
+ratio (``Ir x``: O(k) work gives 4 at k = 4,000, an O(k^2) round 16) and the
+model's size (``_model_bytes``). Instruction counts do not depend on the
+machine's load or caches; each child takes seconds to a few minutes.
+
     python benchmarks/bench_many_classes.py --markdown \
         --json docs/results/many-classes/results.json
 """
@@ -143,10 +159,70 @@ def time_vw(k: int, d: int, n: int, repeat: int, seed: int):
     return best
 
 
+def count_child(args: argparse.Namespace) -> int:
+    """Under callgrind: the fresh learner's timed call, in one measured region."""
+    import ctypes
+    import os
+
+    cg = ctypes.CDLL(os.environ["SKBANDIT_CG_HELPER"])
+    cg.cg_end.argtypes = [ctypes.c_char_p]
+    if not cg.cg_running():
+        sys.exit("bench_many_classes.py --count-child: not running under valgrind")
+    cls = dict(learners())[args.learners[0]]
+    k = args.classes[0]
+    X, y = make_rows(args.rounds, args.features, k, args.seed)
+    est = _prepared(cls, k, args.features, False, args.seed)
+    cg.cg_begin()
+    cg.cg_end(b"noop")
+    cg.cg_begin()
+    est.partial_fit(X, y)
+    cg.cg_end(b"n rows")
+    print(json.dumps({"model_bytes": int(est._model_bytes())}))
+    return 0
+
+
+def count_instructions(name: str, k: int, args: argparse.Namespace, helper) -> dict:
+    """Instructions of the fresh learner's timed call (``count_child``)."""
+    import os
+    import subprocess
+    import tempfile
+    from pathlib import Path
+
+    from count_instructions import read_dumps
+
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "cg"
+        env = dict(os.environ, SKBANDIT_CG_HELPER=str(helper), PYTHONHASHSEED="0",
+                   OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")  # fmt: skip
+        cmd = [
+            "valgrind", "--tool=callgrind", "--instr-atstart=no",
+            "--collect-atstart=no", f"--callgrind-out-file={out}", sys.executable,
+            str(Path(__file__).resolve()), "--count-child", "--learners", name,
+            "--classes", str(k), "--features", str(args.features),
+            "--rounds", str(args.rounds), "--seed", str(args.seed),
+        ]  # fmt: skip
+        done = subprocess.run(cmd, env=env, capture_output=True, text=True)
+        if done.returncode != 0:
+            sys.exit(f"bench_many_classes.py: the callgrind child of {name} at "
+                     f"k={k} failed:\n{done.stderr[-3000:]}")  # fmt: skip
+        info = json.loads(done.stdout.strip().splitlines()[-1])
+        dumps = read_dumps(out)
+    ir = dumps["n rows"][0] - dumps["noop"][0]
+    return {"ir_per_round": ir / args.rounds, "model_bytes": info["model_bytes"]}
+
+
 def run(args: argparse.Namespace) -> list[dict]:
     rows = []
     names = dict(learners())
     chosen = args.learners or list(names)
+    helper = None
+    if args.instructions:
+        import tempfile
+        from pathlib import Path
+
+        from count_instructions import build_helper
+
+        helper = build_helper(Path(tempfile.mkdtemp(prefix="skbandit-cg-")))
     for k in args.classes:
         for name in chosen:
             warm = k < max(args.classes) or name in args.warm_at_largest
@@ -159,6 +235,8 @@ def run(args: argparse.Namespace) -> list[dict]:
                     {"learner": name, "state": state, "k": k, "seconds": seconds,
                      "rounds": args.rounds, "tied": tied}
                 )  # fmt: skip
+                if helper is not None and state == "fresh":
+                    rows[-1].update(count_instructions(name, k, args, helper))
                 print(_fmt(rows[-1]), flush=True)
                 _save(args, rows)
         if not args.no_vw:
@@ -188,9 +266,13 @@ def _fmt(r: dict) -> str:
         return f"{r['learner']:<34} {r['state']:<6} k={r['k']:<6} not installed"
     ms = 1e3 * r["seconds"] / r["rounds"]
     tied = "" if r["tied"] is None else f" tied {100 * r['tied']:5.1f}%"
+    ir = ""
+    if "ir_per_round" in r:
+        ir = (f" {r['ir_per_round']:12,.0f} Ir/round"
+              f" model {r['model_bytes'] / 2**20:8.2f} MiB")  # fmt: skip
     return (
         f"{r['learner']:<34} {r['state']:<6} k={r['k']:<6} {ms:9.3f} ms/round "
-        f"{r['rounds'] / r['seconds']:10.0f} rounds/s{tied}"
+        f"{r['rounds'] / r['seconds']:10.0f} rounds/s{tied}{ir}"
     )
 
 
@@ -204,14 +286,23 @@ def table(rows: list[dict], classes: Sequence[int]) -> str:
         "| " + " | ".join(head) + " |",
         "|" + "---|" * 2 + "---:|" * (len(head) - 2),
     ]
+    counted = any("ir_per_round" in r for r in rows)
+    if counted:
+        head += [f"Ir x at {k:,}" for k in classes[1:]]
+        head += [f"model MiB at {k:,}" for k in classes]
+        lines[0] = "| " + " | ".join(head) + " |"
+        lines[1] = "|" + "---|" * 2 + "---:|" * (len(head) - 2)
     keys = dict.fromkeys((r["learner"].split(" --cbify")[0], r["state"]) for r in rows)
     for learner, state in keys:
-        ms = {}
+        ms, ir, mib = {}, {}, {}
         for r in rows:
             if r["learner"].split(" --cbify")[0] == learner and r["state"] == state:
                 ms[r["k"]] = (
                     None if r["seconds"] is None else 1e3 * r["seconds"] / r["rounds"]
                 )
+                if "ir_per_round" in r:
+                    ir[r["k"]] = r["ir_per_round"]
+                    mib[r["k"]] = r["model_bytes"] / 2**20
         label = "VW --cbify k --epsilon 0.05" if learner == "VW" else f"`{learner}`"
         what = "-" if learner == "VW" else ("tied" if state == "fresh" else "untied")
 
@@ -226,6 +317,9 @@ def table(rows: list[dict], classes: Sequence[int]) -> str:
         cells = [label, what] + [cell(ms.get(k), ".3f") for k in classes]
         cells += [cell(ratio(k), ".2f") for k in classes[1:]]
         cells += [cell(None if last is None else 1e3 / last, ",.0f")]
+        if counted:
+            cells += [cell(ratio(k, ir), ".2f") for k in classes[1:]]
+            cells += [cell(mib.get(k), ".2f") for k in classes]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -251,12 +345,21 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--no-vw", action="store_true", help="skip Vowpal Wabbit")
     p.add_argument("--markdown", action="store_true", help="print a Markdown table")
     p.add_argument("--json", help="write the rows and the machine here")
+    p.add_argument(
+        "--instructions",
+        action="store_true",
+        help="also count each fresh learner's instructions per round under "
+        "callgrind, and report the model's size (needs valgrind and a C compiler)",
+    )
+    p.add_argument("--count-child", action="store_true", help=argparse.SUPPRESS)
     return p.parse_args(argv)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     warnings.simplefilter("ignore")  # e.g. OffPolicyWarning of the warm-up log
+    if args.count_child:
+        return count_child(args)
     rows = run(args)
     print()
     print(table(rows, args.classes) if args.markdown else "")
