@@ -271,3 +271,43 @@ def test_one_row_calls_reuse_the_kernel(entry, monkeypatch):
                     )
         assert est.t_ == len(rows)
         assert builds.count(cls) == 0, (loop, len(builds))
+
+
+def test_key_holds_is_the_key_compared_object_by_object():
+    """``key_holds(key, est)`` (the check of every training call) is true
+    exactly when ``kernel_key(est)`` now holds the same objects as ``key``, in
+    order: an attribute replaced, added or deleted (the walk longer or
+    shorter than the key), an item of a held list replaced, an attribute of
+    a held object replaced, or a counter changed (not keyed) are each told
+    apart. Catches a comparison that accepts a walk shorter than the key."""
+    from skbandit._base._checks import kernel_key, key_holds
+    from skbandit._base._transaction import _NOT_KEYED, TransactionMixin
+
+    class Rule:
+        def __init__(self):
+            self.scale = 1.0
+
+    class Learner(TransactionMixin):
+        def _make_kernel(self):
+            return None
+
+    def fresh():
+        est = Learner()
+        est.rule, est.items, est.coef_ = Rule(), [Rule(), 2], np.zeros(3)
+        est.t_ = 0
+        return est
+
+    def holds(change) -> bool:
+        est = fresh()
+        key = kernel_key(est, _NOT_KEYED, TransactionMixin)
+        assert key_holds(key, est, _NOT_KEYED, TransactionMixin)
+        change(est)
+        return key_holds(key, est, _NOT_KEYED, TransactionMixin)
+
+    assert holds(lambda est: setattr(est, "t_", 5))  # a counter: not keyed
+    assert not holds(lambda est: setattr(est, "coef_", np.zeros(3)))
+    assert not holds(lambda est: setattr(est, "extra_", 1))
+    assert not holds(lambda est: delattr(est, "coef_"))
+    assert not holds(lambda est: est.items.__setitem__(1, 3))
+    assert not holds(lambda est: setattr(est.items[0], "scale", 2.0))
+    assert not holds(lambda est: setattr(est.rule, "scale", 2.0))

@@ -50,7 +50,7 @@ Module map
     ``_caller_stacklevel``: warnings point at the caller's line.
 ``_checks`` (compiled)
     The checks every training call makes, in C: the kernel cache's identity
-    key (``kernel_key``, ``same_key``), the parameters' identity check
+    key (``kernel_key``, ``key_holds``), the parameters' identity check
     (``same_entries``), a rollback point's record (``rollback_record``), the
     state arrays' bytes (``array_bytes``) and the tests of dense and CSR rows
     already in the common form (``dense_common_form``, ``csr_common_form``).

@@ -1,6 +1,6 @@
 """The compiled checks of every training call (``skbandit._base``).
 
-* ``kernel_key``/``same_key``: the identity key of the kernel cache
+* ``kernel_key``/``key_holds``: the identity key of the kernel cache
   (``TransactionMixin._kernel``);
 * ``same_entries``: the parameters' identity check
   (``InputValidationMixin._validate_params_cached``);
@@ -23,7 +23,8 @@ value, and what the value holds one level down: the items of a list or tuple
 parts), the attribute values of an object with a ``__dict__`` (an exploration
 rule, a transformer), and a learner's own key, recursively (a candidate, a
 pipeline's learner; a learner is an instance of ``mixin``).
-``same_key(a, b)`` is true when the two keys hold the same objects in order.
+``key_holds(key, est, ...)`` is true when the key of ``est`` now would hold the
+same objects as ``key``, in order: the same walk, compared as it goes.
 
 Compiled because they run on every training call: walked in Python, the key
 alone was a sixth of the cost of a one-row ``partial_fit``. Only public
@@ -40,66 +41,96 @@ from skbandit._core._scans cimport _csr_problem
 cnp.import_array()
 
 
-cdef int _add_object(list key, object value, frozenset not_keyed, type mixin) except -1:
-    cdef object held
+cdef class _Walk:
+    """The walk of ``kernel_key``: appends each object to ``key`` or, when
+    ``compare``, checks it is the object at the same position of a cached
+    ``key`` (``key_holds``), stopping at the first that is not."""
+    cdef list key
+    cdef Py_ssize_t pos
+    cdef bint compare
+    cdef bint same
+
+    def __cinit__(self, list key, bint compare):
+        self.key = key
+        self.pos = 0
+        self.compare = compare
+        self.same = True
+
+    cdef inline bint put(self, object value) except -1:
+        if not self.compare:
+            self.key.append(value)
+            return True
+        if self.pos < len(self.key) and self.key[self.pos] is value:
+            self.pos += 1
+            return True
+        self.same = False
+        return False
+
+
+cdef bint _add_object(_Walk w, object value, frozenset not_keyed, type mixin) except -1:
+    cdef object held, item
     if isinstance(value, mixin):
-        _fill(key, value, not_keyed, mixin)
-    elif not isinstance(value, type):
+        return _fill(w, value, not_keyed, mixin)
+    if not isinstance(value, type):
         held = getattr(value, "__dict__", None)
         if held is not None:
-            key.append(len(held))
-            key.extend(held.values())
-    return 0
+            if not w.put(len(held)):
+                return False
+            for item in (<dict>held).values():
+                if not w.put(item):
+                    return False
+    return True
 
 
-cdef int _add_held(list key, object value, frozenset not_keyed, type mixin) except -1:
+cdef bint _add_held(_Walk w, object value, frozenset not_keyed, type mixin) except -1:
     cdef object item, part
     if type(value) is list or type(value) is tuple:
-        key.append(len(value))
+        if not w.put(len(value)):
+            return False
         for item in value:
-            key.append(item)
+            if not w.put(item):
+                return False
             if type(item) is tuple:  # (a step: name, object)
                 for part in item:
-                    key.append(part)
-                    _add_object(key, part, not_keyed, mixin)
-            else:
-                _add_object(key, item, not_keyed, mixin)
-    else:
-        _add_object(key, value, not_keyed, mixin)
-    return 0
+                    if not (w.put(part) and _add_object(w, part, not_keyed, mixin)):
+                        return False
+            elif not _add_object(w, item, not_keyed, mixin):
+                return False
+        return True
+    return _add_object(w, value, not_keyed, mixin)
 
 
-cdef int _fill(list key, object est, frozenset not_keyed, type mixin) except -1:
+cdef bint _fill(_Walk w, object est, frozenset not_keyed, type mixin) except -1:
     cdef object cls = type(est)
     cdef dict entries = est.__dict__
     # (the class's factory as the class holds it now: a test may replace it)
-    key.append(cls)
-    key.append(cls._make_kernel)
+    if not (w.put(cls) and w.put(cls._make_kernel)):
+        return False
     for name, value in entries.items():
         if name not in not_keyed:
-            key.append(name)
-            key.append(value)
-            _add_held(key, value, not_keyed, mixin)
-    return 0
+            if not (
+                w.put(name)
+                and w.put(value)
+                and _add_held(w, value, not_keyed, mixin)
+            ):
+                return False
+    return True
 
 
 def kernel_key(object est, frozenset not_keyed, type mixin):
     """The objects a kernel of ``est`` is built from, in a fixed order
     (module docstring)."""
     cdef list key = []
-    _fill(key, est, not_keyed, mixin)
+    _fill(_Walk(key, False), est, not_keyed, mixin)
     return key
 
 
-def same_key(list a, list b):
-    """True when ``a`` and ``b`` hold the same objects (``is``), in order."""
-    cdef Py_ssize_t i, n = len(a)
-    if len(b) != n:
-        return False
-    for i in range(n):
-        if a[i] is not b[i]:
-            return False
-    return True
+def key_holds(list key, object est, frozenset not_keyed, type mixin):
+    """True when ``kernel_key(est, not_keyed, mixin)`` would hold the same
+    objects (``is``), in order, as ``key``: the same walk, compared as it
+    goes, without building the list (the check of every training call)."""
+    cdef _Walk w = _Walk(key, True)
+    return _fill(w, est, not_keyed, mixin) and w.same and w.pos == len(key)
 
 
 def same_entries(dict entries, tuple names, object cached):

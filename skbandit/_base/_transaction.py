@@ -68,7 +68,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import scipy.sparse as sp
 
-from skbandit._base._checks import kernel_key, same_key
+from skbandit._base._checks import kernel_key, key_holds
 from skbandit._base._rows import _input_bytes
 from skbandit._base._state import StateMixin, _rng_restore
 from skbandit._core._kernel import DISTRIBUTION_TOL, Journal, KernelStatus
@@ -229,9 +229,8 @@ class TransactionMixin(StateMixin):
         so the cache is dropped by whatever else writes the arrays or may leave
         them as the kernel did not: ``_set_state``, ``set_params``, a failed
         call, a ``LiveSession``, pickling and copying."""
-        key = _kernel_key(self)
         cache = self.__dict__.get("_kernel_cache")
-        if cache is None or not same_key(cache[0], key):
+        if cache is None or not key_holds(cache[0], self, _NOT_KEYED, TransactionMixin):
             self._own_state_arrays()
             kernel = self._make_kernel()
             # (the arrays _own_state_arrays may have replaced)
