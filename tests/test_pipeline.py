@@ -9,11 +9,14 @@ scaler's contract, the selector's candidates and the parameters.
 
 from __future__ import annotations
 
+import copy
 import pickle
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from _data import make_stream
+from _helpers import assert_same_learner
 from _reference_pipeline import Scaler, map_rows
 from sklearn.base import clone
 from sklearn.kernel_approximation import Nystroem, RBFSampler
@@ -289,3 +292,32 @@ def test_scaler_transform_does_not_update():
     np.testing.assert_array_equal(sc.transform(X[30:]), first)
     assert sc.n_samples_seen_ == 30
     np.testing.assert_array_equal(sc.partial_fit_transform(X[30:31]), first[:1])
+
+
+class _Fail(Exception):
+    pass
+
+
+def test_a_failed_pipeline_block_restores_its_learner(monkeypatch):
+    """A ``BanditPipeline`` block that fails after its learner's end-of-block
+    work (which advances the learner's round counter ``learner_.t_``) leaves
+    the pipeline and its learner as before the call: the rollback point holds
+    the learner's record too. Catches a point without the pipeline's learner
+    (``learner_`` is a property, not an instance attribute)."""
+    X, y = make_stream(n=60, d=5, k=3, seed=25)
+    est = BanditPipeline(random_state=25).partial_fit(
+        X[:30], y[:30], classes=np.arange(3)
+    )
+    clean = copy.deepcopy(est)
+    after_block = BanditPipeline._after_block
+
+    def failing(self, kernel):
+        after_block(self, kernel)
+        raise _Fail("injected")
+
+    monkeypatch.setattr(BanditPipeline, "_after_block", failing)
+    with pytest.raises(_Fail):
+        est.partial_fit(X[30:], y[30:])
+    monkeypatch.undo()
+    assert est.learner_.t_ == clean.learner_.t_ == 30
+    assert_same_learner(est, clean)

@@ -1,0 +1,97 @@
+"""The compiled per-call checks of ``skbandit/_base/_checks.pyx``, each
+against what it replaces written plainly: the model's size that sizes the
+undo journal (``array_bytes``) and the kernel cache's identity check
+(``key_holds``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from _data import make_stream
+from _registry import KERNEL_ENTRIES, entry_params
+
+ALL = entry_params(KERNEL_ENTRIES)
+
+
+@pytest.mark.parametrize("entry", ALL)
+def test_model_bytes_counts_every_state_array(entry):
+    """``_model_bytes`` (which sizes the undo journal) is the bytes of every
+    state array, a meta-learner's candidates' included. Catches the compiled
+    sum (``_checks.array_bytes``) skipping an array or counting a non-array."""
+    X, y = make_stream(60, 12, 3, seed=0)
+    est = entry.make(random_state=0).partial_fit(X, y, classes=np.arange(3))
+    if "_sv_live" in est.__dict__:  # the rational store sizes itself (its CSR)
+        pytest.skip("the live support-set store counts its own entries")
+
+    def state_bytes(learner) -> int:
+        # its state arrays, its candidates' and a pipeline's final learner's
+        own = sum(
+            value.nbytes
+            for name in learner._state_attrs
+            if isinstance(value := getattr(learner, name), np.ndarray)
+        )
+        held = [*getattr(learner, "candidates_", ())]
+        held += [learner.learner_] if hasattr(learner, "learner_") else []
+        return own + sum(state_bytes(sub) for sub in held)
+
+    assert est._model_bytes() == state_bytes(est) > 0
+
+
+def test_array_bytes_sums_only_arrays():
+    """``array_bytes(obj, names)``: the arrays' ``nbytes`` (any dtype, shape,
+    layout, subclass), 0 for other values."""
+    from skbandit._base._checks import array_bytes
+
+    class Holder:
+        pass
+
+    h = Holder()
+    h.a = np.zeros(3)
+    h.b = 5
+    h.c = np.zeros((4, 2), dtype=np.float32)[::2]  # a strided view: 16 bytes
+    h.d = np.ma.masked_array(np.zeros(2, dtype=np.int64))
+    h.e = None
+    assert array_bytes(h, ("a", "b", "c", "d", "e")) == 24 + 16 + 16
+    assert array_bytes(h, ()) == 0
+    with pytest.raises(AttributeError):
+        array_bytes(h, ("missing",))
+
+
+def test_key_holds_is_the_key_compared_object_by_object():
+    """``key_holds(key, est)`` (the check of every training call) is true
+    exactly when ``kernel_key(est)`` now holds the same objects as ``key``, in
+    order: an attribute replaced, added or deleted (the walk longer or
+    shorter than the key), an item of a held list replaced, an attribute of
+    a held object replaced, or a counter changed (not keyed) are each told
+    apart. Catches a comparison that accepts a walk shorter than the key."""
+    from skbandit._base._checks import kernel_key, key_holds
+    from skbandit._base._transaction import _NOT_KEYED, TransactionMixin
+
+    class Rule:
+        def __init__(self):
+            self.scale = 1.0
+
+    class Learner(TransactionMixin):
+        def _make_kernel(self):
+            return None
+
+    def fresh():
+        est = Learner()
+        est.rule, est.items, est.coef_ = Rule(), [Rule(), 2], np.zeros(3)
+        est.t_ = 0
+        return est
+
+    def holds(change) -> bool:
+        est = fresh()
+        key = kernel_key(est, _NOT_KEYED, TransactionMixin)
+        assert key_holds(key, est, _NOT_KEYED, TransactionMixin)
+        change(est)
+        return key_holds(key, est, _NOT_KEYED, TransactionMixin)
+
+    assert holds(lambda est: setattr(est, "t_", 5))  # a counter: not keyed
+    assert not holds(lambda est: setattr(est, "coef_", np.zeros(3)))
+    assert not holds(lambda est: setattr(est, "extra_", 1))
+    assert not holds(lambda est: delattr(est, "coef_"))
+    assert not holds(lambda est: est.items.__setitem__(1, 3))
+    assert not holds(lambda est: setattr(est.items[0], "scale", 2.0))
+    assert not holds(lambda est: setattr(est.rule, "scale", 2.0))
