@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import subprocess
 import sys
 import tempfile
@@ -91,7 +90,7 @@ def count_child() -> int:
 
 def instructions(python: str) -> list[str]:
     """``name-form=Ir/call`` cells, from a callgrind child (``count_child``)."""
-    from count_instructions import build_helper
+    from count_instructions import build_helper, read_dumps
 
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "cg"
@@ -105,14 +104,12 @@ def instructions(python: str) -> list[str]:
             sys.exit(
                 f"bench_one_row.py: the callgrind child failed:\n{done.stderr[-3000:]}"
             )
-        cells = []
-        for path in sorted(Path(tmp).glob("cg.*"), key=lambda p: int(p.suffix[1:])):
-            text = path.read_text()
-            label = re.search(r"^desc: Trigger: Client Request: (.*)$", text, re.M)
-            total = re.search(r"^(?:summary|totals): (\d+)", text, re.M)
-            if label and total:
-                cells.append(f"{label.group(1)}={int(total.group(1)) / 300:,.0f}")
-    return cells
+        dumps = read_dumps(out, None)
+    return [
+        f"{name}-{form}={dumps[f'{name}-{form}'][0] / 300:,.0f}"
+        for name, _ in LEARNERS
+        for form in ("dense", "csr")
+    ]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -174,14 +174,17 @@ def live_child(cg, est, X, y, n: int) -> None:
 
 
 # ------------------------------------------------------------------ parent
-def read_dumps(out: Path) -> dict[str, tuple[int, Path]]:
-    """``{region: (Ir, dump file)}`` from callgrind's dumps ``out.<n>``."""
+def read_dumps(
+    out: Path, regions: tuple[str, ...] | None = REGIONS
+) -> dict[str, tuple[int, Path]]:
+    """``{region: (Ir, dump file)}`` from callgrind's dumps ``out.<n>``, for
+    the ``regions`` labels (None: every labelled dump)."""
     found: dict[str, tuple[int, Path]] = {}
     for path in sorted(out.parent.glob(out.name + ".*")):
         text = path.read_text()
         label = re.search(r"^desc: Trigger: Client Request: (.*)$", text, re.M)
         total = re.search(r"^(?:summary|totals): (\d+)", text, re.M)
-        if label and total and label.group(1) in REGIONS:
+        if label and total and (regions is None or label.group(1) in regions):
             found[label.group(1)] = (int(total.group(1)), path)
     return found
 
