@@ -163,7 +163,11 @@ class BanditPipeline(BaseBanditClassifier):
     constant feature and before any row), then ``z = sqrt(2 / D) cos(Ω^T u +
     b)`` with the fitted sampler's ``Ω = random_weights_`` and ``b =
     random_offset_`` (Rahimi and Recht 2007), the sum over ``c`` taken in
-    order and ``cos`` the C library's: the features equal scikit-learn's
+    order and ``cos`` fdlibm's reduction and polynomials (Cody-Waite
+    reduction by ``pi/2``, the ``__kernel_cos``/``__kernel_sin`` minimax
+    coefficients, evaluated without branches so the loop over the features
+    vectorises; within ``3e-16`` of the C library's ``cos``, which takes
+    arguments beyond ``2^19 pi``): the features equal scikit-learn's
     ``RBFSampler.transform`` of ``u`` to about 1e-15 (NumPy's product and
     cosine may differ in the last bits). An ``OnlineStandardScaler`` must
     therefore come after the Python maps and be followed by at most one

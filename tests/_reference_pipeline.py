@@ -7,7 +7,9 @@ order: the running standardisation of row ``t`` with the statistics of rows
 ``1 .. t-1`` (Welford's recurrence after the row is learnt), then the random
 Fourier features ``sqrt(2 / D) cos(sum_c u_c Omega[c] + b)``, the sum taken
 feature after feature (elementwise NumPy: the same IEEE operations) and the
-cosine the C library's (``math.cos``): bit for bit the kernel's. The learner
+cosine ``rff_cos`` below, fdlibm's reduction and polynomials written again
+from the kernel's docstring (elementwise NumPy, and the C library's
+``math.cos`` beyond the bound): bit for bit the kernel's. The learner
 then plays the mapped rows through its own reference (its logged-feedback
 adapter), so the pipeline's reference is the composition.
 """
@@ -62,13 +64,70 @@ class Scaler:
         return new
 
 
+# fdlibm's reduction constants and polynomial coefficients (``__kernel_cos``,
+# ``__kernel_sin``), as in the kernel's docstring
+INVPIO2 = 6.36619772367581382433e-01
+MAGIC = 1.5 * 2.0**52
+PIO2_1, PIO2_2, PIO2_2T = (
+    1.57079632673412561417e00,
+    6.07710050630396597660e-11,
+    2.02226624879595063154e-21,
+)
+COS_BOUND = 2.0**19 * math.pi
+C = (
+    4.16666666666666019037e-02,
+    -1.38888888888741095749e-03,
+    2.48015872894767294178e-05,
+    -2.75573143513906633035e-07,
+    2.08757232129817482790e-09,
+    -1.13596475577881948265e-11,
+)
+S = (
+    -1.66666666666666324348e-01,
+    8.33333333332248946124e-03,
+    -1.98412698298579493134e-04,
+    2.75573137070700676789e-06,
+    -2.50507602534068634195e-08,
+    1.58969099521155010221e-10,
+)
+
+
+def _horner(z: np.ndarray, coefs) -> np.ndarray:
+    """``c0 + z (c1 + z (c2 + ...))``."""
+    acc = np.full_like(z, coefs[-1])
+    for c in coefs[-2::-1]:
+        acc = c + z * acc
+    return acc
+
+
+def rff_cos(x: np.ndarray) -> np.ndarray:
+    """The kernel's cosine: ``n = round(x 2/pi)`` (ties to even, through
+    ``1.5 2^52``), ``r = ((x - n P1) - n P2) - n P2t``, the polynomials
+    ``C(r)``, ``S(r)`` and, with the quadrant ``q = n - 4 round(n / 4)``,
+    ``C`` (``q = 0``), ``-S`` (1), ``-C`` (``+-2``), ``S`` (-1); the C
+    library's ``cos`` where ``|x| > 2^19 pi``."""
+    x = np.asarray(x, dtype=np.float64)
+    n = (x * INVPIO2 + MAGIC) - MAGIC
+    q = n - 4.0 * ((n * 0.25 + MAGIC) - MAGIC)  # the quadrant, in -2 .. 2
+    r = ((x - n * PIO2_1) - n * PIO2_2) - n * PIO2_2T
+    z = r * r
+    c = 1.0 - (0.5 * z - z * (z * _horner(z, C)))
+    s = r + (z * r) * _horner(z, S)
+    q2 = q * q
+    wo = q2 * (4.0 - q2) / 3.0  # 1 where q = +-1, else 0
+    v = wo * (-q * s) + (1.0 - wo) * (c * (1.0 - 0.5 * q2))
+    far = ~(np.abs(x) <= COS_BOUND)
+    v[far] = [math.cos(a) for a in x[far]]
+    return v
+
+
 def rff(u: np.ndarray, omega: np.ndarray, offset: np.ndarray) -> np.ndarray:
     """``sqrt(2 / D) cos(sum_c u_c Omega[c] + b)``, summed in ``c`` order."""
     a = np.zeros(omega.shape[1])
     for c in range(u.shape[0]):
         a = a + u[c] * omega[c]
     factor = math.sqrt(2.0 / omega.shape[1])
-    return factor * np.array([math.cos(v) for v in a + offset])
+    return factor * rff_cos(a + offset)
 
 
 def map_rows(X, scaler: Scaler | None, sampler, update: bool) -> np.ndarray:

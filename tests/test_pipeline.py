@@ -10,6 +10,7 @@ scaler's contract, the selector's candidates and the parameters.
 from __future__ import annotations
 
 import copy
+import math
 import pickle
 
 import numpy as np
@@ -17,7 +18,7 @@ import pytest
 import scipy.sparse as sp
 from _data import make_stream
 from _helpers import assert_same_learner
-from _reference_pipeline import Scaler, map_rows
+from _reference_pipeline import COS_BOUND, Scaler, map_rows, rff_cos
 from sklearn.base import clone
 from sklearn.kernel_approximation import Nystroem, RBFSampler
 from sklearn.preprocessing import PolynomialFeatures
@@ -79,6 +80,69 @@ def test_random_features_match_sklearn_rbfsampler():
     kernel = pipe._make_kernel()
     Z = np.array([kernel.py_map(np.ascontiguousarray(x)) for x in X[:20]])
     np.testing.assert_allclose(Z, sampler.transform(X[:20]), rtol=0, atol=1e-13)
+
+
+def _cos_arguments() -> np.ndarray:
+    """Arguments of the random features' cosine: near 0, around every
+    quadrant's boundary and multiple of pi/2 (where the reduction cancels),
+    typical features, large ones up to the bound, just past it, and huge."""
+    rng = np.random.default_rng(0)
+    near = np.arange(-64, 65) * (np.pi / 4)
+    return np.concatenate(
+        [
+            rng.normal(scale=3.0, size=20_000),
+            rng.uniform(-1e-3, 1e-3, size=1_000),
+            np.nextafter(near, np.inf),
+            np.nextafter(near, -np.inf),
+            near,
+            np.arange(-(2**10), 2**10) * (np.pi / 2),
+            rng.uniform(-COS_BOUND, COS_BOUND, size=20_000),
+            [COS_BOUND, -COS_BOUND, np.nextafter(COS_BOUND, np.inf), 1e8, -3e15],
+            [0.0, -0.0, 1e-300, np.pi / 4, 3 * np.pi / 4],
+        ]
+    )
+
+
+def test_random_feature_cosine_is_accurate():
+    """The kernel's cosine (fdlibm's reduction and polynomials) is within
+    3e-16 of the C library's on every argument range, including the
+    boundaries of the quadrants and arguments past the bound."""
+    from skbandit._core._feature_map import cos_array
+
+    x = _cos_arguments()
+    out = np.empty_like(x)
+    cos_array(x, out)
+    libm = np.array([math.cos(v) for v in x])
+    err = np.abs(out - libm)
+    assert err.max() <= 3e-16, x[np.argmax(err)]
+    # past the bound the C library's own
+    far = np.abs(x) > COS_BOUND
+    assert far.sum() == 3
+    np.testing.assert_array_equal(out[far], libm[far])
+
+
+def test_random_feature_cosine_matches_its_numpy_reference_bit_for_bit():
+    """The NumPy reference of the cosine (elementwise operations in the
+    kernel's order) is the kernel's, bit for bit; so is a kernel row of
+    features whose arguments all lie within the bound (the vectorised loop)
+    and one with an argument past it (the loop with the fallback)."""
+    from skbandit._core._feature_map import cos_array
+
+    x = _cos_arguments()
+    out = np.empty_like(x)
+    cos_array(x, out)
+    np.testing.assert_array_equal(out, rff_cos(x))
+    rng = np.random.default_rng(1)
+    sampler = RBFSampler(n_components=64, gamma=0.5, random_state=0).fit(
+        np.zeros((1, 3))
+    )
+    pipe = make_bandit_pipeline(sampler, SquareCB()).partial_fit(
+        rng.normal(size=(2, 3)), [0, 1], classes=np.arange(K)
+    )
+    kernel = pipe._make_kernel()
+    for x in (rng.normal(size=3), np.array([1e7, 0.0, -2.0])):
+        Z = map_rows(x[None], None, pipe.steps_[0][1], update=False)[0]
+        np.testing.assert_array_equal(kernel.py_map(x), Z)
 
 
 def test_python_maps_run_before_the_learner():
