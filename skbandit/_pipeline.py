@@ -461,12 +461,6 @@ class BanditPipeline(BaseBanditClassifier):
         super()._own_state_arrays()
         self.learner_._own_state_arrays()
 
-    def _model_bytes(self) -> int:
-        return super()._model_bytes() + self.learner_._model_bytes()
-
-    def _state_finite(self) -> bool:
-        return super()._state_finite() and self.learner_._state_finite()
-
     # --------------------------------------------------------------- kernel
     def _make_kernel(self):
         return self._wrap(self.learner_._make_kernel())

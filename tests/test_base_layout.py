@@ -125,3 +125,33 @@ def test_state_finite_reads_integer_state_as_finite():
     assert est._state_finite()
     est.grad_sq_[0, 0] = np.nan
     assert not est._state_finite()
+
+
+def test_state_finite_reaches_a_pipeline_candidates_learner():
+    """A selector's check of its whole state reaches the learner inside a
+    pipeline candidate (held learners hold learners: the copy mode's check
+    would otherwise miss a NaN in the default's nonlinear candidate), and
+    its rollback point records the same learners in the same order."""
+    from sklearn.kernel_approximation import RBFSampler
+
+    from skbandit import OnlineSelector
+    from skbandit.pipeline import make_bandit_pipeline
+    from skbandit.preprocessing import OnlineStandardScaler
+
+    X = np.random.default_rng(2).normal(size=(40, 3))
+    pipe = make_bandit_pipeline(
+        OnlineStandardScaler(),
+        RBFSampler(n_components=16, gamma=0.5, random_state=0),
+        SquareCB(),
+        random_state=0,
+    )
+    sel = OnlineSelector(candidates=[pipe, SquareCB()], random_state=0)
+    sel.fit(X, np.arange(40) % 3)
+    held = sel._held_learners()
+    assert held == sel.candidates_
+    assert held[0]._held_learners() == [held[0].learner_]
+    _, subs = sel._rollback_point()
+    assert len(subs) == 2 and len(subs[0][1]) == 1  # the pipeline's learner
+    assert sel._state_finite()
+    held[0].learner_.coef_[0, 0] = np.nan
+    assert not sel._state_finite()

@@ -161,28 +161,41 @@ class StateMixin:
         self._n_pending = 0
         self._init_state(n_features, classes.shape[0])
 
+    def _held_learners(self) -> list:
+        """The learners whose state is part of this one's, in order: a
+        meta-learner's ``candidates_``, then a pipeline's ``learner_``. The
+        state's size, its finiteness check and the rollback point reach them
+        through this list (each held learner through its own methods, so a
+        pipeline candidate's learner too); the compiled
+        ``_checks.rollback_record`` walks the same two attributes in the same
+        order."""
+        held = [*self.__dict__.get("candidates_", ())]
+        inner = getattr(self, "learner_", None)  # (a pipeline's: a property)
+        if isinstance(inner, StateMixin):
+            held.append(inner)
+        return held
+
     def _model_bytes(self) -> int:
-        """Bytes of the state arrays (a meta-learner's candidates' included,
-        each by its own ``_model_bytes``: a pipeline's learner, a store)."""
+        """Bytes of the state arrays, the held learners' included (each by
+        its own ``_model_bytes``)."""
         total = array_bytes(self, tuple(self._state_attrs))
-        for candidate in self.__dict__.get("candidates_", ()):
-            total += candidate._model_bytes()
+        for learner in self._held_learners():
+            total += learner._model_bytes()
         return total
 
     def _state_finite(self) -> bool:
-        """Every value of every floating-point state array finite (O(model):
-        the copy mode's check), by the compiled scan that bounds the input
-        (``within_bound`` at the largest float64, False for NaN and
-        infinities); integer arrays are finite."""
+        """Every value of every floating-point state array finite, the held
+        learners' included (O(model): the copy mode's check), by the compiled
+        scan that bounds the input (``within_bound`` at the largest float64,
+        False for NaN and infinities); integer arrays are finite."""
         return all(
             value.dtype.kind != "f"
             or within_bound(
                 np.ascontiguousarray(value, dtype=np.float64).reshape(-1), _FLOAT_MAX
             )
-            for learner in (self, *self.__dict__.get("candidates_", ()))
-            for name in learner._state_attrs
-            if isinstance(value := getattr(learner, name), np.ndarray)
-        )
+            for name in self._state_attrs
+            if isinstance(value := getattr(self, name), np.ndarray)
+        ) and all(learner._state_finite() for learner in self._held_learners())
 
     def _rollback_point(self, rng: bool = True):
         """What a rollback restores besides the journal: the state attributes
@@ -206,11 +219,7 @@ class StateMixin:
                 _rng_restore(self._rng, value)
             else:
                 setattr(self, name, value)
-        held = [*self.__dict__.get("candidates_", ())]
-        inner = getattr(self, "learner_", None)  # (a pipeline's: a property)
-        if isinstance(inner, StateMixin):
-            held.append(inner)
-        for learner, sub in zip(held, subs, strict=True):
+        for learner, sub in zip(self._held_learners(), subs, strict=True):
             learner._restore_point(sub)
 
 
