@@ -8,8 +8,10 @@ for
 * ``SquareCB()`` on the raw rows (the linear reference);
 * ``[OnlineStandardScaler, RBFSampler(n_components=D, gamma=1/d), SquareCB()]``
   (running standardisation and ``D`` random Fourier features in the kernel);
-* ``OnlineSelector(candidates=default_candidates() + [that pipeline])`` and the
-  default ``OnlineSelector()`` (the linear-only default).
+* ``OnlineSelector(candidates=default_candidates() + [that pipeline])``, the
+  selector of the four linear candidates ``OnlineSelector(candidates=
+  default_candidates())`` and the default ``OnlineSelector()`` (its nonlinear
+  candidate, ``D = 1000`` random features, first where ``d <= 256``).
 
 Part 2, online error (one pass, mean over ``--seeds`` seeds): linear
 ``SquareCB()`` against the pipeline on nonlinear streams:
@@ -76,8 +78,18 @@ def speed(args) -> None:
         if args.selector:
             rows.append(
                 (
-                    "OnlineSelector() (linear default)",
+                    "OnlineSelector(default_candidates()) (linear only)",
                     None,
+                    lambda: OnlineSelector(
+                        candidates=default_candidates(), random_state=0
+                    ),
+                )
+            )
+            n_default = len(default_candidates(d, args.k))
+            rows.append(
+                (
+                    "OnlineSelector() (the default)",
+                    1000 if n_default > len(default_candidates()) else None,
                     lambda: OnlineSelector(random_state=0),
                 )
             )
