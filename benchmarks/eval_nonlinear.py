@@ -331,6 +331,17 @@ def report(
         f"within 1.25x of the full-information limit: {int(np.sum(f <= 1.25))} "
         f"of {len(f)} streams"
     )
+    # the dense streams (those with random-feature runs: ``--rff``), the
+    # issue's measure
+    dense = [n for n in names if any(c.startswith("RFF") for c in store[f"{n}/0"])]
+    if dense:
+        r = [vw_ratios[n] for n in dense if n in vw_ratios]
+        f = np.array([full_ratios[n] for n in dense])
+        lines.append(
+            f"dense streams ({len(dense)}): ratio to {vw_label} median "
+            f"{np.median(r):.2f}, worst {max(r):.2f} ({len(r)} with VW); within "
+            f"1.25x of the full-information limit on {int(np.sum(f <= 1.25))}"
+        )
     return "\n".join(lines)
 
 
