@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -104,6 +105,10 @@ def shared_checks(module_names: tuple[str, ...], entry) -> list[Any]:
 def run_check(check: tuple[Callable, dict], entry, request) -> None:
     """Run one check of ``shared_checks`` on ``entry``."""
     func, kwargs = check
+    # the check module's own set-up (what its autouse fixtures do there)
+    setup = getattr(sys.modules[func.__module__], "SHARED_SETUP", None)
+    if setup is not None:
+        setup(request.getfixturevalue("monkeypatch"))
     params = inspect.signature(func).parameters
     fixtures = {n: request.getfixturevalue(n) for n in FIXTURES if n in params}
     if "request" in params:

@@ -25,10 +25,15 @@ The failure guarantee
 * A block whose rows are many for the model's size is rolled back by a copy
   of the state instead (``_get_state`` at its start, ``_set_state`` on a
   failure, and the whole state checked finite after it), when that copy is at
-  most ``1/_COPY_RATIO`` (1/16) of the bytes of input the block reads: a batch
-  call on a small model then pays less than the journal's per-entry records,
-  and the copy is still bounded by the work done. Calls on large models use
-  the journal.
+  most ``1/_COPY_RATIO`` (1/16) of the block's work: the bytes of input it
+  reads plus the bytes its journal may record (16 an entry, the kernel's
+  ``journal_bound`` of a row of the block's mean number of stored entries,
+  for each row; ``_block_work``). A batch call on a small model, or on a
+  model whose rounds write much more than their rows hold (the random
+  features of a ``BanditPipeline``: ``D`` weights written from ``d``
+  features), then pays less than the journal's per-entry records, and the
+  copy is still bounded by the work done. One-row calls and calls on large
+  models use the journal.
 * The journal holds at most ``_journal_limit()`` entries (1/32 of the model's,
   at least 2**16) past a row boundary: the pass then ends the block early,
   after that row, and the next block starts there (the generator is set back
@@ -89,6 +94,20 @@ STATUS_INVALID_DISTRIBUTION = int(KernelStatus.STATUS_INVALID_DISTRIBUTION)
 STATUS_JOURNAL_ERROR = int(KernelStatus.STATUS_JOURNAL_ERROR)
 
 
+def _block_work(kernel, X, n_rows: int, input_bytes: int) -> int:
+    """The work of a block of ``n_rows`` rows of X that read ``input_bytes``:
+    those bytes plus 16 (an address and a value) per journal entry its rounds
+    may record, each round bounded by the kernel's ``journal_bound`` of a row
+    of the block's mean number of stored entries. A one-row block counts its
+    input only (a one-row call keeps the journal: a copy of the model a row
+    would cost more than the row's writes)."""
+    if n_rows <= 1:
+        return input_bytes
+    per_entry = 8 if not sp.issparse(X) else 12
+    entries, entries_ll = kernel.py_journal_bound(input_bytes // (per_entry * n_rows))
+    return input_bytes + 16 * (entries + entries_ll) * n_rows
+
+
 class TransactionMixin(StateMixin):
     """Calls under the failure guarantee, played block by block: the state
     protocol (``StateMixin``) is what a block records and restores."""
@@ -138,7 +157,7 @@ class TransactionMixin(StateMixin):
         counters and generator are set back to the block's start, then
         ``play.rollback()`` (e.g. truncate the log). Per block this costs
         O(entries written + k); in the copy mode (module docstring) O(model),
-        at most 1/_COPY_RATIO of the block's input.
+        at most 1/_COPY_RATIO of the block's work (``_block_work``).
 
         A finished block is counted in ``_blocks_done`` when the call is a
         ``_transaction``.
@@ -151,10 +170,13 @@ class TransactionMixin(StateMixin):
             )
         journal = Journal(self._journal_limit(model_bytes))
         # a block is rolled back by a copy of the state instead of the journal
-        # when the copy is at most 1/_COPY_RATIO of the input the block reads
-        # (batch calls on small models: the copy is then cheaper than journaling)
+        # when the copy is at most 1/_COPY_RATIO of the block's work (the input
+        # it reads and the journal it may record; batch calls on small models,
+        # or whose rounds write much: the copy is then cheaper than journaling)
         all_bytes = _input_bytes(X, None)
-        may_copy = model_bytes * _COPY_RATIO <= all_bytes
+        may_copy = model_bytes * _COPY_RATIO <= _block_work(
+            kernel, X, rows.shape[0], all_bytes
+        )
         # rows per block: _BLOCK_ROWS, or after a block the journal ended early
         # twice its rows (doubling again after a full one), so that a call
         # whose rows write much does not draw uniforms for rows it cannot play
@@ -170,7 +192,9 @@ class TransactionMixin(StateMixin):
             block_bytes = (
                 all_bytes if whole and n == X.shape[0] else _input_bytes(X, block)
             )
-            copy = may_copy and model_bytes * _COPY_RATIO <= block_bytes
+            copy = may_copy and model_bytes * _COPY_RATIO <= _block_work(
+                kernel, X, n, block_bytes
+            )
             saved = self._get_state() if copy else None
             try:
                 play.begin()
