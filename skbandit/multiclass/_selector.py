@@ -42,6 +42,11 @@ _LEARNING_MODES = {"all": 0, "own": 1, "capped": 2}
 _TWIN_MIN_ROWS = 32
 
 
+# the skeleton's block hooks (no-ops): candidates that keep them are skipped
+_BASE_BEFORE_BLOCK = BaseBanditClassifier._before_block
+_BASE_AFTER_BLOCK = BaseBanditClassifier._after_block
+
+
 def _length_error(candidates, kernels) -> RuntimeError:
     return RuntimeError(
         f"OnlineSelector: {len(candidates)} candidates for {len(kernels)} "
@@ -492,23 +497,14 @@ class OnlineSelector(ExplorationMixin, BaseBanditClassifier):
         )
 
     def _before_block(self, kernel, n_rows):
-        # a candidate may replace its kernel (e.g. after growing a buffer).
-        # A one-row call runs this every round: one loop, no list unless a
-        # kernel was replaced, and ``zip`` without ``strict=True`` (which
-        # takes the slow keyword path) after comparing the lengths
-        kernels = kernel.kernels
+        # a candidate may replace its kernel (e.g. after growing a buffer):
+        # the candidates' hooks run in the kernel's compiled loop, which skips
+        # those that keep the skeleton's no-op (a one-row call and a live
+        # round run this every round)
         candidates = self.candidates_
-        if len(candidates) != len(kernels):
-            raise _length_error(candidates, kernels)
-        new = None
-        i = 0
-        for c, kc in zip(candidates, kernels):  # noqa: B905 (lengths compared)
-            replaced = c._before_block(kc, n_rows)
-            if replaced is not kc:
-                if new is None:
-                    new = list(kernels)
-                new[i] = replaced
-            i += 1
+        if len(candidates) != len(kernel.kernels):
+            raise _length_error(candidates, kernel.kernels)
+        new = kernel.before_hooks(candidates, n_rows, _BASE_BEFORE_BLOCK)
         if new is not None:
             kernel = self._selector_kernel(new)
         if n_rows >= _TWIN_MIN_ROWS:
@@ -521,15 +517,12 @@ class OnlineSelector(ExplorationMixin, BaseBanditClassifier):
         return kernel
 
     def _after_block(self, kernel) -> None:
-        # the candidates' own end-of-block work, and their round counters
-        n = kernel.rows_played
+        # the candidates' own end-of-block work (the no-op ones skipped), and
+        # their round counters, in the kernel's compiled loop
         kernel.clear_twins()
-        owners, kernels = kernel.owners, kernel.kernels
-        if len(owners) != len(kernels):
-            raise _length_error(owners, kernels)
-        for c, kc in zip(owners, kernels):  # noqa: B905 (as _before_block)
-            c._after_block(kc)
-            c.t_ += n
+        if len(kernel.owners) != len(kernel.kernels):
+            raise _length_error(kernel.owners, kernel.kernels)
+        kernel.after_hooks(kernel.rows_played, _BASE_AFTER_BLOCK)
 
     # ----------------------------------------------------------- validation
     # ----------------------------------------------------------- prediction

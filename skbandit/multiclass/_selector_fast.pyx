@@ -240,6 +240,44 @@ cdef class SelectorKernel(BaseKernel):
                 self.twin[c] = -1
             self.any_twin = False
 
+    def before_hooks(self, list candidates, Py_ssize_t n_rows, object base):
+        """Call ``_before_block(kernel, n_rows)`` of each candidate whose
+        class overrides ``base`` (the skeleton's, which returns its kernel),
+        in order, with the candidate's kernel; the list of kernels with the
+        replaced ones, or None when none was replaced. The caller checks that
+        ``candidates`` and ``kernels`` have one length. (A live round or a
+        one-row call makes this loop every round: compiled, and no call for
+        the candidates that keep the no-op.)"""
+        cdef Py_ssize_t i
+        cdef list kernels = self.kernels
+        cdef list new = None
+        cdef object c, kc, replaced
+        for i in range(len(candidates)):
+            c = candidates[i]
+            if getattr(type(c), "_before_block") is base:
+                continue
+            kc = kernels[i]
+            replaced = c._before_block(kc, n_rows)
+            if replaced is not kc:
+                if new is None:
+                    new = list(kernels)
+                new[i] = replaced
+        return new
+
+    def after_hooks(self, Py_ssize_t n_rows, object base):
+        """For each candidate (``owners``) in order: its ``_after_block``
+        with its kernel unless its class keeps ``base`` (the skeleton's no-op),
+        then its round counter ``t_`` advanced by ``n_rows``. The caller
+        checks that ``owners`` and ``kernels`` have one length."""
+        cdef Py_ssize_t i
+        cdef list owners = self.owners, kernels = self.kernels
+        cdef object c
+        for i in range(len(owners)):
+            c = owners[i]
+            if getattr(type(c), "_after_block") is not base:
+                c._after_block(kernels[i])
+            c.t_ = c.t_ + n_rows
+
     def py_twins(self):
         """A copy of the score twins (``set_twins``)."""
         return np.array(self.twin, copy=True)
