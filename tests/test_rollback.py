@@ -585,38 +585,3 @@ def test_batch_calls_on_small_models_copy_and_one_row_calls_do_not(monkeypatch):
     assert calls["n"] == 1
     est.partial_fit(X[2000:], y[2000:])
     assert calls["n"] == 1
-
-
-def test_batch_calls_whose_rounds_write_much_copy(monkeypatch):
-    """The choice counts the journal a block may record as its work, not only
-    its input: a 300-row call of a pipeline of 256 random features of 4
-    features (each round writes hundreds of weights from 32 bytes of input;
-    by its input alone it would journal) copies its state, a one-row call
-    does not."""
-    from sklearn.kernel_approximation import RBFSampler
-
-    from skbandit import SquareCB
-    from skbandit.pipeline import BanditPipeline, make_bandit_pipeline
-    from skbandit.preprocessing import OnlineStandardScaler
-
-    monkeypatch.setattr("skbandit._base._transaction._COPY_RATIO", 16)
-    X, y = make_stream(n=301, d=4, k=K, seed=29)
-    est = make_bandit_pipeline(
-        OnlineStandardScaler(),
-        RBFSampler(n_components=256, gamma=0.25, random_state=0),
-        SquareCB(),
-        random_state=0,
-    )
-    calls = {"n": 0}
-    get_state = BanditPipeline._get_state
-
-    def counting(self):
-        calls["n"] += 1
-        return get_state(self)
-
-    monkeypatch.setattr(BanditPipeline, "_get_state", counting)
-    est.partial_fit(X[:300], y[:300], classes=np.arange(K))
-    assert calls["n"] == 1
-    assert est._model_bytes() * 16 > 300 * 4 * 8  # (the input alone: journal)
-    est.partial_fit(X[300:], y[300:])
-    assert calls["n"] == 1
