@@ -104,3 +104,17 @@ def assert_same_log(fb_a, fb_b) -> None:
     for name in ("rows_", "actions_", "rewards_", "propensities_"):
         assert_array_equal(getattr(fb_a, name), getattr(fb_b, name), err_msg=name)
     assert fb_a.n_rounds_ == fb_b.n_rounds_
+
+
+def count_state_copies(monkeypatch, cls) -> dict:
+    """Count the calls of ``cls._get_state`` in ``["n"]``: the copy mode's
+    copy of the state at the start of a block (``_transaction``)."""
+    calls = {"n": 0}
+    get_state = cls._get_state
+
+    def counting(self):
+        calls["n"] += 1
+        return get_state(self)
+
+    monkeypatch.setattr(cls, "_get_state", counting)
+    return calls

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from _data import make_stream
-from _helpers import assert_same_learner
+from _helpers import assert_same_learner, count_state_copies
 from _reference_pipeline import COS_BOUND, Scaler, map_rows, rff_cos
 from sklearn.base import clone
 from sklearn.kernel_approximation import Nystroem, RBFSampler
@@ -401,14 +401,7 @@ def test_batch_calls_whose_rounds_write_much_copy(monkeypatch):
         SquareCB(),
         random_state=0,
     )
-    calls = {"n": 0}
-    get_state = BanditPipeline._get_state
-
-    def counting(self):
-        calls["n"] += 1
-        return get_state(self)
-
-    monkeypatch.setattr(BanditPipeline, "_get_state", counting)
+    calls = count_state_copies(monkeypatch, BanditPipeline)
     est.partial_fit(X[:300], y[:300], classes=np.arange(K))
     assert calls["n"] == 1
     assert est._model_bytes() * 16 > 300 * 4 * 8  # (the input alone: journal)

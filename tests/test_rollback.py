@@ -21,7 +21,13 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from _data import make_stream
-from _helpers import assert_same_learner, assert_same_log, assert_same_state, snapshot
+from _helpers import (
+    assert_same_learner,
+    assert_same_log,
+    assert_same_state,
+    count_state_copies,
+    snapshot,
+)
 from _registry import KERNEL_ENTRIES as ENTRIES
 from _registry import entry_params
 
@@ -573,14 +579,7 @@ def test_batch_calls_on_small_models_copy_and_one_row_calls_do_not(monkeypatch):
     monkeypatch.setattr("skbandit._base._transaction._COPY_RATIO", 16)
     X, y = make_stream(n=2001, d=D, k=K, seed=27)
     est = Banditron(random_state=0)
-    calls = {"n": 0}
-    get_state = Banditron._get_state
-
-    def counting(self):
-        calls["n"] += 1
-        return get_state(self)
-
-    monkeypatch.setattr(Banditron, "_get_state", counting)
+    calls = count_state_copies(monkeypatch, Banditron)
     est.partial_fit(X[:2000], y[:2000], classes=np.arange(K))
     assert calls["n"] == 1
     est.partial_fit(X[2000:], y[2000:])
