@@ -188,12 +188,12 @@ class TransactionMixin(StateMixin):
             n = block.shape[0]
             point = self._rollback_point()
             # (the rows of a pass are distinct: a block of as many rows as X
-            # reads all of it)
-            block_bytes = (
-                all_bytes if whole and n == X.shape[0] else _input_bytes(X, block)
-            )
-            copy = may_copy and model_bytes * _COPY_RATIO <= _block_work(
-                kernel, X, n, block_bytes
+            # reads all of it, and its work is the call's, measured above)
+            all_of_x = whole and n == X.shape[0]
+            block_bytes = all_bytes if all_of_x else _input_bytes(X, block)
+            copy = may_copy and (
+                all_of_x
+                or model_bytes * _COPY_RATIO <= _block_work(kernel, X, n, block_bytes)
             )
             saved = self._get_state() if copy else None
             try:
