@@ -142,6 +142,69 @@ def _learners():
     }
 
 
+#: the exploration schedules ``f(tau) = scale * tau**exponent`` of the
+#: nonlinear candidate's SquareCB tried by ``--exploration-study`` (the default
+#: candidate's is ``(300, 0.75)``, SquareCB's own default)
+EXPLORATION_GRID = tuple(
+    (scale, exponent)
+    for scale in (100.0, 300.0, 1000.0, 3000.0)
+    for exponent in (0.5, 0.75)
+)
+
+
+def _exploration_study(row: dict, X, y, seed: int) -> None:
+    """``OnlineSelector`` over the default candidates with the nonlinear
+    candidate's exploration replaced by each schedule of ``EXPLORATION_GRID``
+    (keys ``OnlineSelector(nonlinear IG(scale,exponent))``)."""
+    from skbandit import OnlineSelector
+    from skbandit.exploration import InverseGap
+    from skbandit.multiclass._selector import default_candidates
+
+    classes = np.unique(y)
+    for scale, exponent in EXPLORATION_GRID:
+        key = f"OnlineSelector(nonlinear IG({scale:g},{exponent:g}))"
+        if key in row:
+            continue
+        cands = default_candidates(X.shape[1], len(classes))
+        if len(cands) < 5:  # no nonlinear candidate on these rows
+            return
+        for c in cands:  # as the defaults are seeded
+            c.set_params(random_state=0)
+        cands[0].set_params(squarecb__exploration=InverseGap(scale, exponent=exponent))
+        row[key] = _error(OnlineSelector(candidates=cands, random_state=seed), X, y)
+
+
+#: the widest rows ``--quadratic`` expands (``d (d + 3) / 2`` features)
+QUADRATIC_MAX_FEATURES = 64
+
+
+def quadratic(X) -> np.ndarray:
+    """The running-standardised rows ``u`` and their degree-2 monomials
+    ``u_i u_j`` (``i <= j``; scikit-learn's ``PolynomialFeatures(2,
+    include_bias=False)``)."""
+    from sklearn.preprocessing import PolynomialFeatures
+
+    U = running_standardise(X.toarray() if sp.issparse(X) else X)
+    return PolynomialFeatures(2, include_bias=False).fit_transform(U)
+
+
+def _quadratic_study(row: dict, X, y, seed: int, full_info: bool) -> None:
+    """SquareCB with each oracle of ``RFF_OPTIMISERS`` on ``quadratic(X)``
+    (keys ``QUAD SquareCB(oracle,rate)``) and, with ``full_info``, the
+    full-information limit of those features (``full-info QUAD``)."""
+    from skbandit import SquareCB
+
+    Z = quadratic(X)
+    for reg, lr in RFF_OPTIMISERS:
+        key = f"QUAD SquareCB({reg},{lr})"
+        if key not in row:
+            est = SquareCB(step_size=reg, random_state=seed)
+            est.set_params(step_size__learning_rate=lr)
+            row[key] = _error(est, Z, y)
+    if full_info and "full-info QUAD" not in row:
+        row["full-info QUAD"] = full_info_error(Z, y, seed)
+
+
 def run(args) -> dict:
     store: dict = {}
     if args.out and os.path.exists(os.path.join(args.out, f"{args.suite}.json")):
@@ -167,6 +230,8 @@ def run(args) -> dict:
                     X,
                     y,
                 )
+            if args.exploration_study and dense:
+                _exploration_study(row, X, y, seed)
             for name, make in learners.items():
                 if name not in row:
                     t0 = time.perf_counter()
@@ -189,6 +254,8 @@ def run(args) -> dict:
                         fkey = f"full-info RFF{D}x{scale}"
                         if args.full_info and fkey not in row:
                             row[fkey] = full_info_error(Z, y, seed)
+            if dense and args.quadratic and X.shape[1] <= QUADRATIC_MAX_FEATURES:
+                _quadratic_study(row, X, y, seed, args.full_info)
             if args.full_info and "full-info linear" not in row:
                 Xs = X if sp.issparse(X) else running_standardise(X)
                 row["full-info linear"] = full_info_error(Xs, y, seed)
@@ -219,7 +286,11 @@ def table(store: dict, seeds) -> str:
             if isinstance(v, float) and not c.endswith(" s")
         }
     )
-    lines = ["stream".ljust(22) + "".join(c[:18].rjust(20) for c in cols)]
+    # columns by number when a name does not fit, with a legend above
+    legend = any(len(c) > 18 for c in cols)
+    lines = [f"  [{i}] {c}" for i, c in enumerate(cols, 1)] if legend else []
+    heads = [f"[{i}]" if legend else c for i, c in enumerate(cols, 1)]
+    lines.append("stream".ljust(22) + "".join(h.rjust(20) for h in heads))
     for n in names:
         rows = [store[f"{n}/{s}"] for s in seeds if f"{n}/{s}" in store]
         means = {
@@ -240,12 +311,14 @@ def table(store: dict, seeds) -> str:
     return "\n".join(lines)
 
 
-def rank(store: dict, seeds, base: str = "OnlineSelector()") -> str:
-    """The representation rule: every ``RFF...`` configuration's ratio of mean
-    error to ``base``'s on each stream, ranked by the worst stream, then the
-    mean over streams (smallest first)."""
+def rank(
+    store: dict, seeds, base: str = "OnlineSelector()", prefix: str = "RFF"
+) -> str:
+    """The representation rule: every configuration whose key starts with
+    ``prefix``, its ratio of mean error to ``base``'s on each stream, ranked
+    by the worst stream, then the mean over streams (smallest first)."""
     names = sorted({k.rsplit("/", 1)[0] for k in store})
-    cfgs = sorted({c for r in store.values() for c in r if c.startswith("RFF")})
+    cfgs = sorted({c for r in store.values() for c in r if c.startswith(prefix)})
     ranked = []
     for c in cfgs:
         ratios = {}
@@ -358,6 +431,18 @@ def main(argv=None) -> int:
         action="store_true",
         help="also the defaults with the nonlinear candidate last",
     )
+    p.add_argument(
+        "--quadratic",
+        action="store_true",
+        help="also SquareCB on the degree-2 monomials of the standardised rows "
+        "(rows of at most QUADRATIC_MAX_FEATURES columns)",
+    )
+    p.add_argument(
+        "--exploration-study",
+        action="store_true",
+        help="also the defaults with the nonlinear candidate's exploration "
+        "schedule from EXPLORATION_GRID",
+    )
     p.add_argument("--vw-cache", default=None)
     p.add_argument("--out", default=None)
     p.add_argument(
@@ -382,6 +467,14 @@ def main(argv=None) -> int:
     print(table(store, a.seeds))
     if a.rff:
         print(rank(store, a.seeds))
+    if a.quadratic:
+        print(rank(store, a.seeds, "OnlineSelector(linear)", "QUAD"))
+    if a.exploration_study:
+        print(
+            rank(
+                store, a.seeds, "OnlineSelector(linear)", "OnlineSelector(nonlinear IG"
+            )
+        )
     return 0
 
 
