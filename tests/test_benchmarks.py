@@ -168,6 +168,54 @@ def test_features_study_measures_the_quadratic_expansion(tmp_path):
     assert row["SquareCB() raw"] != row["SquareCB() quadratic"]
 
 
+def test_eval_nonlinear_studies_play_what_they_name(tmp_path):
+    """eval_nonlinear.py's --quadratic rows are SquareCB on the degree-2
+    monomials of the rows standardised with the statistics of the rows
+    before them, and its --exploration-study rows the default selector with
+    the nonlinear candidate's schedule replaced (caught: raw rows expanded,
+    a schedule left at the default or given to another candidate)."""
+    import numpy as np
+    from sklearn.preprocessing import PolynomialFeatures
+
+    from skbandit import OnlineSelector, SquareCB
+    from skbandit.exploration import InverseGap
+    from skbandit.multiclass._candidates import default_candidates
+
+    run_benchmark(
+        "eval_nonlinear.py", "--suite", "tuning", "--streams", "raw-k2",
+        "--seeds", "1", "--quadratic", "--exploration-study",
+        "--out", str(tmp_path),
+    )  # fmt: skip
+    row = json.loads((tmp_path / "tuning.json").read_text())["raw-k2/1"]
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        from streams import load_stream
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    X, y = load_stream("raw-k2", 1, suite="tuning")
+    classes = np.unique(y)
+    U = np.empty_like(X, dtype=float)
+    for t in range(len(X)):  # row t by the mean and sd of rows 0 .. t-1
+        past = X[:t]
+        mean = past.mean(axis=0) if t else np.zeros(X.shape[1])
+        sd = past.std(axis=0) if t else np.ones(X.shape[1])
+        U[t] = (X[t] - mean) / np.where(sd < 1e-12, 1.0, sd)
+    Z = PolynomialFeatures(2, include_bias=False).fit_transform(U)
+    est = SquareCB(step_size="normalized", random_state=1).partial_fit(
+        Z, y, classes=classes
+    )
+    assert abs(row["QUAD SquareCB(normalized,0.5)"] - est.n_mistakes_ / len(y)) < 1e-9
+    cands = default_candidates(X.shape[1], len(classes))
+    for c in cands:
+        c.set_params(random_state=0)
+    cands[0].set_params(squarecb__exploration=InverseGap(100.0, exponent=0.5))
+    sel = OnlineSelector(candidates=cands, random_state=1).partial_fit(
+        X, y, classes=classes
+    )
+    assert row["OnlineSelector(nonlinear IG(100,0.5))"] == sel.n_mistakes_ / len(y)
+    assert row["OnlineSelector(nonlinear IG(300,0.75))"] == row["OnlineSelector()"]
+
+
 def test_bench_feature_maps_smoke_run():
     out = run_benchmark(
         "bench_feature_maps.py",
