@@ -26,7 +26,13 @@ reward, propensity))`` (the reward 1[action == label], computed in Python as a
 deployed loop would), "1 row" one round and "n rows" ``--rounds`` rounds; the
 learners are then the script's ``LIVE_LEARNERS`` when it has them (``--script
 bench_live.py``: Banditron, SquareCB, OnlineSelector), else its ``LEARNERS``.
-``Ir/round`` is then the instructions of one live round.
+``Ir/round`` is then the instructions of one live round. ``--session`` counts
+rounds of a ``LiveSession`` opened on the warmed-up learner instead:
+``session.act(row)`` then ``session.learn(row, action, reward, propensity)``
+(a dense row as a 1-D array, a CSR row as a one-row matrix). ``--vw`` adds the
+row ``VW``: the script's ``vw_case`` (``bench_live.py``: Vowpal Wabbit's
+``--cb_explore`` predict then learn, the yardstick of the live session),
+warmed up and measured on the same rows.
 
 Printed per learner and input: ``Ir/round`` = Ir(n rows) / n; ``marginal`` =
 (Ir(n rows) - Ir(1 row)) / (n - 1), the cost of one more row in a call; ``per
@@ -44,6 +50,8 @@ leaves in ``DIR/venv``) is measured on exactly the same input:
     python benchmarks/count_instructions.py --python /tmp/prev/venv/bin/python
     python benchmarks/count_instructions.py --script bench_ova.py --rounds 5000
     python benchmarks/count_instructions.py --live --script bench_live.py --rounds 2000
+    python benchmarks/count_instructions.py --session --vw --script bench_live.py \
+        --rounds 2000
 
 Needs Linux, ``valgrind`` and a C compiler with Valgrind's headers. Each child
 runs about 30-60x slower than natively (20,000 rounds: a minute or two per
@@ -81,6 +89,7 @@ void cg_end(const char *label) {
 }
 """
 REGIONS = ("noop", "1 row", "n rows")
+VW = "VW"  # the --vw row's name
 
 
 def build_helper(workdir: Path) -> Path:
@@ -100,15 +109,21 @@ def build_helper(workdir: Path) -> Path:
     return lib
 
 
-def load_learners(script: str, live: bool = False) -> list[tuple[str, Any]]:
-    """The ``LEARNERS`` list of a benchmark script in this directory (its
-    ``LIVE_LEARNERS`` for ``--live`` when it has them)."""
+def load_script(script: str):
+    """A benchmark script of this directory, imported as a module."""
     sys.path.insert(0, str(BENCHMARKS))
     path = BENCHMARKS / script
     spec = importlib.util.spec_from_file_location(path.stem, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
+    return module
+
+
+def load_learners(script: str, live: bool = False) -> list[tuple[str, Any]]:
+    """The ``LEARNERS`` list of a benchmark script in this directory (its
+    ``LIVE_LEARNERS`` for ``--live`` when it has them)."""
+    module = load_script(script)
     if live and hasattr(module, "LIVE_LEARNERS"):
         return list(module.LIVE_LEARNERS)
     return list(module.LEARNERS)
@@ -124,15 +139,19 @@ def child(args: argparse.Namespace) -> int:
     cg.cg_end.argtypes = [ctypes.c_char_p]
     if not cg.cg_running():
         sys.exit("count_instructions.py --child: not running under valgrind")
-    factory = dict(load_learners(args.script, args.live))[args.learner]
     w, n = args.warmup, args.rounds
     X, y = make_input(args.input, w + 1 + n, 0)
+    if args.learner == VW:
+        vw_child(cg, load_script(args.script).vw_case(X, y, 0), w, n)
+        print(json.dumps({"skbandit": skbandit.__file__, "t_": w + 1 + n}))
+        return 0
+    factory = dict(load_learners(args.script, args.live))[args.learner]
     # slices made before measuring (a CSR slice is a copy)
     parts = [(X[:w], y[:w]), (X[w : w + 1], y[w : w + 1]), (X[w + 1 :], y[w + 1 :])]
     est = factory(0)
     est.partial_fit(*parts[0], classes=CLASSES)
     if args.live:
-        live_child(cg, est, X[w:], y[w:], n)
+        live_child(cg, est, X[w:], y[w:], n, args.session)
     else:
         fit = est.partial_fit
         Xa, ya = parts[1]
@@ -149,18 +168,32 @@ def child(args: argparse.Namespace) -> int:
     return 0
 
 
-def live_child(cg, est, X, y, n: int) -> None:
-    """The ``--live`` regions: one round of the live loop, then ``n`` rounds."""
-    from skbandit import LoggedFeedback
+def live_child(cg, est, X, y, n: int, session: bool = False) -> None:
+    """The ``--live`` regions: one round of the live loop (of a
+    ``LiveSession`` with ``session``), then ``n`` rounds."""
+    from scipy import sparse
 
-    rows = [X[i : i + 1] for i in range(n + 1)]  # made before measuring
+    from skbandit import LiveSession, LoggedFeedback
+
     labels = y.tolist()
+    if session:
+        live = LiveSession(est)
+        # made before measuring: a dense row 1-D, a CSR row a 1-row matrix
+        rows = [X[i : i + 1] if sparse.issparse(X) else X[i] for i in range(n + 1)]
 
-    def round_(i):
-        row = rows[i]
-        action, propensity = est.sample_actions(row)
-        reward = 1.0 if action[0] == labels[i] else 0.0
-        est.partial_fit(row, LoggedFeedback(action, [reward], propensity))
+        def round_(i):
+            row = rows[i]
+            action, propensity = live.act(row)
+            live.learn(row, action, 1.0 if action == labels[i] else 0.0, propensity)
+
+    else:
+        rows = [X[i : i + 1] for i in range(n + 1)]
+
+        def round_(i):
+            row = rows[i]
+            action, propensity = est.sample_actions(row)
+            reward = 1.0 if action[0] == labels[i] else 0.0
+            est.partial_fit(row, LoggedFeedback(action, [reward], propensity))
 
     cg.cg_begin()
     cg.cg_end(b"noop")
@@ -170,6 +203,22 @@ def live_child(cg, est, X, y, n: int) -> None:
     cg.cg_begin()
     for i in range(1, n + 1):
         round_(i)
+    cg.cg_end(b"n rows")
+
+
+def vw_child(cg, one, w: int, n: int) -> None:
+    """The ``--vw`` regions: ``one(i)`` (a round of the script's ``vw_case``)
+    on rows ``0 .. w-1`` unmeasured, then row ``w``, then ``n`` rows."""
+    for i in range(w):
+        one(i)
+    cg.cg_begin()
+    cg.cg_end(b"noop")
+    cg.cg_begin()
+    one(w)
+    cg.cg_end(b"1 row")
+    cg.cg_begin()
+    for i in range(w + 1, w + 1 + n):
+        one(i)
     cg.cg_end(b"n rows")
 
 
@@ -214,7 +263,9 @@ def measure(
         f"--callgrind-out-file={out}", python, str(Path(__file__).resolve()),
         "--child", "--script", args.script, "--learner", learner, "--input", kind,
         "--rounds", str(args.rounds), "--warmup", str(args.warmup),
-    ] + (["--live"] if args.live else [])  # fmt: skip
+    ] + (["--live"] if args.live else []) + (
+        ["--session"] if args.session else []
+    )  # fmt: skip
     done = subprocess.run(
         cmd, env=env, cwd=tempfile.gettempdir(), capture_output=True, text=True
     )
@@ -261,6 +312,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="also list the N most expensive functions (own instructions)")  # fmt: skip
     add("--live", action="store_true",
         help="count rounds of the live loop instead")  # fmt: skip
+    add("--session", action="store_true",
+        help="count rounds of a LiveSession (implies --live)")  # fmt: skip
+    add("--vw", action="store_true",
+        help="also the vw_case of --script (VW predict + learn)")  # fmt: skip
     add("--keep", type=Path, help="keep callgrind's dumps in this directory")
     add("--json", metavar="PATH", help="also write the results")
     add("--child", action="store_true", help=argparse.SUPPRESS)
@@ -269,6 +324,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     args = p.parse_args(argv)
     if args.rounds < 2 or args.warmup < 1:
         p.error("--rounds must be at least 2 and --warmup at least 1")
+    args.live = args.live or args.session
     return args
 
 
@@ -285,6 +341,10 @@ def main(argv: list[str] | None = None) -> int:
                 f"count_instructions.py: {name!r} is not in {args.script}: {names}"
             )
     names = [n for n in names if not args.learners or n in args.learners]
+    if args.vw:
+        if not hasattr(load_script(args.script), "vw_case"):
+            sys.exit(f"count_instructions.py: --vw: {args.script} has no vw_case")
+        names.append(VW)
     tmp = Path(tempfile.mkdtemp(prefix="skbandit-cg-"))
     if args.keep:
         args.keep.mkdir(parents=True, exist_ok=True)
@@ -294,7 +354,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         width = max(len(n) for n in names)
         what = (
-            f"{args.rounds} rounds of the live loop, one row per call,"
+            f"{args.rounds} rounds of a LiveSession (act + learn),"
+            if args.session
+            else f"{args.rounds} rounds of the live loop, one row per call,"
             if args.live
             else f"partial_fit of {args.rounds} rows"
         )
@@ -321,7 +383,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.json:
             with open(args.json, "w") as f:
                 json.dump({"script": args.script, "python": args.python,
-                           "live": args.live, "rows": rows}, f, indent=2)  # fmt: skip
+                           "live": args.live, "session": args.session,
+                           "rows": rows}, f, indent=2)  # fmt: skip
             print(f"wrote {args.json}")
     finally:
         if not args.keep:

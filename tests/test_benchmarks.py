@@ -111,6 +111,32 @@ def test_count_instructions_counts_only_the_measured_calls(tmp_path):
     assert row["ir_per_round"] == row["ir_n_rows"] / 40
 
 
+# under valgrind, with VW: about a minute, so only with --runslow
+@pytest.mark.slow
+@pytest.mark.skipif(
+    shutil.which("valgrind") is None or shutil.which("cc") is None,
+    reason="count_instructions.py needs valgrind and a C compiler",
+)
+def test_count_instructions_counts_session_rounds_and_vw(tmp_path):
+    """--session counts rounds of a LiveSession, which execute fewer
+    instructions than the live loop's public calls on the same rows (a flag
+    ignored would count the loop twice); --vw adds VW's predict + learn."""
+    pytest.importorskip("vowpalwabbit")
+    ir = {}
+    for mode in ("--live", "--session"):
+        out = tmp_path / f"{mode[2:]}.json"
+        run_benchmark(
+            "count_instructions.py", mode, "--script", "bench_live.py",
+            "--learners", "Banditron", "--inputs", "csr", "--rounds", "40",
+            "--warmup", "10", "--json", str(out),
+            *(["--vw"] if mode == "--session" else []),
+        )  # fmt: skip
+        for row in json.loads(out.read_text())["rows"]:
+            ir[mode, row["learner"]] = row["ir_per_round"]
+    assert 0 < ir["--session", "Banditron"] < ir["--live", "Banditron"]
+    assert ir["--session", "VW"] > 0
+
+
 def test_defaults_fingerprint_covers_every_public_learner():
     """The fingerprint that checks refactorings bit for bit (two versions'
     outputs compared) has a line per public learner and input, each path
