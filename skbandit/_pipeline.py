@@ -264,6 +264,8 @@ class BanditPipeline(BaseBanditClassifier):
     }
 
     _state_attrs = ("scaler_mean_", "scaler_var_sum_", "scaler_count_")
+    # the hooks write the learner's counter t_ and run its hooks
+    _hook_rebinds = ()
 
     def __init__(
         self,

@@ -131,6 +131,15 @@ class BaseBanditClassifier(
         """Called after each block has been played, before it is committed (e.g.
         to project weights or check a capacity). Raising rolls the block back."""
 
+    #: The attributes ``_before_block`` and ``_after_block`` may rebind (assign
+    #: a new object to) while a ``LiveSession`` locks the parameters, besides
+    #: the round counters ``t_``, ``n_mistakes_``, ``n_greedy_mistakes_``: a
+    #: live round records only these (and its held learners') as its rollback
+    #: point. A class that overrides a hook states its own; one that does not
+    #: (``None`` or inherited from above its hooks) gets the whole rollback
+    #: point every round (``LiveSession``).
+    _hook_rebinds: tuple[str, ...] | None = ()
+
     @abstractmethod
     def _score_rows(self, X) -> np.ndarray:
         """Scores (n_samples, n_classes) of validated rows under the current state."""

@@ -22,8 +22,10 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
+from skbandit._base._checks import record_attributes
 from skbandit._base._rows import _MAX_ABS_X
 from skbandit._base._stacklevel import _caller_stacklevel
+from skbandit._base._state import _COUNTERS, StateMixin
 from skbandit._base._validation import InputValidationMixin
 from skbandit._core._kernel import Journal, KernelStatus
 from skbandit._core._live import LiveRound
@@ -38,6 +40,48 @@ __all__ = ["LiveSession"]
 # The hooks a learner may override; any override puts the session on the
 # hooked round (``_learn_hooked``: the hooks run around every round).
 _HOOKS = ("_before_block", "_after_block", "_rollback_point", "_restore_point")
+
+
+_MISSING = object()  # an attribute absent when the round's point was taken
+
+
+def _states_rebinds(cls) -> bool:
+    """Whether ``cls`` states what its block hooks rebind: it keeps the
+    skeleton's rollback point, and its ``_hook_rebinds`` is not None and
+    declared by the class that defines its hooks or a subclass of it (a
+    subclass that overrides a hook without stating its own is not covered by
+    its parent's statement)."""
+    if (
+        cls._rollback_point is not StateMixin._rollback_point
+        or cls._restore_point is not StateMixin._restore_point
+        or cls._hook_rebinds is None
+    ):
+        return False
+    mro = cls.__mro__
+
+    def where(name: str) -> int:
+        return next(i for i, c in enumerate(mro) if name in vars(c))
+
+    return where("_hook_rebinds") <= min(where("_before_block"), where("_after_block"))
+
+
+def _hook_plan(learner) -> list[tuple[object, str]] | None:
+    """The ``(learner, attribute)`` pairs a live round's hooks may rebind:
+    the round counters and ``_hook_rebinds`` of the learner and of every
+    learner it holds (``_held_learners``, recursively), or None when one of
+    them does not state its hooks' rebinds (``_states_rebinds``: the round
+    then records the whole rollback point). Fixed while the session is open:
+    the parameters and the held learners cannot change."""
+    plan: list[tuple[object, str]] = []
+    todo = [learner]
+    while todo:
+        obj = todo.pop()
+        cls = type(obj)
+        if not _states_rebinds(cls):
+            return None
+        plan += [(obj, name) for name in (*_COUNTERS, *cls._hook_rebinds)]
+        todo += obj._held_learners()
+    return plan
 
 
 def _compiled_path(learner) -> bool:
@@ -199,6 +243,11 @@ class LiveSession:
             getattr(cls, name) is not getattr(BaseBanditClassifier, name)
             for name in _HOOKS
         )
+        # what a hooked round records to undo its hooks (``_hook_plan``)
+        self._plan = _hook_plan(learner) if self._hooked else None
+        if self._plan is not None:
+            self._plan_objects = [obj for obj, _ in self._plan]
+            self._plan_names = [name for _, name in self._plan]
         self._row_hook = cls._check_rows is not InputValidationMixin._check_rows
         self._full_information = kernel.full_information
 
@@ -341,16 +390,18 @@ class LiveSession:
 
     def _learn_hooked(self, x, code: int, reward: float, propensity: float) -> None:
         """A round of a learner that overrides the block hooks: its rollback
-        point, ``_before_block`` (which may replace the kernel), the round,
-        ``_after_block``; on a failure the round is undone and the rollback
-        point restored."""
+        point (``_point``), ``_before_block`` (which may replace the kernel),
+        the round, ``_after_block``; on a failure the round is undone, the
+        rollback point restored and the kernel the round started with played
+        again (a kernel the hook made wraps the arrays the point replaced)."""
         learner = self.learner
         live = self._round
-        point = learner._rollback_point(rng=False)
+        point = self._point()
+        started = live.kernel
         played = False
         try:
-            kernel = learner._before_block(live.kernel, 1)
-            if kernel is not live.kernel:
+            kernel = learner._before_block(started, 1)
+            if kernel is not started:
                 live.set_kernel(kernel)
             played = live.learn(learner.t_ + 1, code, reward, propensity)
             if not played:
@@ -360,8 +411,31 @@ class LiveSession:
         except BaseException:
             if played:  # (else ``_fail`` undid it)
                 live.unlearn()
-                learner._restore_point(point)
+                self._restore(point)
+            if live.kernel is not started:
+                live.set_kernel(started)
             raise
+
+    def _point(self):
+        """What a hooked round restores on a failure, besides the journal: the
+        attributes of the session's plan (``_hook_plan``: the counters and
+        the hooks' stated rebinds, O(learners held)), else the learner's whole
+        rollback point (O(state attributes))."""
+        plan = self._plan
+        if plan is None:
+            return self.learner._rollback_point(rng=False)
+        return record_attributes(self._plan_objects, self._plan_names, _MISSING)
+
+    def _restore(self, point) -> None:
+        plan = self._plan
+        if plan is None:
+            self.learner._restore_point(point)
+            return
+        for (obj, name), value in zip(plan, point, strict=True):
+            if value is _MISSING:
+                obj.__dict__.pop(name, None)
+            else:
+                setattr(obj, name, value)
 
     def _fail(self, x, propensity: float, restore=None) -> None:
         """Undo the failed round and raise its error."""
@@ -370,7 +444,7 @@ class LiveSession:
         status = kernel.status
         live.unlearn()
         if restore is not None:
-            self.learner._restore_point(restore)
+            self._restore(restore)
         learner = self.learner
         X = _as_2d(x)
         if status == STATUS_NONFINITE:

@@ -18,7 +18,12 @@ import copy
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from _helpers import assert_same_learner, assert_same_state, snapshot
+from _helpers import (
+    _assert_equal_values,
+    assert_same_learner,
+    assert_same_state,
+    snapshot,
+)
 from _registry import BANDIT_ENTRIES, entry_params
 
 from skbandit import Banditron, LiveSession, LoggedFeedback, RegressionReduction
@@ -46,12 +51,8 @@ def _assert_same_state_but_generator(est, snap):
     advances by the pairs it queued (``close`` sets it back)."""
     snap = {k: v for k, v in snap.items() if k != "_rng"}
     now = {k: v for k, v in snapshot(est).items() if k != "_rng"}
-    assert now.keys() == snap.keys()
-    for name, value in snap.items():
-        if isinstance(value, np.ndarray):
-            np.testing.assert_array_equal(now[name], value, err_msg=name)
-        else:
-            assert now[name] == value, name
+    # (a meta-learner's snapshot nests its held learners' as dictionaries)
+    _assert_equal_values(now, snap, "state")
 
 
 def _row(X, i, form):
@@ -305,3 +306,116 @@ def test_the_learners_row_rule_runs_in_the_session(form):
             sa.learn(X[j], act, float(act == y[j]), p)
             sb.learn(X[j], act, float(act == y[j]), p)
     assert_same_learner(a, b)
+
+
+def _tree(est) -> list:
+    """``est`` and the learners it holds, recursively (``_held_learners``)."""
+    out = [est]
+    for held in est._held_learners():
+        out += _tree(held)
+    return out
+
+
+def _hooked_learners():
+    """Learners whose live round runs block hooks, each in a state where a
+    hook rebinds an attribute on the next round: a SquareCB switched to
+    per-class scales after learning with a shared one (``_before_block``
+    replaces ``scale_``), the default selector on narrow rows (its nonlinear
+    pipeline candidate's hooks set its learner's counter) with one candidate
+    so switched, and Gaptron."""
+    from skbandit import Gaptron, OnlineSelector, SquareCB
+
+    X, y = _stream()
+    classes = np.arange(K)
+    square = SquareCB(random_state=0).partial_fit(X[:20], y[:20], classes=classes)
+    square.set_params(shared_scale=False)
+    selector = OnlineSelector(random_state=0).partial_fit(
+        X[:20], y[:20], classes=classes
+    )
+    selector.candidates_[1].set_params(shared_scale=False)
+    gaptron = Gaptron(random_state=0).partial_fit(X[:20], y[:20], classes=classes)
+    return {"SquareCB": square, "OnlineSelector": selector, "Gaptron": gaptron}
+
+
+def _identities(est) -> dict:
+    return {
+        (id(obj), attr): id(value)
+        for obj in _tree(est)
+        for attr, value in vars(obj).items()
+    }
+
+
+@pytest.mark.parametrize("name", ["SquareCB", "OnlineSelector", "Gaptron"])
+def test_a_hooked_rounds_point_covers_what_its_hooks_rebind(name):
+    """A hooked live round records only the attributes its learners state
+    (``_hook_rebinds``, the counters; the session's plan): every attribute
+    of a learner of the tree that a round rebinds is in the plan, so a
+    failed round can undo it."""
+    est = _hooked_learners()[name]
+    X, y = _stream()
+    with LiveSession(est) as session:
+        assert session._plan is not None  # the narrow point is in use
+        planned = {(id(obj), attr) for obj, attr in session._plan}
+        for i in range(20, 30):
+            before = _identities(est)
+            act, p = session.act(X[i])
+            session.learn(X[i], act, float(act == y[i]), p)
+            after = _identities(est)
+            changed = {
+                key
+                for key in before.keys() | after.keys()
+                if before.get(key) != after.get(key)
+            }
+            assert changed <= planned, changed - planned
+
+
+@pytest.mark.parametrize("form", ["dense", "csr"])
+@pytest.mark.parametrize("name", ["SquareCB", "OnlineSelector", "Gaptron"])
+def test_a_failed_hooked_round_is_undone(name, form, monkeypatch):
+    """A hooked round whose update overflows, after its hooks rebound an
+    attribute (``_hooked_learners``), leaves every learner of the tree as
+    before the call (the hooks' writes undone by the round's point); the
+    session then plays on as a twin that never saw the row."""
+    monkeypatch.setattr("skbandit.live._MAX_ABS_X", np.inf)
+    X, y = _stream()
+    a = _hooked_learners()[name]
+    b = copy.deepcopy(a)
+    big = X[20] * 1e307 + 1e307
+    with LiveSession(a) as sa, LiveSession(b) as sb:
+        snap = snapshot(a)  # (held learners' states included)
+        with pytest.raises(FloatingPointError, match="non-finite"):
+            sa.learn(_row(big[None, :], 0, form), 0, 0.0, 0.5)
+        _assert_same_state_but_generator(a, snap)
+        for i in range(21, 26):
+            act, p = sa.act(X[i])
+            assert (act, p) == sb.act(X[i])
+            sa.learn(X[i], act, float(act == y[i]), p)
+            sb.learn(X[i], act, float(act == y[i]), p)
+    assert_same_learner(a, b)
+
+
+def test_a_hook_without_a_statement_records_the_whole_point():
+    """The narrow point is used only where every learner of the tree states
+    what its hooks rebind: a subclass that overrides a hook without stating
+    its own ``_hook_rebinds`` (its parent's statement does not cover its
+    hook), and a learner with its own rollback point (the rational
+    ``SeparableOneVsAll``), record the whole rollback point; a subclass
+    that states its own uses the narrow one."""
+    from skbandit import SeparableOneVsAll, SquareCB
+
+    class Unstated(SquareCB):
+        def _after_block(self, kernel):
+            self.extra_ = np.zeros(1)  # a rebind its parent did not state
+
+    class Stated(Unstated):
+        _hook_rebinds = ("scale_", "extra_")
+
+    X, y = _stream()
+    for cls, narrow in [(Unstated, False), (Stated, True), (SquareCB, True)]:
+        est = cls(random_state=0).partial_fit(X[:20], y[:20], classes=np.arange(K))
+        with LiveSession(est) as session:
+            assert (session._plan is not None) is narrow, cls.__name__
+    rational = SeparableOneVsAll(kernel="rational", random_state=0)
+    rational.partial_fit(X[:20], y[:20], classes=np.arange(K))
+    with LiveSession(rational) as session:
+        assert session._plan is None

@@ -7,6 +7,8 @@
 * ``rollback_record``: the record of a rollback point, a meta-learner's
   candidates and a pipeline's learner included
   (``StateMixin._rollback_point``);
+* ``record_attributes``: the record of a live round's rollback point
+  (``LiveSession._point``);
 * ``array_bytes``: the bytes of the arrays among some attributes
   (``StateMixin._model_bytes``, which sizes the undo journal);
 * ``dense_common_form``, ``csr_common_form``: the tests of rows already in
@@ -177,6 +179,19 @@ def rollback_record(object est, tuple counters, object base, type mixin):
     ``_rollback_point(False)``. One compiled walk: a one-row call or a live
     round of a meta-learner makes this record every round."""
     return _record(est, counters, base, mixin, True)
+
+
+def record_attributes(list objects, list names, object missing):
+    """``[getattr(objects[i], names[i], missing) for i ...]``: a live round's
+    rollback point (``LiveSession._point``; one compiled loop, as a live
+    round records it every round)."""
+    cdef Py_ssize_t i, n = len(objects)
+    cdef list out = [None] * n
+    if len(names) != n:
+        raise ValueError("record_attributes: objects and names differ in length")
+    for i in range(n):
+        out[i] = getattr(objects[i], names[i], missing)
+    return out
 
 
 def array_bytes(object est, tuple names):

@@ -301,6 +301,8 @@ class Gaptron(
     # coef_, the AdaGrad-norm sum and the accumulator of the averaged iterate
     _state_attrs = ("coef_", "grad_sq_sum_", "_average_acc")
     _feature_major = ("coef_", "_average_acc")
+    # _after_block sets the flag of its warning about long rows
+    _hook_rebinds = ("_x_norm_warned",)
 
     def __init__(
         self,

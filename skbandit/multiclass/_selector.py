@@ -320,6 +320,9 @@ class OnlineSelector(ExplorationMixin, BaseBanditClassifier):
         "mix_shares_",
     )
     _fast_rows_ok = True
+    # the hooks rebind none of the selector's attributes, only the
+    # candidates' counters and what their own hooks rebind
+    _hook_rebinds = ()
 
     def __init__(
         self,
