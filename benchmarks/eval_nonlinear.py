@@ -188,14 +188,16 @@ def quadratic(X) -> np.ndarray:
     return PolynomialFeatures(2, include_bias=False).fit_transform(U)
 
 
-def _quadratic_study(row: dict, X, y, seed: int, full_info: bool) -> None:
-    """SquareCB with each oracle of ``RFF_OPTIMISERS`` on ``quadratic(X)``
+def _quadratic_study(
+    row: dict, X, y, seed: int, full_info: bool, oracles=RFF_OPTIMISERS
+) -> None:
+    """SquareCB with each of the ``oracles`` on ``quadratic(X)``
     (keys ``QUAD SquareCB(oracle,rate)``) and, with ``full_info``, the
     full-information limit of those features (``full-info QUAD``)."""
     from skbandit import SquareCB
 
     Z = quadratic(X)
-    for reg, lr in RFF_OPTIMISERS:
+    for reg, lr in oracles:
         key = f"QUAD SquareCB({reg},{lr})"
         if key not in row:
             est = SquareCB(step_size=reg, random_state=seed)
@@ -243,7 +245,7 @@ def run(args) -> dict:
                 for D in args.rff:
                     for scale in args.rff_scale:
                         Z = rff(X, D, scale, seed)
-                        for reg, lr in RFF_OPTIMISERS:
+                        for reg, lr in args.oracles:
                             key = f"RFF{D}x{scale} SquareCB({reg},{lr})"
                             if key not in row:
                                 est = SquareCB(
@@ -255,7 +257,7 @@ def run(args) -> dict:
                         if args.full_info and fkey not in row:
                             row[fkey] = full_info_error(Z, y, seed)
             if dense and args.quadratic and X.shape[1] <= QUADRATIC_MAX_FEATURES:
-                _quadratic_study(row, X, y, seed, args.full_info)
+                _quadratic_study(row, X, y, seed, args.full_info, args.oracles)
             if args.full_info and "full-info linear" not in row:
                 Xs = X if sp.issparse(X) else running_standardise(X)
                 row["full-info linear"] = full_info_error(Xs, y, seed)
@@ -418,6 +420,14 @@ def report(
     return "\n".join(lines)
 
 
+def _oracle(text: str) -> tuple[str, float]:
+    """``RULE:RATE`` (a SquareCB ``step_size`` name and its learning rate)."""
+    rule, _, rate = text.partition(":")
+    if rule not in ("adagrad", "normalized", "constant") or not rate:
+        raise argparse.ArgumentTypeError(f"expected RULE:RATE, got {text!r}")
+    return rule, float(rate)
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--suite", default="tuning", choices=sorted(SUITES))
@@ -425,6 +435,15 @@ def main(argv=None) -> int:
     p.add_argument("--streams", nargs="*", default=None)
     p.add_argument("--rff", type=int, nargs="*", default=[])
     p.add_argument("--rff-scale", type=float, nargs="+", default=[1.0])
+    p.add_argument(
+        "--oracles",
+        type=_oracle,
+        nargs="+",
+        default=list(RFF_OPTIMISERS),
+        metavar="RULE:RATE",
+        help="SquareCB's regression oracles on the features (default: "
+        "RFF_OPTIMISERS), e.g. adagrad:0.3 normalized:0.5",
+    )
     p.add_argument("--full-info", action="store_true")
     p.add_argument(
         "--order-study",
