@@ -454,10 +454,18 @@ class LiveSession:
 
     def _check_feedback(self, action, reward, propensity) -> int:
         """The code of ``action`` after checking the feedback (class docstring)."""
+        # a NumPy scalar finds its Python twin's entry (equal hash and value);
+        # anything else that has one (a one-element array) by ``item()``
+        codes = self._codes
         try:
-            code = self._codes.get(action.item() if hasattr(action, "item") else action)
+            code = codes.get(action)
         except TypeError:  # unhashable
             code = None
+        if code is None and hasattr(action, "item"):
+            try:
+                code = codes.get(action.item())
+            except TypeError:
+                code = None
         if code is None:
             raise ValueError(
                 f"LiveSession: action {action!r} is not one of the learner's "

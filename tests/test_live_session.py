@@ -419,3 +419,24 @@ def test_a_hook_without_a_statement_records_the_whole_point():
     rational.partial_fit(X[:20], y[:20], classes=np.arange(K))
     with LiveSession(rational) as session:
         assert session._plan is None
+
+
+def test_actions_are_found_in_any_form_of_a_class():
+    """``learn`` finds an action given as the class, its NumPy scalar or a
+    one-element array of it (string and integer classes), and refuses an
+    unhashable or unknown one with the ``ValueError`` that names it."""
+    X, y = _stream()
+    for classes in (np.array(["a", "b", "c"]), np.arange(K) * 10):
+        labels = classes[y]
+        a = Banditron(random_state=0).partial_fit(X[:20], labels[:20], classes=classes)
+        b = copy.deepcopy(a)
+        c = classes[1]
+        forms = [c, c.item(), np.array([c]), np.array(c)]
+        with LiveSession(a) as sa, LiveSession(b) as sb:
+            for i, form in enumerate(forms):
+                sa.learn(X[20 + i], form, 1.0, 0.5)
+                sb.learn(X[20 + i], c.item(), 1.0, 0.5)
+            for bad in ([c.item()], "z" if classes.dtype.kind == "U" else 7):
+                with pytest.raises(ValueError, match="not one of the learner"):
+                    sa.learn(X[30], bad, 1.0, 0.5)
+        assert_same_learner(a, b)
