@@ -55,6 +55,16 @@ def _assert_same_state_but_generator(est, snap):
     _assert_equal_values(now, snap, "state")
 
 
+def _play_on_as_twins(sa, sb, X, y, rows) -> None:
+    """Sessions ``sa`` and ``sb`` act on and learn ``rows`` alike (the same
+    actions and propensities; the reward ``1[action == label]``)."""
+    for j in rows:
+        act, p = sa.act(X[j])
+        assert (act, p) == sb.act(X[j])
+        sa.learn(X[j], act, float(act == y[j]), p)
+        sb.learn(X[j], act, float(act == y[j]), p)
+
+
 def _row(X, i, form):
     row = X[i]
     return sp.csr_matrix(row[None, :]) if form == "csr" else row
@@ -300,11 +310,7 @@ def test_the_learners_row_rule_runs_in_the_session(form):
             sa.act(bad)
         with pytest.raises(ValueError, match="norm at most 1"):
             sa.learn(bad, 0, 1.0, 0.5)
-        for j in range(20, 24):
-            act, p = sa.act(X[j])
-            assert (act, p) == sb.act(X[j])
-            sa.learn(X[j], act, float(act == y[j]), p)
-            sb.learn(X[j], act, float(act == y[j]), p)
+        _play_on_as_twins(sa, sb, X, y, range(20, 24))
     assert_same_learner(a, b)
 
 
@@ -386,11 +392,7 @@ def test_a_failed_hooked_round_is_undone(name, form, monkeypatch):
         with pytest.raises(FloatingPointError, match="non-finite"):
             sa.learn(_row(big[None, :], 0, form), 0, 0.0, 0.5)
         _assert_same_state_but_generator(a, snap)
-        for i in range(21, 26):
-            act, p = sa.act(X[i])
-            assert (act, p) == sb.act(X[i])
-            sa.learn(X[i], act, float(act == y[i]), p)
-            sb.learn(X[i], act, float(act == y[i]), p)
+        _play_on_as_twins(sa, sb, X, y, range(21, 26))
     assert_same_learner(a, b)
 
 
