@@ -156,7 +156,7 @@ def _exploration_study(row: dict, X, y, seed: int) -> None:
     """``OnlineSelector`` over the default candidates with the nonlinear
     candidate's exploration replaced by each schedule of ``EXPLORATION_GRID``
     (keys ``OnlineSelector(nonlinear IG(scale,exponent))``)."""
-    from skbandit import OnlineSelector
+    from skbandit import BanditPipeline, OnlineSelector
     from skbandit.exploration import InverseGap
     from skbandit.multiclass._selector import default_candidates
 
@@ -166,7 +166,7 @@ def _exploration_study(row: dict, X, y, seed: int) -> None:
         if key in row:
             continue
         cands = default_candidates(X.shape[1], len(classes))
-        if len(cands) < 5:  # no nonlinear candidate on these rows
+        if not isinstance(cands[0], BanditPipeline):  # no nonlinear candidate
             return
         for c in cands:  # as the defaults are seeded
             c.set_params(random_state=0)
