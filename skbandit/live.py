@@ -65,23 +65,27 @@ def _states_rebinds(cls) -> bool:
     return where("_hook_rebinds") <= min(where("_before_block"), where("_after_block"))
 
 
-def _hook_plan(learner) -> list[tuple[object, str]] | None:
-    """The ``(learner, attribute)`` pairs a live round's hooks may rebind:
-    the round counters and ``_hook_rebinds`` of the learner and of every
-    learner it holds (``_held_learners``, recursively), or None when one of
-    them does not state its hooks' rebinds (``_states_rebinds``: the round
-    then records the whole rollback point). Fixed while the session is open:
-    the parameters and the held learners cannot change."""
-    plan: list[tuple[object, str]] = []
+def _hook_plan(learner) -> tuple[list[object], list[str]] | None:
+    """``(objects, names)``: the attributes ``names[i]`` of ``objects[i]``
+    that a live round's hooks may rebind, the round counters and
+    ``_hook_rebinds`` of the learner and of every learner it holds
+    (``_held_learners``, recursively); or None when one of them does not
+    state its hooks' rebinds (``_states_rebinds``: the round then records the
+    whole rollback point). Fixed while the session is open: the parameters
+    and the held learners cannot change."""
+    objects: list[object] = []
+    names: list[str] = []
     todo = [learner]
     while todo:
         obj = todo.pop()
         cls = type(obj)
         if not _states_rebinds(cls):
             return None
-        plan += [(obj, name) for name in (*_COUNTERS, *cls._hook_rebinds)]
+        for name in (*_COUNTERS, *cls._hook_rebinds):
+            objects.append(obj)
+            names.append(name)
         todo += obj._held_learners()
-    return plan
+    return objects, names
 
 
 def _compiled_path(learner) -> bool:
@@ -245,9 +249,6 @@ class LiveSession:
         )
         # what a hooked round records to undo its hooks (``_hook_plan``)
         self._plan = _hook_plan(learner) if self._hooked else None
-        if self._plan is not None:
-            self._plan_objects = [obj for obj, _ in self._plan]
-            self._plan_names = [name for _, name in self._plan]
         self._row_hook = cls._check_rows is not InputValidationMixin._check_rows
         self._full_information = kernel.full_information
 
@@ -424,14 +425,14 @@ class LiveSession:
         plan = self._plan
         if plan is None:
             return self.learner._rollback_point(rng=False)
-        return record_attributes(self._plan_objects, self._plan_names, _MISSING)
+        return record_attributes(*plan, _MISSING)
 
     def _restore(self, point) -> None:
         plan = self._plan
         if plan is None:
             self.learner._restore_point(point)
             return
-        for (obj, name), value in zip(plan, point, strict=True):
+        for obj, name, value in zip(*plan, point, strict=True):
             if value is _MISSING:
                 obj.__dict__.pop(name, None)
             else:

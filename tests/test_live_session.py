@@ -361,7 +361,7 @@ def test_a_hooked_rounds_point_covers_what_its_hooks_rebind(name):
     X, y = _stream()
     with LiveSession(est) as session:
         assert session._plan is not None  # the narrow point is in use
-        planned = {(id(obj), attr) for obj, attr in session._plan}
+        planned = {(id(obj), attr) for obj, attr in zip(*session._plan, strict=True)}
         for i in range(20, 30):
             before = _identities(est)
             act, p = session.act(X[i])
