@@ -174,6 +174,34 @@ def _exploration_study(row: dict, X, y, seed: int) -> None:
         row[key] = _error(OnlineSelector(candidates=cands, random_state=seed), X, y)
 
 
+#: the bandit learners ``--learner-study`` plays on the nonlinear candidate's
+#: features, each at its defaults (SquareCB with AdaGrad 0.1, the candidate's
+#: own learner, is the ``--rff 1000`` row ``RFF1000x1.0 SquareCB(adagrad,0.1)``)
+LEARNER_STUDY = (
+    "Gaptron",
+    "SOBA",
+    "ConservativeOneVsAll",
+    "OffsetTree",
+    "BanditPassiveAggressive",
+    "Banditron",
+    "PNewtron",
+)
+
+
+def _learner_study(row: dict, X, y, seed: int) -> None:
+    """Each learner of ``LEARNER_STUDY`` at its defaults (``random_state=seed``)
+    on the random features of the nonlinear candidate's representation,
+    ``rff(X, 1000, 1.0, seed)`` (keys ``RFF1000x1.0 Name()``)."""
+    import skbandit
+
+    Z = None
+    for name in LEARNER_STUDY:
+        key = f"RFF1000x1.0 {name}()"
+        if key not in row:
+            Z = rff(X, 1000, 1.0, seed) if Z is None else Z
+            row[key] = _error(getattr(skbandit, name)(random_state=seed), Z, y)
+
+
 #: the widest rows ``--quadratic`` expands (``d (d + 3) / 2`` features)
 QUADRATIC_MAX_FEATURES = 64
 
@@ -256,6 +284,8 @@ def run(args) -> dict:
                         fkey = f"full-info RFF{D}x{scale}"
                         if args.full_info and fkey not in row:
                             row[fkey] = full_info_error(Z, y, seed)
+            if dense and args.learner_study:
+                _learner_study(row, X, y, seed)
             if dense and args.quadratic and X.shape[1] <= QUADRATIC_MAX_FEATURES:
                 _quadratic_study(row, X, y, seed, args.full_info, args.oracles)
             if args.full_info and "full-info linear" not in row:
@@ -462,6 +492,12 @@ def main(argv=None) -> int:
         help="also the defaults with the nonlinear candidate's exploration "
         "schedule from EXPLORATION_GRID",
     )
+    p.add_argument(
+        "--learner-study",
+        action="store_true",
+        help="also every learner of LEARNER_STUDY on the nonlinear candidate's "
+        "features (D = 1000, gamma = 1/d)",
+    )
     p.add_argument("--vw-cache", default=None)
     p.add_argument("--out", default=None)
     p.add_argument(
@@ -488,6 +524,8 @@ def main(argv=None) -> int:
         print(rank(store, a.seeds))
     if a.quadratic:
         print(rank(store, a.seeds, "OnlineSelector(linear)", "QUAD"))
+    if a.learner_study:
+        print(rank(store, a.seeds, "OnlineSelector(linear)", "RFF1000x1.0 "))
     if a.exploration_study:
         print(
             rank(

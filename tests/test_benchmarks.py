@@ -197,9 +197,11 @@ def test_features_study_measures_the_quadratic_expansion(tmp_path):
 def test_eval_nonlinear_studies_play_what_they_name(tmp_path):
     """eval_nonlinear.py's --quadratic rows are SquareCB on the degree-2
     monomials of the rows standardised with the statistics of the rows
-    before them, and its --exploration-study rows the default selector with
-    the nonlinear candidate's schedule replaced (caught: raw rows expanded,
-    a schedule left at the default or given to another candidate)."""
+    before them, its --exploration-study rows the default selector with the
+    nonlinear candidate's schedule replaced, and its --learner-study rows the
+    learner named on the random features of those rows (caught: raw rows
+    expanded, a schedule left at the default or given to another candidate,
+    the learner played on the raw rows or on features with another gamma)."""
     import numpy as np
     from sklearn.preprocessing import PolynomialFeatures
 
@@ -209,7 +211,7 @@ def test_eval_nonlinear_studies_play_what_they_name(tmp_path):
 
     run_benchmark(
         "eval_nonlinear.py", "--suite", "tuning", "--streams", "raw-k2",
-        "--seeds", "1", "--quadratic", "--exploration-study",
+        "--seeds", "1", "--quadratic", "--exploration-study", "--learner-study",
         "--out", str(tmp_path),
     )  # fmt: skip
     row = json.loads((tmp_path / "tuning.json").read_text())["raw-k2/1"]
@@ -240,6 +242,17 @@ def test_eval_nonlinear_studies_play_what_they_name(tmp_path):
     )
     assert row["OnlineSelector(nonlinear IG(100,0.5))"] == sel.n_mistakes_ / len(y)
     assert row["OnlineSelector(nonlinear IG(300,0.75))"] == row["OnlineSelector()"]
+    # --learner-study: the learner named, at its defaults, on 1,000 random
+    # Fourier features (gamma = 1/d) of the same standardised rows
+    from sklearn.kernel_approximation import RBFSampler
+
+    from skbandit import ConservativeOneVsAll
+
+    rbf = RBFSampler(gamma=1.0 / X.shape[1], n_components=1000, random_state=1)
+    F = rbf.fit(U[:1]).transform(U)
+    cova = ConservativeOneVsAll(random_state=1).partial_fit(F, y, classes=classes)
+    key = "RFF1000x1.0 ConservativeOneVsAll()"
+    assert abs(row[key] - cova.n_mistakes_ / len(y)) < 1e-9
 
 
 def test_bench_feature_maps_smoke_run():
