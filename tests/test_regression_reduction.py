@@ -16,7 +16,7 @@ import pickle
 
 import numpy as np
 import pytest
-from _helpers import assert_same_learner, snapshot
+from _helpers import assert_same_learner, run_benchmark, snapshot
 from _reference_regression import BucketMean, regression_reduction
 from numpy.testing import assert_array_equal
 from sklearn.base import BaseEstimator, RegressorMixin
@@ -66,6 +66,54 @@ def test_plays_and_propensities_equal_the_reference(params):
     assert_array_equal(est.n_updates_, state["n_updates_"])
     assert est.n_buffered_ == len(state["buffer"])
     assert est.n_mistakes_ == int(np.sum(played != y))
+
+
+class _SGDSubclass(SGDRegressor):
+    """scikit-learn's ``SGDRegressor`` under another class: the reduction
+    asks it for ``predict``."""
+
+
+class _ShiftedSGD(SGDRegressor):
+    """An ``SGDRegressor`` subclass whose ``predict`` is not its formula."""
+
+    def predict(self, X):
+        return super().predict(X) + 0.25
+
+
+@pytest.mark.parametrize("form", ["dense", "csr"])
+def test_default_regressor_outputs_are_its_predict_bit_for_bit(form):
+    """The default regressor's outputs are computed from its fitted ``coef_``
+    and ``intercept_`` instead of ``predict`` (which validates the rows
+    again): the same bits as ``predict``, so the reduction plays exactly as
+    with ``predict``; a subclass is asked for ``predict`` (caught: the
+    intercept left out, the weights of another class's regressor, a
+    subclass's own ``predict`` bypassed)."""
+    import scipy.sparse as sp
+
+    from skbandit.multiclass._regression_models import _regressor_outputs
+
+    X, y = _stream(n=200, d=6, k=4, seed=2)
+    rows = sp.csr_matrix(X) if form == "csr" else X
+    sgd = SGDRegressor(random_state=0).partial_fit(rows, y.astype(float))
+    assert sgd.intercept_[0] != 0.0
+    assert_array_equal(_regressor_outputs(sgd, rows, 200), sgd.predict(rows))
+    shifted = _ShiftedSGD(random_state=0).partial_fit(rows, y.astype(float))
+    assert_array_equal(_regressor_outputs(shifted, rows, 200), shifted.predict(rows))
+    # the learner: the default regressor and its twin asked for predict
+    default = RegressionReduction(random_state=1)
+    twin = RegressionReduction(
+        estimator=_SGDSubclass(learning_rate="constant", eta0=0.01, penalty=None),
+        random_state=1,
+    )
+    plays = []
+    for est in (default, twin):
+        feedback = BanditFeedback(y)
+        est.partial_fit(rows, feedback, classes=range(4))
+        plays.append(feedback.actions_)
+    assert_array_equal(plays[0], plays[1])
+    assert_array_equal(default.decision_function(rows), twin.decision_function(rows))
+    for a, b in zip(default.estimators_, twin.estimators_, strict=True):
+        assert_array_equal(a.coef_, b.coef_)
 
 
 class LinearMultiOutput(RegressorMixin, BaseEstimator):
@@ -292,3 +340,26 @@ def test_learns_a_nonlinear_stream_the_linear_learner_cannot():
 )
 def test_sklearn_checks_with_a_network(estimator, check):
     check(estimator)
+
+
+def test_bench_regression_reduction_smoke_run():
+    """bench_regression_reduction.py runs every learner on every stream; its
+    default regressor and the same regressor asked for ``predict`` play
+    alike (equal errors: a formula that drifted from ``predict`` would
+    play otherwise)."""
+    out = run_benchmark(
+        "bench_regression_reduction.py", "--n", "120", "--seeds", "0",
+        "--max-rounds-batch1", "40",
+    )  # fmt: skip
+    blocks = out.stdout.split("\n\n")[1:]
+    assert len(blocks) == 3, out.stdout
+    for block in blocks:
+        rows = {
+            line[:43].strip(): line[43:].split()
+            for line in block.splitlines()[2:]
+            if line.strip()
+        }
+        assert len(rows) == 8, block
+        fast = rows["SGD per class on RFF(500), batch 1"]
+        asked = rows["the same, asked for predict"]
+        assert fast[0] == asked[0], block

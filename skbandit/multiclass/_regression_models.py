@@ -31,6 +31,21 @@ def _default_regressor() -> SGDRegressor:
     return SGDRegressor(learning_rate="constant", eta0=0.01, penalty=None)
 
 
+def _regressor_outputs(model, X, n: int) -> np.ndarray:
+    """``model.predict(X)`` as ``n`` floats. For scikit-learn's
+    ``SGDRegressor`` itself (the default regressor; not a subclass, which may
+    predict otherwise) the same numbers from its public fitted attributes:
+    its ``predict`` is ``X @ coef_ + intercept_`` (``safe_sparse_dot``: the
+    same NumPy or SciPy product, so the same bits) after validating ``X``,
+    which the learner has done; skipping that validation saves most of the
+    call (several hundred microseconds, ``k`` calls a round)."""
+    if type(model) is SGDRegressor:
+        out = X @ model.coef_ + model.intercept_
+    else:
+        out = model.predict(X)
+    return np.asarray(out, dtype=np.float64).reshape(n)
+
+
 class _RegressorBank(StateMixin):
     """The regressors, their buffer and their state: the first base of
     ``RegressionReduction`` (``_get_state`` and ``_set_state`` extend
@@ -202,7 +217,7 @@ class _RegressorBank(StateMixin):
         D = np.zeros((n, k))
         for a, model in enumerate(self.estimators_):
             if self.n_updates_[a] > 0:
-                D[:, a] = np.asarray(model.predict(X), dtype=np.float64).reshape(n)
+                D[:, a] = _regressor_outputs(model, X, n)
         return D
 
     def _per_class_fitted(self) -> bool:
