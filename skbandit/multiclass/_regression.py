@@ -187,10 +187,11 @@ class RegressionReduction(
     -----
     The per-round loop runs in Python around the regressor's ``predict`` and
     ``partial_fit`` (no compiled kernel: the model is arbitrary): a ``predict``
-    per class and round, a ``partial_fit`` per batch. The default regressor,
-    scikit-learn's ``SGDRegressor`` itself, is not asked for ``predict``: its
-    outputs ``X @ coef_ + intercept_`` are computed as its ``predict`` computes
-    them (the same bits) without validating the rows again. A failed call
+    per class and round, a ``partial_fit`` per batch. An ``SGDRegressor`` (the
+    default regressor, or one passed as ``estimator``; not a subclass) is not
+    asked for ``predict``: its outputs ``X @ coef_ + intercept_`` are computed
+    as its ``predict`` computes them (the same bits) without validating the
+    rows again. A failed call
     (bad input, a regressor that raises or predicts a non-finite reward) leaves
     the learner as it was: the regressors are deep-copied before their first
     update.

@@ -33,12 +33,13 @@ def _default_regressor() -> SGDRegressor:
 
 def _regressor_outputs(model, X, n: int) -> np.ndarray:
     """``model.predict(X)`` as ``n`` floats. For scikit-learn's
-    ``SGDRegressor`` itself (the default regressor; not a subclass, which may
-    predict otherwise) the same numbers from its public fitted attributes:
-    its ``predict`` is ``X @ coef_ + intercept_`` (``safe_sparse_dot``: the
-    same NumPy or SciPy product, so the same bits) after validating ``X``,
-    which the learner has done; skipping that validation saves most of the
-    call (several hundred microseconds, ``k`` calls a round)."""
+    ``SGDRegressor`` itself (the default regressor, or one the user passed;
+    not a subclass, which may predict otherwise) the same numbers from its
+    public fitted attributes: its ``predict`` is ``X @ coef_ + intercept_``
+    (``safe_sparse_dot``: the same NumPy or SciPy product, so the same bits)
+    after validating ``X``, which the learner has done; skipping that
+    validation saves most of the call (several hundred microseconds, ``k``
+    calls a round)."""
     if type(model) is SGDRegressor:
         out = X @ model.coef_ + model.intercept_
     else:
