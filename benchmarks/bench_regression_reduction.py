@@ -43,6 +43,7 @@ from sklearn.neural_network import MLPRegressor
 from sklearn.preprocessing import StandardScaler
 
 from skbandit import RegressionReduction, SquareCB
+from skbandit.multiclass._regression_models import _default_regressor
 
 
 def xor_stream(n: int, seed: int):
@@ -121,7 +122,7 @@ def learners(d: int):
         (
             "  the same, asked for predict",
             lambda s: RegressionReduction(
-                estimator=AskedSGD(learning_rate="constant", eta0=0.01, penalty=None),
+                estimator=AskedSGD(**_default_regressor().get_params()),
                 random_state=s,
             ),
             rff,

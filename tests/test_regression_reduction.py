@@ -90,7 +90,10 @@ def test_default_regressor_outputs_are_its_predict_bit_for_bit(form):
     subclass's own ``predict`` bypassed)."""
     import scipy.sparse as sp
 
-    from skbandit.multiclass._regression_models import _regressor_outputs
+    from skbandit.multiclass._regression_models import (
+        _default_regressor,
+        _regressor_outputs,
+    )
 
     X, y = _stream(n=200, d=6, k=4, seed=2)
     rows = sp.csr_matrix(X) if form == "csr" else X
@@ -102,8 +105,7 @@ def test_default_regressor_outputs_are_its_predict_bit_for_bit(form):
     # the learner: the default regressor and its twin asked for predict
     default = RegressionReduction(random_state=1)
     twin = RegressionReduction(
-        estimator=_SGDSubclass(learning_rate="constant", eta0=0.01, penalty=None),
-        random_state=1,
+        estimator=_SGDSubclass(**_default_regressor().get_params()), random_state=1
     )
     plays = []
     for est in (default, twin):

@@ -191,10 +191,9 @@ class RegressionReduction(
     default regressor, or one passed as ``estimator``; not a subclass) is not
     asked for ``predict``: its outputs ``X @ coef_ + intercept_`` are computed
     as its ``predict`` computes them (the same bits) without validating the
-    rows again. A failed call
-    (bad input, a regressor that raises or predicts a non-finite reward) leaves
-    the learner as it was: the regressors are deep-copied before their first
-    update.
+    rows again. A failed call (bad input, a regressor that raises or predicts
+    a non-finite reward) leaves the learner as it was: the regressors are
+    deep-copied before their first update.
 
     References
     ----------
