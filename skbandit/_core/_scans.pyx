@@ -2,17 +2,21 @@
 (``check_csr``, ``check_csr_canonical``, ``csr_is_canonical``, ``rows_nnz``,
 ``within_bound``, ``max_abs``), and the Python-callable twins of the shared
 tie-breaking argmax and inverse-CDF draws of _kernel.pxd (``py_argmax_ties``,
-``py_sample_inverse_cdf``, ``py_sample_checked``). The row forms and the pass
+``py_sample_inverse_cdf``, ``py_sample_checked``) and of the shared class
+scores (``py_linear_scores``). The row forms and the pass
 drivers are in _drivers.pyx, the journal and base kernels in _kernel.pyx."""
 
 
 from cpython.pyport cimport PY_SSIZE_T_MAX
 from libc.math cimport INFINITY, fabs
 
+import numpy as np
+
 from skbandit._core._kernel cimport (
     argmax_ties,
     sample_checked,
     sample_inverse_cdf,
+    skb_linear_scores,
     skb_scan_indices_i32,
     skb_scan_indices_i64,
     skb_within_bound,
@@ -243,3 +247,28 @@ def py_sample_checked(const double[::1] p, double u1):
         raise ValueError("p is empty")
     cdef int a = sample_checked(&p[0], <int>p.shape[0], u1, &valid)
     return a, bool(valid)
+
+
+def py_linear_scores(const double[:, ::1] W, const double[::1] val,
+                     const int[::1] ind=None):
+    """The shared class scores of one row (``skb_linear_scores``, _scores.h):
+    ``out[r] = sum_j W[col_j, r] val_j`` summed in stored order, ``W`` (d, k)
+    feature-major, ``ind`` None for a dense row of ``d`` values."""
+    cdef int k = <int>W.shape[1]
+    cdef Py_ssize_t nnz = val.shape[0], j
+    if ind is None and nnz != W.shape[0]:
+        raise ValueError("a dense row needs one value per row of W")
+    if ind is not None:
+        if ind.shape[0] != nnz:
+            raise ValueError("val and ind differ in length")
+        for j in range(nnz):
+            if not 0 <= ind[j] < W.shape[0]:
+                raise ValueError("a column index is outside W")
+    out = np.zeros(k, dtype=np.float64)
+    cdef double[::1] o = out
+    if k == 0 or W.shape[0] == 0:
+        return out
+    skb_linear_scores(&W[0, 0], k, &val[0] if nnz else NULL,
+                      NULL if ind is None else (&ind[0] if nnz else NULL),
+                      nnz, &o[0])
+    return out

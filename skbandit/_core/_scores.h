@@ -21,6 +21,7 @@
  * registers (the same IEEE operation on each lane as the scalar code). The
  * block width is a compile-time constant in each specialisation (the inner
  * loop is fully unrolled), chosen at run time by a switch.
+ * skb_linear_scores is compiled for SSE2 and AVX2 (SKB_CLONES below).
  *
  * ind == NULL means a dense row: col_j = j.
  */
@@ -43,6 +44,25 @@
 #define SKB_INLINE static inline __attribute__((always_inline))
 #else
 #define SKB_INLINE static inline
+#endif
+
+/* Hot loops compiled twice where the compiler can choose at load time (GCC
+ * and Clang on x86-64 with glibc, whose loader resolves ``target_clones``):
+ * once for the baseline x86-64 (SSE2), once for AVX2, the processor picking
+ * one when the module loads. Both clones are the same IEEE operations lane
+ * by lane, in the same order (no contraction: -ffp-contract=off), so they
+ * give the same bits; AVX2 does four lanes per instruction where SSE2 does
+ * two. Elsewhere, one baseline build. Define SKB_NO_CLONES to build the
+ * baseline only (to test it on an AVX2 machine). */
+#include <string.h>  /* defines __GLIBC__ under glibc */
+#if !defined(SKB_NO_CLONES) && (defined(__GNUC__) || defined(__clang__)) \
+    && defined(__x86_64__) && defined(__GLIBC__) && defined(__has_attribute)
+#if __has_attribute(target_clones)
+#define SKB_CLONES __attribute__((target_clones("avx2", "default")))
+#endif
+#endif
+#ifndef SKB_CLONES
+#define SKB_CLONES
 #endif
 
 /* Hide a value from the optimiser (it can no longer derive it from others):
@@ -82,6 +102,7 @@ SKB_INLINE void skb_scores_block(const double *W, ptrdiff_t k,
 
 /* Scores of all k classes. Classes are split into ceil(k / SKB_BLOCK)
  * blocks of (nearly) equal width, each swept once over the row. */
+SKB_CLONES
 static void skb_linear_scores(const double *W, int k, const double *val,
                               const int *ind, ptrdiff_t nnz, double *out)
 {
