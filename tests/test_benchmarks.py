@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import sys
 
@@ -255,7 +256,7 @@ def test_eval_nonlinear_studies_play_what_they_name(tmp_path):
     assert abs(row[key] - cova.n_mistakes_ / len(y)) < 1e-9
 
 
-def test_bench_feature_maps_smoke_run():
+def test_bench_feature_maps_smoke_run(tmp_path):
     out = run_benchmark(
         "bench_feature_maps.py",
         "--n-rounds", "300", "--repeat", "1", "--dims", "8", "--components", "16",
@@ -264,6 +265,30 @@ def test_bench_feature_maps_smoke_run():
     assert "[OnlineStandardScaler, RBFSampler, SquareCB()]" in out.stdout
     assert "OnlineSelector(default_candidates() + [pipeline])" in out.stdout
     assert "digits" in out.stdout and "make_classification" in out.stdout
+    # pair_table.py reads such outputs: every speed row, and the best new run
+    # over the best old one (here a copy with every rate doubled, and a
+    # slower copy among the old runs)
+    rates = re.compile(r"^(.+?\s+\d+\s+(?:-|\d+)\s+)([\d,]+)$", re.M)
+
+    def scaled(factor):
+        def rate(m):
+            return m[1] + f"{int(int(m[2].replace(',', '')) * factor):,}"
+
+        return rates.sub(rate, out.stdout)
+
+    files = {}
+    runs = {"old1": out.stdout, "old2": scaled(0.5), "new1": scaled(2)}
+    for name, text in runs.items():
+        files[name] = tmp_path / f"{name}.txt"
+        files[name].write_text(text)
+    table = run_benchmark(
+        "pair_table.py", "--old", str(files["old1"]), str(files["old2"]),
+        "--new", str(files["new1"]),
+    ).stdout.splitlines()  # fmt: skip
+    n_rows = len(rates.findall(out.stdout))
+    assert n_rows == 5 and len(table) == 1 + n_rows
+    assert all(line.endswith(" 2.00") for line in table[1:])
+    assert "OnlineSelector() (the default)" in table[3]
 
 
 def test_bench_many_classes_smoke_run(tmp_path):
