@@ -60,13 +60,13 @@ def test_class_scores_are_the_reference_in_both_builds(k, sparse):
             vals, cols = _row(rng, d, sparse)
             ref = reference_scores(Wt.T, cols, vals)
             clone = _scans.py_linear_scores(Wt, vals, cols)
-            baseline = _simd_baseline.linear_scores(Wt, vals, cols)
+            baseline = _simd_baseline.py_linear_scores(Wt, vals, cols)
             assert _both_builds_are(ref, clone, baseline), (d, k)
 
 
 def test_class_scores_of_an_empty_row_and_of_signed_zeros():
     Wt = np.array([[-0.0, 1.0, -2.0], [3.0, -0.0, np.inf]])
-    for build in (_scans.py_linear_scores, _simd_baseline.linear_scores):
+    for build in (_scans.py_linear_scores, _simd_baseline.py_linear_scores):
         assert _same_bits(build(Wt, np.array([]), np.array([], np.int32)), [0.0] * 3)
         # -0.0 * 0.0 + 3.0 * -1.0, 1.0 * 0.0 + -0.0 * -1.0, -2.0 * 0.0 + inf * -1.0
         assert _same_bits(build(Wt, np.array([0.0, -1.0])), [-3.0, 0.0, -np.inf])
