@@ -3,8 +3,9 @@
 ``within_bound``, ``max_abs``), and the Python-callable twins of the shared
 tie-breaking argmax and inverse-CDF draws of _kernel.pxd (``py_argmax_ties``,
 ``py_sample_inverse_cdf``, ``py_sample_checked``) and of the shared class
-scores (``py_linear_scores``). The row forms and the pass
-drivers are in _drivers.pyx, the journal and base kernels in _kernel.pyx."""
+scores (``py_linear_scores``, from _linear_scores.pxi). The row forms and the
+pass drivers are in _drivers.pyx, the journal and base kernels in
+_kernel.pyx."""
 
 
 from cpython.pyport cimport PY_SSIZE_T_MAX

@@ -47,7 +47,7 @@
 #endif
 
 /* Hot loops compiled twice where the compiler can choose at load time (GCC
- * and Clang on x86-64 with glibc, whose loader resolves ``target_clones``):
+ * and Clang on x86-64 with glibc, whose loader resolves target_clones):
  * once for the baseline x86-64 (SSE2), once for AVX2, the processor picking
  * one when the module loads. Both clones are the same IEEE operations lane
  * by lane, in the same order (no contraction: -ffp-contract=off), so they
