@@ -76,17 +76,9 @@ from skbandit._core._kernel cimport (
     jsave_ll,
     jsave_range,
 )
+from skbandit._core._rff cimport COS_BOUND, rff_cos_reduced, rff_row
 
 import numpy as np
-
-
-# The random features' product and cosine (module docstring), in C: _rff.h.
-cdef extern from "_rff.h":
-    double COS_BOUND "SKB_COS_BOUND"
-    double rff_cos_reduced "skb_cos_reduced"(double x) noexcept nogil
-    void rff_row "skb_rff_row"(const double* val, const int* ind, int nnz,
-                               const double* omega, const double* offset,
-                               int D, double factor, double* z) noexcept nogil
 
 
 cdef inline double rff_cos(double x) noexcept nogil:

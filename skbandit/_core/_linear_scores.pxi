@@ -1,6 +1,6 @@
 # ``py_linear_scores``, the Python-callable shared class scores, included by
-# _scans.pyx and by the baseline build _simd_baseline.pyx (each module declares
-# ``skb_linear_scores`` from _scores.h and imports NumPy as ``np``).
+# _scans.pyx and by the baseline build _simd_baseline.pyx (each module cimports
+# ``skb_linear_scores`` from _kernel.pxd and imports NumPy as ``np``).
 
 
 def py_linear_scores(const double[:, ::1] W, const double[::1] val,

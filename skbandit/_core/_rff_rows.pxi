@@ -1,6 +1,6 @@
 # ``rff_rows``, the random features of dense rows for the Python side and the
 # tests, included by _feature_map.pyx and by the baseline build
-# _simd_baseline.pyx (each module declares ``rff_row`` from _rff.h and cimports
+# _simd_baseline.pyx (each module cimports ``rff_row`` from _rff.pxd and
 # ``sqrt``).
 
 

@@ -15,19 +15,10 @@ which run the AVX2 clone on a processor that has AVX2.
 
 from libc.math cimport sqrt
 
+from skbandit._core._kernel cimport skb_linear_scores
+from skbandit._core._rff cimport rff_row
+
 import numpy as np
-
-
-cdef extern from "_scores.h":
-    void skb_linear_scores(const double* W, int k,
-                           const double* val, const int* ind, Py_ssize_t nnz,
-                           double* out) noexcept nogil
-
-
-cdef extern from "_rff.h":
-    void rff_row "skb_rff_row"(const double* val, const int* ind, int nnz,
-                               const double* omega, const double* offset,
-                               int D, double factor, double* z) noexcept nogil
 
 
 include "_linear_scores.pxi"
