@@ -38,8 +38,8 @@ def _regressor_outputs(model, X, n: int) -> np.ndarray:
     public fitted attributes: its ``predict`` is ``X @ coef_ + intercept_``
     (``safe_sparse_dot``: the same NumPy or SciPy product, so the same bits)
     after validating ``X``, which the learner has done; skipping that
-    validation saves most of the call (several hundred microseconds, ``k``
-    calls a round)."""
+    validation saves most of the cost of each of the ``k`` calls a round
+    (measured in ``docs/results/regression-reduction/bench.txt``)."""
     if type(model) is SGDRegressor:
         out = X @ model.coef_ + model.intercept_
     else:
