@@ -52,17 +52,16 @@ def _digits_for(entry, digits, python_loop_rows=PYTHON_LOOP_ROWS):
 def test_pipeline_and_cross_validation(entry, digits):
     X, y = _digits_for(entry, digits)
     pipe = make_pipeline(MinMaxScaler(), entry.make(random_state=0))
-    cv = KFold(n_splits=3, shuffle=True, random_state=0)
+    cv = KFold(n_splits=2, shuffle=True, random_state=0)
     scores = cross_val_score(pipe, X, y, cv=cv)
-    # Each fold fits a fresh clone of the pipeline: the same scores as fitting
-    # clones by hand (a learner whose state or generator leaked between clones,
-    # or whose fit was not deterministic under random_state, would differ).
-    by_hand = [
-        clone(pipe).fit(X[train], y[train]).score(X[test], y[test])
-        for train, test in cv.split(X)
-    ]
-    assert_array_equal(scores, by_hand)
-    # Five shuffled passes over 1,198 digits (400 for a Python-loop learner):
+    # Each fold fits a fresh clone of the pipeline: the second fold's score is
+    # that of a clone fitted by hand (a learner whose state or generator
+    # leaked from the first fold's clone into the second's, or whose fit was
+    # not deterministic under random_state, would differ).
+    train, test = list(cv.split(X))[-1]
+    by_hand = clone(pipe).fit(X[train], y[train]).score(X[test], y[test])
+    assert scores[-1] == by_hand
+    # Five shuffled passes over 898 digits (300 for a Python-loop learner):
     # far above the 0.1 of guessing.
     assert np.all(scores > 0.5), scores
 

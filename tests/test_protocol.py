@@ -655,17 +655,20 @@ def test_exploration_gamma_one_is_uniform():
 
 @pytest.mark.parametrize("entry", ALL)
 def test_first_greedy_guess_is_uniform_over_classes(entry):
-    """At W = 0 every class ties: over many seeds each class is played first."""
+    """At W = 0 every class ties: over many seeds each class is played first
+    (caught: ties broken towards the first or the last class, or among some of
+    the classes only)."""
     k = 4
     X = np.ones((1, 3))
     firsts = []
-    for seed in range(200):
+    for seed in range(64):
         fb = BanditFeedback(np.array([0]))
         entry.make(random_state=seed).partial_fit(X, fb, classes=np.arange(k))
         firsts.append(int(fb.actions_[0]))
     counts = np.bincount(firsts, minlength=k)
-    # 200 draws, expected 50 each; 25 is > 5 standard deviations below
-    assert (counts > 25).all(), counts
+    # 64 draws, expected 16 each (standard deviation 3.5); 4 is 3.5 standard
+    # deviations below, and a class that is never played first shows as 0
+    assert (counts > 4).all(), counts
 
 
 @pytest.mark.parametrize("entry", ALL)
