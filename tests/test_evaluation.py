@@ -66,6 +66,19 @@ def test_equals_learner_counters_and_feedback_log(digits, chunk_size, sparse):
     np.testing.assert_array_equal(clf.coef_, ref.coef_)
 
 
+def test_empty_stream_has_an_empty_feedback_log():
+    result = progressive_validation(
+        Banditron(random_state=0),
+        np.empty((0, 3)),
+        np.empty(0, dtype=int),
+        classes=[0, 1],
+        log=True,
+    )
+    assert result.n_rounds == 0
+    assert list(result.log) == ["rows", "actions", "rewards", "propensities"]
+    assert all(values.shape == (0,) for values in result.log.values())
+
+
 def test_greedy_mistakes_at_checkpoints_match_counters(digits):
     X, y = digits
     points = [5, 50, 333]

@@ -27,7 +27,11 @@ from skbandit.evaluation import (
     make_off_policy_scorer,
     off_policy_evaluation,
 )
-from skbandit.evaluation._off_policy import DEFAULT_MIN_ESS, METHODS
+from skbandit.evaluation._off_policy import (
+    DEFAULT_MIN_ESS,
+    METHODS,
+    _importance_weights,
+)
 from skbandit.exploration import EpsilonGreedy
 
 
@@ -808,6 +812,19 @@ def _one_round_per_weight(weights, rewards):
     return pi, LoggedFeedback(
         np.zeros(n, dtype=int), rewards, props, min_propensity=floor
     )
+
+
+def test_importance_weights_clip_and_count():
+    """The weights ``pi / p`` shared by the in-memory and the Dask
+    evaluations: ``min(w, clip)``, counting the weights strictly above."""
+    pi_logged = np.array([1.0, 0.5, 0.0, 1.0])
+    propensities = np.array([0.25, 0.25, 0.5, 0.5])
+    w, n_clipped = _importance_weights(pi_logged, propensities, None)
+    assert_allclose(w, [4.0, 2.0, 0.0, 2.0], rtol=1e-15)
+    assert n_clipped == 0
+    w, n_clipped = _importance_weights(pi_logged, propensities, 2.0)
+    assert_allclose(w, [2.0, 2.0, 0.0, 2.0], rtol=1e-15)
+    assert n_clipped == 1
 
 
 def test_clipping_applies_to_a_single_weight_above_the_cap():

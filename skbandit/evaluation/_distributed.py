@@ -20,7 +20,12 @@ from typing import Any
 import numpy as np
 
 from skbandit.base import _caller_stacklevel
-from skbandit.evaluation._off_policy import DEFAULT_MIN_ESS, _target_proba
+from skbandit.evaluation._off_policy import (
+    DEFAULT_MIN_ESS,
+    _check_policy,
+    _importance_weights,
+    _target_proba,
+)
 from skbandit.evaluation._ope_checks import (
     METHODS,
     _check_options,
@@ -144,11 +149,7 @@ def _partition_statistics(
     out = []
     for policy in policies.values():
         pi_logged, h_policy = _policy_terms(policy, X, H, codes, kind, classes)
-        w = pi_logged / p
-        n_clipped = 0
-        if clip is not None:
-            n_clipped = int(np.count_nonzero(w > clip))
-            w = np.minimum(w, clip)
+        w, n_clipped = _importance_weights(pi_logged, p, clip)
         cols = [w * r, w]
         if H is not None:
             cols.append(h_policy + w * (r - h_logged))
@@ -388,8 +389,7 @@ def dask_off_policy_evaluation(
     methods, clip, min_ess = _check_options(
         methods, confidence, clip, min_effective_sample_size
     )
-    if policy not in ("greedy", "exploration"):
-        raise ValueError(f"policy must be 'greedy' or 'exploration', got {policy!r}")
+    _check_policy(policy)
     alpha = _check_alpha(alpha)
     classes = _check_policies(policies, classes)
     columns = _Columns(

@@ -99,6 +99,37 @@ def _reward_model_predictions(X, codes, rewards, k, reward_model, n_folds, seed)
     return H
 
 
+def _importance_weights(
+    pi_logged: np.ndarray, propensities: np.ndarray, clip: float | None
+) -> tuple[np.ndarray, int]:
+    """The importance weights ``w_i = pi(a_i | x_i) / p_i``, clipped.
+
+    Parameters
+    ----------
+    pi_logged : ndarray of shape (n_rounds,)
+        The target policy's probability ``pi(a_i | x_i)`` of each logged
+        action.
+    propensities : ndarray of shape (n_rounds,)
+        The logging policy's propensities ``p_i``.
+    clip : float or None
+        Clipping threshold: the weights are ``min(w_i, clip)``; ``None``
+        leaves them as they are.
+
+    Returns
+    -------
+    weights : ndarray of shape (n_rounds,)
+        The (clipped) importance weights.
+    n_clipped : int
+        How many weights exceeded ``clip`` (0 without clipping).
+    """
+    w = pi_logged / propensities
+    n_clipped = 0
+    if clip is not None:
+        n_clipped = int(np.count_nonzero(w > clip))
+        w = np.minimum(w, clip)
+    return w, n_clipped
+
+
 def evaluate_policy(
     target_proba,
     logged: LoggedFeedback,
@@ -273,11 +304,7 @@ def evaluate_policy(
             X, codes, logged.rewards, k, reward_model, n_folds, random_state
         )
     r, p = logged.rewards, logged.propensities
-    w = pi[np.arange(n), codes] / p
-    n_clipped = 0
-    if clip is not None:
-        n_clipped = int(np.count_nonzero(w > clip))
-        w = np.minimum(w, clip)
+    w, n_clipped = _importance_weights(pi[np.arange(n), codes], p, clip)
     ess = _effective_sample_size(w)
     low_ess = min_ess is not None and ess < min_ess
     z = float(norm.ppf(0.5 + confidence / 2.0))
@@ -327,18 +354,24 @@ def evaluate_policy(
     )
 
 
+def _check_policy(policy: str) -> None:
+    """Raise a ``ValueError`` unless ``policy`` is ``"greedy"`` or
+    ``"exploration"`` (which policy of a fitted learner is evaluated)."""
+    if policy not in ("greedy", "exploration"):
+        raise ValueError(f"policy must be 'greedy' or 'exploration', got {policy!r}")
+
+
 def _target_proba(estimator, X, policy: str) -> np.ndarray:
     check_is_fitted(estimator)
+    _check_policy(policy)
     if policy == "exploration":
         return estimator.exploration_distribution(X)
-    if policy == "greedy":
-        pred = estimator.predict(X)
-        classes = estimator.classes_
-        codes = np.searchsorted(classes, pred)
-        pi = np.zeros((codes.shape[0], classes.shape[0]))
-        pi[np.arange(codes.shape[0]), codes] = 1.0
-        return pi
-    raise ValueError(f"policy must be 'greedy' or 'exploration', got {policy!r}")
+    pred = estimator.predict(X)
+    classes = estimator.classes_
+    codes = np.searchsorted(classes, pred)
+    pi = np.zeros((codes.shape[0], classes.shape[0]))
+    pi[np.arange(codes.shape[0]), codes] = 1.0
+    return pi
 
 
 def off_policy_evaluation(

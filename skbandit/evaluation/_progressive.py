@@ -38,6 +38,10 @@ __all__ = [
 
 _FULL_INFORMATION = frozenset({"MulticlassPerceptron"})
 
+#: the arrays of a skbandit learner's feedback log, in the order
+#: ``_iter_skbandit`` appends them
+_LOG_KEYS = ("rows", "actions", "rewards", "propensities")
+
 #: docstring fragments of the stream parameters (``fill_doc``)
 _STREAM_DOCS = {
     "stream": """\
@@ -150,6 +154,14 @@ def _validate_stream(X, y):
     return X, y, n
 
 
+def _stream_classes(y, classes) -> np.ndarray:
+    """All classes of the stream: ``classes`` as an array, by default
+    ``numpy.unique(y)``."""
+    if classes is None:
+        classes = np.unique(y)
+    return np.asarray(classes)
+
+
 @fill_doc(**_STREAM_DOCS)
 def iter_progressive_validation(
     estimator: Any,
@@ -212,9 +224,7 @@ def iter_progressive_validation(
         )
     X, y, n = _validate_stream(X, y)
     points = _checkpoints(n, checkpoints)
-    if classes is None:
-        classes = np.unique(y)
-    classes = np.asarray(classes)
+    classes = _stream_classes(y, classes)
     fitted = hasattr(estimator, "classes_")
     bar = _progress_bar(progress, n, type(estimator).__name__)
     try:
@@ -386,16 +396,10 @@ def progressive_validation(
     )
     logged = None
     if entries is not None:
-        if entries:
-            logged = {
-                key: np.concatenate([e[i] for e in entries])
-                for i, key in enumerate(("rows", "actions", "rewards", "propensities"))
-            }
-        else:
-            logged = {
-                key: np.empty(0)
-                for key in ("rows", "actions", "rewards", "propensities")
-            }
+        logged = {
+            key: np.concatenate([e[i] for e in entries]) if entries else np.empty(0)
+            for i, key in enumerate(_LOG_KEYS)
+        }
     return ProgressiveValidationResult(
         name=name or type(estimator).__name__,
         feedback=_feedback_kind(estimator),
@@ -461,8 +465,7 @@ def compare(
     else:
         items = [(type(e).__name__, e) for e in estimators]
     X, y, _ = _validate_stream(X, y)
-    if classes is None:
-        classes = np.unique(y)
+    classes = _stream_classes(y, classes)
     return ComparisonResult(
         [
             progressive_validation(

@@ -61,6 +61,17 @@ def _only_datasets(parser: argparse.ArgumentParser, help_text: str) -> None:
     )
 
 
+def _check_datasets(names: Sequence[str]) -> None:
+    """Raise :class:`_Fail` with the registry's message when a data set name
+    in ``names`` is unknown."""
+    from skbandit.experiments._data import check_dataset_names
+
+    try:
+        check_dataset_names(names)
+    except KeyError as exc:
+        raise _Fail(str(exc.args[0])) from None
+
+
 def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--quick",
@@ -310,17 +321,13 @@ def _finish(result, out: Path, plots: bool) -> int:
 
 def _run(args) -> int:
     from skbandit.experiments import get_experiment
-    from skbandit.experiments._data import check_dataset_names
 
     try:
         spec = get_experiment(args.name)
     except KeyError as exc:
         raise _Fail(str(exc.args[0])) from None
     if args.datasets:
-        try:
-            check_dataset_names(args.datasets)
-        except KeyError as exc:
-            raise _Fail(str(exc.args[0])) from None
+        _check_datasets(args.datasets)
     _check_extras(not args.no_plots, args.progress, _wants_dask(args))
     config = spec.config(
         quick=args.quick,
@@ -396,14 +403,10 @@ def _execute(config, args, out: Path, stored: dict | None = None) -> int:
 
 def _compare(args) -> int:
     from skbandit.experiments import get_experiment
-    from skbandit.experiments._data import check_dataset_names
     from skbandit.experiments._learners import has_numeric_epsilon
     from skbandit.experiments._specs import EPSILON, SKLEARN_BASELINES, LearnerSpec
 
-    try:
-        check_dataset_names(args.datasets)
-    except KeyError as exc:
-        raise _Fail(str(exc.args[0])) from None
+    _check_datasets(args.datasets)
     grid = _parse_grid(args.grid)
     _check_extras(not args.no_plots, args.progress, _wants_dask(args))
     learners = []
