@@ -443,6 +443,40 @@ def test_nothing_cached_and_no_download_is_a_clear_error(fetch, tmp_path, monkey
         fetch(data_home=tmp_path, download_if_missing=False)
 
 
+def test_cache_helpers_build_once_and_report_an_absent_cache(tmp_path):
+    """``_cached_file`` builds a missing cache only when downloads are allowed;
+    ``_missing_cache_error`` rewrites a fetcher's OSError only then too."""
+    built = []
+
+    def build(cache):
+        built.append(cache)
+        cache.parent.mkdir(parents=True)
+        cache.write_bytes(b"x")
+
+    kwargs = {"name": "Toy", "hint": "a toy file"}
+    with pytest.raises(OSError, match=r"Toy not found .*download_if_missing=False"):
+        datasets_base._cached_file(
+            tmp_path, "toy.bin", build, download_if_missing=False, **kwargs
+        )
+    assert built == []
+    for _ in range(2):
+        cache = datasets_base._cached_file(
+            tmp_path, "toy.bin", build, download_if_missing=True, **kwargs
+        )
+    assert cache == tmp_path / "skbandit" / "toy.bin" and built == [cache]
+
+    with pytest.raises(OSError, match="^boom$"):
+        with datasets_base._missing_cache_error("Toy", "a toy file", True):
+            raise OSError("boom")
+    with pytest.raises(OSError, match="a toy file") as info:
+        with datasets_base._missing_cache_error(
+            "Toy", "a toy file", False, where=tmp_path
+        ):
+            raise OSError("boom")
+    assert str(tmp_path) in str(info.value)
+    assert str(info.value.__cause__) == "boom"
+
+
 def test_get_data_home(tmp_path, monkeypatch):
     assert get_data_home(tmp_path) == tmp_path / "skbandit"
     monkeypatch.setenv("SCIKIT_LEARN_DATA", str(tmp_path / "env"))

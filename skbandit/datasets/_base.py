@@ -1,12 +1,15 @@
 """Helpers shared by the generators and the loaders of ``skbandit.datasets``.
 
 The loaders' shared logic: the cache folder (:func:`get_data_home`), atomic
-downloads and npz writes, local-file checks, the error of a missing cache, the
-final shuffle, and the docstring fragments of their common parameters.
+downloads and npz writes, local-file checks, the cache file built on first use
+(:func:`_cached_file`), the absent cache of a scikit-learn fetcher reported as
+a clear error (:func:`_missing_cache_error`), the final shuffle, and the
+docstring fragments of their common parameters.
 """
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import hashlib
 import os
@@ -15,10 +18,14 @@ import tempfile
 import urllib.request
 from numbers import Integral
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import sklearn.datasets
 from sklearn.utils import Bunch
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
 
 __all__ = ["get_data_home"]
 
@@ -203,6 +210,88 @@ def _existing_file(path: PathLike, what: str) -> Path:
     return path
 
 
-def _reraise_missing(exc: OSError, name: str, data_home, hint: str):
-    where = Path(sklearn.datasets.get_data_home(data_home))
-    raise _missing_error(name, where, hint) from exc
+def _cached_file(
+    data_home: PathLike | None,
+    filename: str,
+    build: Callable[[Path], object],
+    *,
+    download_if_missing: bool,
+    name: str,
+    hint: str,
+) -> Path:
+    """The cache file ``filename`` of skbandit's data home, built when absent.
+
+    Parameters
+    ----------
+    data_home : str or path-like or None
+        scikit-learn data home; the cache is
+        ``get_data_home(data_home) / filename``.
+    filename : str
+        Name of the cache file in that folder.
+    build : callable
+        ``build(cache)`` downloads or converts the data and writes the file
+        ``cache`` (its folder may not exist yet); called only when the file
+        is absent and ``download_if_missing`` is True.
+    download_if_missing : bool
+        If False, an absent cache raises instead of calling ``build``.
+    name, hint : str
+        The data set and the local copy ``path=`` accepts, for the error.
+
+    Returns
+    -------
+    cache : pathlib.Path
+        The path of the cache file, which exists.
+
+    Raises
+    ------
+    OSError
+        The cache is absent and ``download_if_missing`` is False.
+    """
+    folder = get_data_home(data_home)
+    cache = folder / filename
+    if not cache.is_file():
+        if not download_if_missing:
+            raise _missing_error(name, folder, hint)
+        build(cache)
+    return cache
+
+
+@contextlib.contextmanager
+def _missing_cache_error(
+    name: str,
+    hint: str,
+    download_if_missing: bool,
+    *,
+    data_home: PathLike | None = None,
+    where: Path | None = None,
+) -> Iterator[None]:
+    """Report the absent cache of a scikit-learn fetcher called in the block.
+
+    Wraps a ``sklearn.datasets.fetch_*`` call made with ``download_if_missing``:
+    when that is False, the ``OSError`` the fetcher raises for an absent cache
+    becomes the error of :func:`_missing_error`; when it is True, errors
+    propagate unchanged.
+
+    Parameters
+    ----------
+    name, hint : str
+        The data set and the local copy ``path=`` accepts, for the error.
+    download_if_missing : bool
+        The value passed to the fetcher.
+    data_home : str or path-like, default=None
+        scikit-learn data home; the error names it when ``where`` is None.
+    where : pathlib.Path, default=None
+        The cache folder the error names, instead of scikit-learn's data home.
+
+    Yields
+    ------
+    None
+    """
+    try:
+        yield
+    except OSError as exc:
+        if download_if_missing:
+            raise
+        if where is None:
+            where = Path(sklearn.datasets.get_data_home(data_home))
+        raise _missing_error(name, where, hint) from exc

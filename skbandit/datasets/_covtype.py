@@ -15,8 +15,8 @@ from skbandit.datasets._base import (
     PathLike,
     _existing_file,
     _finish,
+    _missing_cache_error,
     _open_maybe_gzip,
-    _reraise_missing,
 )
 
 if TYPE_CHECKING:
@@ -138,14 +138,15 @@ def fetch_covtype(
     if path is not None:
         X, y, names = _covtype_from_csv(_existing_file(path, "fetch_covtype(path=...)"))
     else:
-        try:
+        with _missing_cache_error(
+            "Covertype",
+            "a CSV with Cover_Type",
+            download_if_missing,
+            data_home=data_home,
+        ):
             cov = sklearn.datasets.fetch_covtype(
                 data_home=data_home, download_if_missing=download_if_missing
             )
-        except OSError as exc:
-            if download_if_missing:
-                raise
-            _reraise_missing(exc, "Covertype", data_home, "a CSV with Cover_Type")
         X = np.asarray(cov.data, dtype=np.float64)
         y = np.asarray(cov.target).astype(np.int64)
         names = list(cov.get("feature_names", [f"x{i}" for i in range(X.shape[1])]))

@@ -4,6 +4,7 @@ files or OpenML).
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -16,14 +17,13 @@ from skbandit.datasets._base import (
     _LOADER_DOCS,
     _SUBSETS,
     PathLike,
+    _cached_file,
     _check_choice,
     _download,
     _existing_file,
     _finish,
-    _missing_error,
     _open_maybe_gzip,
     _save_npz_atomic,
-    get_data_home,
 )
 
 if TYPE_CHECKING:
@@ -65,8 +65,9 @@ research use.
 """
 
 
-def _download_usps(folder: Path) -> Path:
-    """Download the two LIBSVM USPS files and convert them to the npz cache."""
+def _download_usps(cache: Path) -> None:
+    """Download the two LIBSVM USPS files and convert them to the npz ``cache``."""
+    folder = cache.parent
     arrays = {}
     for (url, filename, md5), split in zip(
         _USPS_REMOTES, ("train", "test"), strict=True
@@ -78,9 +79,7 @@ def _download_usps(folder: Path) -> Path:
             file.unlink(missing_ok=True)
         arrays[f"X_{split}"] = ((X.toarray() + 1.0) / 2.0).astype(np.float32)
         arrays[f"y_{split}"] = (np.rint(y) - 1).astype(np.int8)
-    cache = folder / _USPS_CACHE
     _save_npz_atomic(cache, **arrays)
-    return cache
 
 
 @fill_doc(**_LOADER_DOCS)
@@ -168,14 +167,14 @@ def fetch_usps(
     if path is not None:
         file = _existing_file(path, "fetch_usps(path=...)")
     else:
-        folder = get_data_home(data_home)
-        file = folder / _USPS_CACHE
-        if not file.is_file():
-            if not download_if_missing:
-                raise _missing_error(
-                    "USPS", folder, "an npz file with X_train, y_train, X_test, y_test"
-                )
-            file = _download_usps(folder)
+        file = _cached_file(
+            data_home,
+            _USPS_CACHE,
+            _download_usps,
+            download_if_missing=download_if_missing,
+            name="USPS",
+            hint="an npz file with X_train, y_train, X_test, y_test",
+        )
     with np.load(file) as npz:
         missing = {"X_train", "y_train", "X_test", "y_test"} - set(npz.files)
         if missing:
@@ -278,15 +277,8 @@ def _mnist_from_path(path: Path, subset: str) -> tuple[np.ndarray, np.ndarray]:
     return _mnist_pair(path)
 
 
-def _mnist_from_openml(data_home, download_if_missing: bool) -> Path:
-    folder = get_data_home(data_home)
-    cache = folder / _MNIST_CACHE
-    if cache.is_file():
-        return cache
-    if not download_if_missing:
-        raise _missing_error(
-            "MNIST", folder, "an MNIST images IDX file or a directory of IDX files"
-        )
+def _mnist_from_openml(cache: Path, data_home: PathLike | None) -> None:
+    """Fetch MNIST from OpenML and write it to the npz ``cache`` (uint8)."""
     X, y = sklearn.datasets.fetch_openml(
         "mnist_784",
         version=1,
@@ -300,7 +292,6 @@ def _mnist_from_openml(data_home, download_if_missing: bool) -> Path:
         X=np.asarray(X).astype(np.uint8),
         y=np.asarray(y).astype(np.int64).astype(np.uint8),
     )
-    return cache
 
 
 @fill_doc(**_LOADER_DOCS)
@@ -373,7 +364,15 @@ def fetch_mnist(
     if path is not None:
         X, y = _mnist_from_path(Path(path).expanduser(), subset)
     else:
-        with np.load(_mnist_from_openml(data_home, download_if_missing)) as npz:
+        cache = _cached_file(
+            data_home,
+            _MNIST_CACHE,
+            functools.partial(_mnist_from_openml, data_home=data_home),
+            download_if_missing=download_if_missing,
+            name="MNIST",
+            hint="an MNIST images IDX file or a directory of IDX files",
+        )
+        with np.load(cache) as npz:
             X, y = npz["X"], npz["y"]
         if subset == "train":
             X, y = X[:_MNIST_N_TRAIN], y[:_MNIST_N_TRAIN]

@@ -20,9 +20,8 @@ from skbandit.datasets._base import (
     _check_choice,
     _existing_file,
     _finish,
-    _missing_error,
+    _missing_cache_error,
     _open_maybe_gzip,
-    _reraise_missing,
     _save_npz_atomic,
     get_data_home,
 )
@@ -155,7 +154,12 @@ def fetch_20newsgroups(
         names, target = np.unique(np.asarray(labels), return_inverse=True)
         target_names = names.tolist()
     else:
-        try:
+        with _missing_cache_error(
+            "20 Newsgroups",
+            "a label<TAB>text TSV",
+            download_if_missing,
+            data_home=data_home,
+        ):
             news = sklearn.datasets.fetch_20newsgroups(
                 data_home=data_home,
                 subset=subset,
@@ -163,10 +167,6 @@ def fetch_20newsgroups(
                 shuffle=False,
                 download_if_missing=download_if_missing,
             )
-        except OSError as exc:
-            if download_if_missing:
-                raise
-            _reraise_missing(exc, "20 Newsgroups", data_home, "a label<TAB>text TSV")
         texts, target = list(news.data), news.target
         target_names = list(news.target_names)
     bunch = Bunch(
@@ -361,20 +361,17 @@ def fetch_rcv1_reuters4(
         if cache.is_file():
             parts = _reuters4_load(cache)
         else:
-            try:
+            with _missing_cache_error(
+                "Reuters4 (and scikit-learn's RCV1 files)",
+                "a Reuters4 npz or svmlight file",
+                download_if_missing,
+                where=folder,
+            ):
                 rcv1 = sklearn.datasets.fetch_rcv1(
                     data_home=data_home,
                     subset="all",
                     download_if_missing=download_if_missing,
                 )
-            except OSError as exc:
-                if download_if_missing:
-                    raise
-                raise _missing_error(
-                    "Reuters4 (and scikit-learn's RCV1 files)",
-                    folder,
-                    "a Reuters4 npz or svmlight file",
-                ) from exc
             parts = _reuters4_filter(rcv1)
             _reuters4_save(cache, parts)
     X, y, sample_id = parts["X"], parts["target"], parts["sample_id"]
