@@ -118,7 +118,16 @@ def main(argv=None) -> int:
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--seed", type=int, default=0)
     args = p.parse_args(argv)
-    skbandit.base.BaseBanditClassifier._play_blocks = _play_blocks
+    base = skbandit.base.BaseBanditClassifier
+    base._play_blocks = _play_blocks  # (inherited: deleted again below)
+    try:
+        _table(args)
+    finally:  # (the tests run this script in their own interpreter)
+        del base._play_blocks
+    return 0
+
+
+def _table(args) -> None:
     info = machine_info()
     print(f"CPU: {info['cpu']} (cpu_count={info['cpu_count']})")
     print("  ".join(f"{k} {v or '-'}" for k, v in info["versions"].items()))
@@ -158,7 +167,6 @@ def main(argv=None) -> int:
             )
             print(f"{name:22}  " + "  ".join(f"{c:>12}" for c in cells), flush=True)
         print()
-    return 0
 
 
 def _arrays(est):

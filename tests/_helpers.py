@@ -39,6 +39,22 @@ def single_rows(X, form: str) -> list:
     return [Xs[i : i + 1] for i in range(X.shape[0])]
 
 
+def _bindings() -> dict[tuple[str, ...], int]:
+    """The identity of every attribute of the imported skbandit modules and of
+    the classes they define: ``(module, name)`` and ``(module, class, name)``
+    keys."""
+    out = {}
+    for name, module in list(sys.modules.items()):
+        if name != "skbandit" and not name.startswith("skbandit."):
+            continue
+        for key, value in list(vars(module).items()):
+            out[name, key] = id(value)
+            if isinstance(value, type) and value.__module__ == name:
+                for attr, member in list(vars(value).items()):
+                    out[name, key, attr] = id(member)
+    return out
+
+
 def run_benchmark(
     script: str, *args: str, cwd: str | Path | None = None, isolated: bool = False
 ) -> subprocess.CompletedProcess:
@@ -49,13 +65,16 @@ def run_benchmark(
     It runs in this interpreter (``runpy``, as ``__main__``, with the
     benchmarks folder first on ``sys.path``, ``sys.argv`` and the working
     directory set, and its output captured), which spares the ~3 s a fresh
-    interpreter takes to import NumPy, SciPy, scikit-learn and skbandit;
+    interpreter takes to import NumPy, SciPy, scikit-learn and skbandit.
     ``sys.argv``, ``sys.path``, the working directory, ``os.environ``, the
     warning filters, NumPy's error state and the garbage collector's switch
-    are restored afterwards. ``isolated=True`` runs a fresh interpreter
-    instead, for a script whose children write to the inherited file
-    descriptors (what ``print`` in a forked child writes is not captured
-    here).
+    are restored afterwards; what a script patches in skbandit it must undo
+    itself (as ``bench_journal.py`` does): a module attribute or a class
+    attribute of skbandit left rebound, or an attribute added to a class of
+    skbandit, fails the call (``_bindings``).
+    ``isolated=True`` runs a fresh interpreter instead, for a script whose
+    children write to the inherited file descriptors (what ``print`` in a
+    forked child writes is not captured here).
     """
     path = BENCHMARKS / script
     argv = [sys.executable, str(path), *args]
@@ -66,6 +85,7 @@ def run_benchmark(
     stdout, stderr = io.StringIO(), io.StringIO()
     saved_argv, saved_path, saved_cwd = sys.argv, list(sys.path), os.getcwd()
     saved_environ, gc_enabled = dict(os.environ), gc.isenabled()
+    bindings = _bindings()
     code: int | str | None = 0
     try:
         sys.argv = argv[1:]
@@ -93,6 +113,15 @@ def run_benchmark(
     if isinstance(code, str):
         stderr.write(code + "\n")
     assert returncode == 0, stderr.getvalue()
+    after = _bindings()
+    classes = {k[:2] for k in bindings if len(k) == 3}
+    rebound = sorted(
+        ".".join(k)
+        for k, v in after.items()
+        if k in bindings and bindings[k] != v or len(k) == 3 and k[:2] in classes
+        and k not in bindings
+    )  # fmt: skip
+    assert not rebound, f"{script} left skbandit patched: {rebound}"
     return subprocess.CompletedProcess(
         argv, returncode, stdout.getvalue(), stderr.getvalue()
     )
