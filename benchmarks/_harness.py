@@ -537,7 +537,8 @@ def main(
     # Each row starts with a full collection (reset_rss_counter); what exists
     # now (modules, streams) is never garbage, so it is collected once and
     # frozen out of those collections, which then scan only what the rows
-    # made (a full scan of everything took 0.1 s a row on the 2-core machine)
+    # made (a scan of everything, the imports' objects too, was most of the
+    # time of a short run)
     gc.collect()
     gc.freeze()
     try:

@@ -56,7 +56,7 @@ def _bindings() -> dict[tuple[str, ...], int]:
 
 
 def run_benchmark(
-    script: str, *args: str, cwd: str | Path | None = None, isolated: bool = False
+    script: str, *args: str, cwd: str | Path | None = None
 ) -> subprocess.CompletedProcess:
     """Run ``benchmarks/<script>`` with ``args`` as ``python <script> args``
     would (the smoke tests: it runs end to end; no timing is asserted) and
@@ -64,24 +64,19 @@ def run_benchmark(
 
     It runs in this interpreter (``runpy``, as ``__main__``, with the
     benchmarks folder first on ``sys.path``, ``sys.argv`` and the working
-    directory set, and its output captured), which spares the ~3 s a fresh
-    interpreter takes to import NumPy, SciPy, scikit-learn and skbandit.
+    directory set, and its output captured), which spares a fresh
+    interpreter's imports of NumPy, SciPy, scikit-learn and skbandit (most of
+    a smoke run's time). What ``print`` in a forked child writes is not
+    captured (no script's child prints).
     ``sys.argv``, ``sys.path``, the working directory, ``os.environ``, the
     warning filters, NumPy's error state and the garbage collector's switch
     are restored afterwards; what a script patches in skbandit it must undo
     itself (as ``bench_journal.py`` does): a module attribute or a class
     attribute of skbandit left rebound, or an attribute added to a class of
     skbandit, fails the call (``_bindings``).
-    ``isolated=True`` runs a fresh interpreter instead, for a script whose
-    children write to the inherited file descriptors (what ``print`` in a
-    forked child writes is not captured here).
     """
     path = BENCHMARKS / script
     argv = [sys.executable, str(path), *args]
-    if isolated:
-        out = subprocess.run(argv, capture_output=True, text=True, timeout=300, cwd=cwd)
-        assert out.returncode == 0, out.stderr
-        return out
     stdout, stderr = io.StringIO(), io.StringIO()
     saved_argv, saved_path, saved_cwd = sys.argv, list(sys.path), os.getcwd()
     saved_environ, gc_enabled = dict(os.environ), gc.isenabled()
