@@ -66,8 +66,8 @@ def run_benchmark(
     benchmarks folder first on ``sys.path``, ``sys.argv`` and the working
     directory set, and its output captured), which spares a fresh
     interpreter's imports of NumPy, SciPy, scikit-learn and skbandit (most of
-    a smoke run's time). What ``print`` in a forked child writes is not
-    captured (no script's child prints).
+    a smoke run's time). What a forked child prints is not captured (the
+    harness's children report their rows through a pipe).
     ``sys.argv``, ``sys.path``, the working directory, ``os.environ``, the
     warning filters, NumPy's error state and the garbage collector's switch
     are restored afterwards; what a script patches in skbandit it must undo
