@@ -264,8 +264,11 @@ class BanditPipeline(BaseBanditClassifier):
     }
 
     _state_attrs = ("scaler_mean_", "scaler_var_sum_", "scaler_count_")
-    # the hooks write the learner's counter t_ and run its hooks
+    # the hooks write the learner's counter t_ and run its hooks; the
+    # counter _before_block sets is the one _after_block keeps in step (and a
+    # failed live round restores both): settled when the learner's hook is
     _hook_rebinds = ()
+    _before_block_settles = True
 
     def __init__(
         self,

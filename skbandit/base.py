@@ -131,6 +131,16 @@ class BaseBanditClassifier(
         """Called after each block has been played, before it is committed (e.g.
         to project weights or check a capacity). Raising rolls the block back."""
 
+    #: Whether ``_before_block`` is settled by one call while the parameters
+    #: are fixed: it does work (rebinds an attribute, returns a new kernel)
+    #: only after a change of the parameters, so that a second call with the
+    #: same parameters returns its kernel and changes nothing. A
+    #: ``LiveSession``, which locks the parameters, then runs it on its first
+    #: learned round only, not around every round. Stated by the class that
+    #: defines the hook (or a subclass of it); a learner that holds others
+    #: settles when they all do. The skeleton's no-op settles.
+    _before_block_settles: bool = True
+
     #: The attributes ``_before_block`` and ``_after_block`` may rebind (assign
     #: a new object to) while a ``LiveSession`` locks the parameters, besides
     #: the round counters ``t_``, ``n_mistakes_``, ``n_greedy_mistakes_``: a

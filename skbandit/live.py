@@ -38,8 +38,10 @@ if TYPE_CHECKING:
 __all__ = ["LiveSession"]
 
 # The hooks a learner may override; any override puts the session on the
-# hooked round (``_learn_hooked``: the hooks run around every round).
-_HOOKS = ("_before_block", "_after_block", "_rollback_point", "_restore_point")
+# hooked round (``_learn_hooked``: the hooks run around every round), but a
+# ``_before_block`` that settles (``_before_block_settles``), which runs on
+# the session's first learned round only.
+_HOOKS = ("_after_block", "_rollback_point", "_restore_point")
 
 
 _MISSING = object()  # an attribute absent when the round's point was taken
@@ -63,6 +65,25 @@ def _states_rebinds(cls) -> bool:
         return next(i for i, c in enumerate(mro) if name in vars(c))
 
     return where("_hook_rebinds") <= min(where("_before_block"), where("_after_block"))
+
+
+def _before_block_settles(learner) -> bool:
+    """Whether ``learner``'s ``_before_block`` is settled by one call while
+    the parameters are locked (``BaseBanditClassifier._before_block_settles``):
+    stated true by the class that defines the hook or a subclass of it (as for
+    ``_hook_rebinds``, a parent's statement does not cover a subclass's
+    hook), and so for every learner it holds, recursively."""
+    cls = type(learner)
+    mro = cls.__mro__
+
+    def where(name: str) -> int:
+        return next(i for i, c in enumerate(mro) if name in vars(c))
+
+    return (
+        cls._before_block_settles
+        and where("_before_block_settles") <= where("_before_block")
+        and all(_before_block_settles(held) for held in learner._held_learners())
+    )
 
 
 def _hook_plan(learner) -> tuple[list[object], list[str]] | None:
@@ -161,8 +182,12 @@ class LiveSession:
     the validated rows directly (every ``BaseBanditClassifier`` not fitted on
     named features and without a row-mapping ``_validate_X``) play the
     compiled round (``skbandit._core._live.LiveRound``); a learner that
-    overrides the skeleton's block hooks (e.g. ``OnlineSelector``, ``SquareCB``,
-    the rational ``SeparableOneVsAll``) has them run around every round.
+    overrides the skeleton's block hooks (e.g. ``OnlineSelector``, ``Gaptron``,
+    the rational ``SeparableOneVsAll``) has them run around every round, but
+    a ``_before_block`` that only reacts to a change of the parameters, which
+    the session locks (``_before_block_settles``: ``SquareCB``'s, the
+    selector's and a pipeline's when their learners' do), runs on the first
+    learned round only.
     Others (``RegressionReduction``, with its own Python loop, a
     ``BanditPipeline`` with Python feature maps, a learner fitted on named
     features) go through the general path: their own ``sample_actions`` and
@@ -243,12 +268,19 @@ class LiveSession:
         # are the first of the queue, served
         self._round.prefetch_pairs(learner.__dict__.get("_n_pending", 0))
         cls = type(learner)
-        self._hooked = any(
+        before = cls._before_block is not BaseBanditClassifier._before_block
+        # a _before_block that settles runs on the first learned round only
+        # (``_settling``, cleared when that round is committed), one that
+        # does not around every round
+        self._settling = before and _before_block_settles(learner)
+        self._before_every = before and not self._settling
+        self._hooked = self._before_every or any(
             getattr(cls, name) is not getattr(BaseBanditClassifier, name)
             for name in _HOOKS
         )
         # what a hooked round records to undo its hooks (``_hook_plan``)
-        self._plan = _hook_plan(learner) if self._hooked else None
+        hooked = self._hooked or self._settling
+        self._plan = _hook_plan(learner) if hooked else None
         self._row_hook = cls._check_rows is not InputValidationMixin._check_rows
         self._full_information = kernel.full_information
 
@@ -366,7 +398,7 @@ class LiveSession:
         self._bind(x)
         learner = self.learner
         live = self._round
-        if self._hooked:
+        if self._hooked or self._settling:
             self._learn_hooked(x, code, reward, propensity)
         elif not live.learn(learner.t_ + 1, code, reward, propensity):
             self._fail(x, propensity)
@@ -391,24 +423,27 @@ class LiveSession:
 
     def _learn_hooked(self, x, code: int, reward: float, propensity: float) -> None:
         """A round of a learner that overrides the block hooks: its rollback
-        point (``_point``), ``_before_block`` (which may replace the kernel),
-        the round, ``_after_block``; on a failure the round is undone, the
-        rollback point restored and the kernel the round started with played
-        again (a kernel the hook made wraps the arrays the point replaced)."""
+        point (``_point``), ``_before_block`` (which may replace the kernel;
+        a hook that settles on the first learned round only), the round,
+        ``_after_block``; on a failure the round is undone, the rollback point
+        restored and the kernel the round started with played again (a kernel
+        the hook made wraps the arrays the point replaced)."""
         learner = self.learner
         live = self._round
         point = self._point()
         started = live.kernel
         played = False
         try:
-            kernel = learner._before_block(started, 1)
-            if kernel is not started:
-                live.set_kernel(kernel)
+            if self._before_every or self._settling:
+                kernel = learner._before_block(started, 1)
+                if kernel is not started:
+                    live.set_kernel(kernel)
             played = live.learn(learner.t_ + 1, code, reward, propensity)
             if not played:
                 self._fail(x, propensity, restore=point)
             learner._after_block(live.kernel)
             live.journal.commit()
+            self._settling = False
         except BaseException:
             if played:  # (else ``_fail`` undid it)
                 live.unlearn()

@@ -396,6 +396,80 @@ def test_a_failed_hooked_round_is_undone(name, form, monkeypatch):
     assert_same_learner(a, b)
 
 
+@pytest.mark.parametrize("form", ["dense", "csr"])
+@pytest.mark.parametrize("name", ["SquareCB", "OnlineSelector"])
+def test_a_settling_hook_runs_on_the_first_round_only(name, form, monkeypatch):
+    """A ``_before_block`` that settles (``_before_block_settles``: SquareCB's
+    rebinds ``scale_`` after ``set_params(shared_scale=False)``, the
+    selector's runs its candidates') runs on the session's first learned
+    round only, and the session still plays as the public calls: the same
+    actions and propensities and the same learner, though the first round's
+    hook did work (``_hooked_learners``); a hook that does not settle runs
+    around every round."""
+    from skbandit import SquareCB
+
+    calls = []
+    hook = SquareCB._before_block
+
+    def counted(self, kernel, n_rows):
+        calls.append(self)
+        return hook(self, kernel, n_rows)
+
+    X, y = _stream()
+    a = _hooked_learners()[name]
+    b = copy.deepcopy(a)
+    monkeypatch.setattr(SquareCB, "_before_block", counted)
+    with LiveSession(a) as session:
+        for j in range(20, 30):
+            act, p = session.act(_row(X, j, form))
+            rows = sp.csr_matrix(X[j : j + 1]) if form == "csr" else X[j : j + 1]
+            assert (act, p) == tuple(x[0] for x in b.sample_actions(rows))
+            r = float(act == y[j])
+            session.learn(_row(X, j, form), act, r, p)
+            b.partial_fit(rows, LoggedFeedback([act], [r], [p]))
+    # the session's rounds called the hook of a's SquareCBs on the first
+    # round only (b's partial_fit calls run it on every call)
+    in_a = [c for c in calls if any(c is t for t in _tree(a))]
+    n_square = sum(isinstance(t, SquareCB) for t in _tree(a))
+    assert len(in_a) == n_square, len(in_a)
+    assert_same_learner(a, b)
+    monkeypatch.setattr(SquareCB, "_before_block_settles", False, raising=False)
+    calls.clear()
+    with LiveSession(a) as session:
+        for j in range(30, 34):
+            act, p = session.act(_row(X, j, form))
+            session.learn(_row(X, j, form), act, float(act == y[j]), p)
+    assert len(calls) == 4 * n_square
+
+
+def test_a_parents_settling_statement_does_not_cover_a_new_hook():
+    """A subclass that overrides ``_before_block`` without stating its own
+    ``_before_block_settles`` has its hook run around every round (its
+    parent's statement covers the parent's hook only); one that states it
+    has it run on the first learned round only."""
+    from skbandit import SquareCB
+
+    calls = []
+
+    class Unstated(SquareCB):
+        def _before_block(self, kernel, n_rows):
+            calls.append(n_rows)
+            return super()._before_block(kernel, n_rows)
+
+    class Stated(Unstated):
+        _before_block_settles = True
+
+    X, y = _stream()
+    for cls, expected in [(Unstated, 5), (Stated, 1)]:
+        est = cls(random_state=0).partial_fit(X[:20], y[:20], classes=np.arange(K))
+        calls.clear()
+        with LiveSession(est) as session:
+            for j in range(20, 25):
+                act, p = session.act(X[j])
+                session.learn(X[j], act, float(act == y[j]), p)
+        assert len(calls) == expected, cls.__name__
+
+
 def test_a_hook_without_a_statement_records_the_whole_point():
     """The narrow point is used only where every learner of the tree states
     what its hooks rebind: a subclass that overrides a hook without stating

@@ -338,8 +338,10 @@ class SquareCB(StepSizeMixin, ExplorationMixin, LinearBanditClassifier):
     # the regressors' weights, scales and squared-gradient sums are stored
     # feature-major (Fortran order; the oracle's W, S, G are their transposes)
     _feature_major = ("coef_", "scale_", "grad_sq_")
-    # _before_block replaces scale_ after set_params(shared_scale=False)
+    # _before_block replaces scale_ after set_params(shared_scale=False),
+    # once: a parameter change, which a LiveSession locks
     _hook_rebinds = ("scale_",)
+    _before_block_settles = True
 
     def __init__(
         self,

@@ -323,6 +323,9 @@ class OnlineSelector(ExplorationMixin, BaseBanditClassifier):
     # the hooks rebind none of the selector's attributes, only the
     # candidates' counters and what their own hooks rebind
     _hook_rebinds = ()
+    # _before_block on one row runs the candidates' hooks and sets the
+    # kernel's block length: settled when the candidates' are
+    _before_block_settles = True
 
     def __init__(
         self,
