@@ -43,13 +43,14 @@ def fresh_state(k: int, d: int, scale_rows: int | None = None) -> dict[str, np.n
     """The oracle's state arrays, all zero (the estimator's attribute names);
     ``scale_`` has ``scale_rows`` rows (``k`` by default; 1: shared scales
     stored once, what ``SquareCB(shared_scale=True)`` starts with). The
-    (k, d) arrays are Fortran-ordered, as the estimator stores them: their
-    transposes are the compiled oracle's feature-major (d, k) arrays."""
+    (k, d) weights and scales are Fortran-ordered, as the estimator stores
+    them: their transposes are the compiled oracle's feature-major (d, k)
+    arrays; ``grad_sq_`` is C-ordered, the oracle's class-major (k, d) G."""
     return {
         "coef_": np.zeros((k, d), order="F"),
         "intercept_": np.zeros(k),
         "scale_": np.zeros((k if scale_rows is None else scale_rows, d), order="F"),
-        "grad_sq_": np.zeros((k, d), order="F"),
+        "grad_sq_": np.zeros((k, d)),
         "intercept_grad_sq_": np.zeros(k),
         "norm_sum_": np.zeros(k),
         "n_updates_": np.zeros(k, dtype=np.int64),

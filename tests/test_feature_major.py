@@ -4,7 +4,7 @@ Every linear kernel keeps its weights feature-major (``LinearKernel`` in
 skbandit/_core/_kernel.pxd: ``W`` is (d, k), a feature's ``k`` weights
 adjacent), and the estimator's (k, d) arrays named in ``_feature_major``
 (``coef_``, the averaging accumulators, SOBA's ``theta_`` and ``A_diag_``,
-SquareCB's ``scale_`` and ``grad_sq_``, OffsetTree's ``node_coef_``) are the
+SquareCB's ``scale_``, OffsetTree's ``node_coef_``) are the
 Fortran-ordered transposes of those arrays, updated in place. The NumPy
 references (``tests/_reference*.py``) check the values bit for bit; these tests
 check the layout itself, and that a learner given its arrays class-major (an

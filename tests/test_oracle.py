@@ -21,7 +21,7 @@ CODES = {
 def _compiled(state, regressor, **params):
     st = state
     return RegressionOracle(
-        st["coef_"].T, st["intercept_"], st["scale_"].T, st["grad_sq_"].T,
+        st["coef_"].T, st["intercept_"], st["scale_"].T, st["grad_sq_"],
         st["intercept_grad_sq_"], st["norm_sum_"], st["n_updates_"],
         (CODES[regressor], params["learning_rate"], True), params["fit_intercept"],
         params["step_cap"], params["shared_scale"],
@@ -129,22 +129,27 @@ def test_inconsistent_state_arrays_are_refused():
         )  # fmt: skip
 
 
-@pytest.mark.parametrize("bad", ["b", "S", "G", "Gb", "N", "n_upd"])
+@pytest.mark.parametrize("bad", ["b", "S", "G", "G transposed", "Gb", "N", "n_upd"])
 def test_inconsistent_state_shapes_are_refused(bad):
-    """Every state array must match the (d, k) of W: one array of a wrong
-    length (the others right) is refused."""
+    """Every state array must match the (d, k) of W (G class-major, (k, d)):
+    one array of a wrong length (the others right) is refused, and so is a
+    feature-major (d, k) G."""
     d, k = 4, 3
     arrays = {
         "W": np.zeros((d, k)),
         "b": np.zeros(k),
         "S": np.zeros((d, k)),
-        "G": np.zeros((d, k)),
+        "G": np.zeros((k, d)),
         "Gb": np.zeros(k),
         "N": np.zeros(k),
         "n_upd": np.zeros(k, dtype=np.int64),
     }
-    arr = arrays[bad]
-    arrays[bad] = np.zeros((d + 1, k) if arr.ndim == 2 else k + 1, dtype=arr.dtype)
+    if bad == "G transposed":
+        arrays["G"] = np.zeros((d, k))
+    else:
+        arr = arrays[bad]
+        shape = (d + 1, k) if arr.ndim == 2 else k + 1
+        arrays[bad] = np.zeros(shape, dtype=arr.dtype)
     with pytest.raises(ValueError, match="inconsistent shapes"):
         RegressionOracle(
             arrays["W"], arrays["b"], arrays["S"], arrays["G"], arrays["Gb"],
@@ -169,7 +174,7 @@ def test_refuses_a_rule_it_cannot_play(rule, match):
     k, d = 3, 4
     with pytest.raises(ValueError, match=match):
         RegressionOracle(
-            np.zeros((d, k)), np.zeros(k), np.zeros((d, 1)), np.zeros((d, k)),
+            np.zeros((d, k)), np.zeros(k), np.zeros((d, 1)), np.zeros((k, d)),
             np.zeros(k), np.zeros(k), np.zeros(k, dtype=np.int64), rule,
             True, 1.0, True,
         )  # fmt: skip

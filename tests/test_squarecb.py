@@ -369,7 +369,7 @@ def test_one_stored_row_of_shared_scales_is_k_equal_rows_bit_for_bit():
         st = ref.fresh_state(k, d, scale_rows=rows)
         st["intercept_"][:] = 1.0
         oracle = RegressionOracle(
-            st["coef_"].T, st["intercept_"], st["scale_"].T, st["grad_sq_"].T,
+            st["coef_"].T, st["intercept_"], st["scale_"].T, st["grad_sq_"],
             st["intercept_grad_sq_"], st["norm_sum_"], st["n_updates_"],
             (STEP_KINDS["normalized"], 0.5, False), True, 1.0, True,
         )  # fmt: skip

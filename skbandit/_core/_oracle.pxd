@@ -8,10 +8,11 @@ from skbandit._core._step cimport StepRule
 cdef class RegressionOracle:
     # Regressor a predicts w_a . x + b_a. The arrays are the estimator's fitted
     # state, updated in place: W (d, k) and b (k,) the weights and intercepts,
-    # S (d, k) NAG's scales (or (d, 1): the shared scales stored once), G (d, k)
+    # S (d, k) NAG's scales (or (d, 1): the shared scales stored once), G (k, d)
     # and Gb (k,) the squared-gradient sums, N (k,) NAG's normalised squared
-    # norms, n_upd (k,) the update counts. W, S, G are feature-major (entry
-    # [i, a]: feature i of regressor a), as every linear kernel's weights.
+    # norms, n_upd (k,) the update counts. W and S are feature-major (entry
+    # [i, a]: feature i of regressor a), as every linear kernel's weights; G is
+    # class-major (entry [a, i]): a step reads one regressor's, contiguous.
     cdef double[:, ::1] W
     cdef double[::1] b
     cdef double[:, ::1] S
@@ -28,8 +29,10 @@ cdef class RegressionOracle:
     # S holds one row (the shared scales, stored once) instead of k; with
     # shared_scale=False the estimator expands it to k rows before learning
     cdef readonly bint one_scale
-    # scratch: the denominators q_i of the current step, by position in the row
-    # (grown to the longest row seen: O(nnz), not O(d), per call)
+    # scratch of the current step, four buffers of one length by position in
+    # the row: the gathered G_i and NAG scales s_i, the denominators q_i and
+    # the terms x_i^2 / q_i, then the moves (grown to the longest row seen:
+    # O(nnz), not O(d), per call)
     cdef double[::1] qbuf
 
     cdef bint update(self, JournalData* jd, Row x, int a, double score,

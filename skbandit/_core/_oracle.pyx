@@ -32,10 +32,11 @@ never overshoots. Stored zeros (dense zeros included) are skipped: they neither
 set a scale nor count in ``N`` (their gradient is 0), so dense and CSR rows give
 the same state. Every write is journaled first (``jsave``), for the rollback.
 
-The state arrays are stored feature-major, as every linear kernel's weights
-(``LinearKernel`` in _kernel.pxd): ``W``, ``G`` and ``S`` are (d, k) (``S``
+The weights and scales are stored feature-major, as every linear kernel's
+weights (``LinearKernel`` in _kernel.pxd): ``W`` and ``S`` are (d, k) (``S``
 (d, 1) for the shared scales stored once), regressor ``a``'s entry of feature
-``i`` at ``[i, a]``.
+``i`` at ``[i, a]``. ``G``, which only the step of one regressor reads, is
+class-major, (k, d): regressor ``a``'s sums are the contiguous ``G[a]``.
 
 ``tests/_reference_oracle.py`` is the NumPy twin, operation for operation.
 """
@@ -48,10 +49,12 @@ from skbandit._core._kernel cimport (
     is_finite,
     jsave,
     jsave_ll,
+    jsave_row,
     row_col,
     row_dense,
     skb_prefetch_row_w,
 )
+from skbandit._core._oracle_step cimport oracle_denominators, oracle_moves
 from skbandit._core._step cimport (
     STEP_ADAGRAD,
     STEP_CONSTANT,
@@ -70,6 +73,44 @@ STEP_KINDS = {
 }
 
 
+cdef inline void _gather(const double* w, Py_ssize_t s, Row x,
+                         double* out) noexcept nogil:
+    """``out[e] = w[c_e * s]`` for the row's entries ``e`` at columns ``c_e``."""
+    cdef int e
+    if row_dense(x):
+        for e in range(x.nnz):
+            out[e] = w[e * s]
+    else:
+        for e in range(x.nnz):
+            out[e] = w[x.ind[e] * s]
+
+
+cdef inline void _scatter(const double* v, double* w, Py_ssize_t s,
+                          Row x) noexcept nogil:
+    """``w[c_e * s] = v[e]`` (``_gather`` backwards)."""
+    cdef int e
+    if row_dense(x):
+        for e in range(x.nnz):
+            w[e * s] = v[e]
+    else:
+        for e in range(x.nnz):
+            w[x.ind[e] * s] = v[e]
+
+
+cdef inline void _subtract(const double* v, const double* q, double* w,
+                           Py_ssize_t s, Row x) noexcept nogil:
+    """``w[c_e * s] = w[c_e * s] - v[e]`` where ``q[e] > 0`` (a moved entry)."""
+    cdef int e
+    if row_dense(x):
+        for e in range(x.nnz):
+            if q[e] > 0.0:
+                w[e * s] = w[e * s] - v[e]
+    else:
+        for e in range(x.nnz):
+            if q[e] > 0.0:
+                w[x.ind[e] * s] = w[x.ind[e] * s] - v[e]
+
+
 cdef class RegressionOracle:
     """``k`` online linear regressors of rewards over the given state arrays
     (updated in place; see the module docstring)."""
@@ -80,7 +121,7 @@ cdef class RegressionOracle:
                  double step_cap, bint shared_scale):
         d, k = W.shape[0], W.shape[1]
         if (b.shape[0] != k or S.shape[1] not in (1, k) or S.shape[0] != d
-                or G.shape[1] != k or G.shape[0] != d or Gb.shape[0] != k
+                or G.shape[0] != k or G.shape[1] != d or Gb.shape[0] != k
                 or N.shape[0] != k or n_upd.shape[0] != k):
             raise ValueError("regression oracle state arrays have inconsistent "
                              "shapes")
@@ -101,7 +142,7 @@ cdef class RegressionOracle:
         self.step_cap = step_cap
         self.shared_scale = shared_scale
         self.one_scale = S.shape[1] == 1
-        self.qbuf = np.zeros(64, dtype=np.float64)
+        self.qbuf = np.zeros(4 * 64, dtype=np.float64)
 
     cdef Py_ssize_t journal_bound(self, Row x) noexcept nogil:
         # NAG's rescale: W and S of the updated regressor (of every regressor
@@ -119,7 +160,7 @@ cdef class RegressionOracle:
         if x.nnz == 0 or row_dense(x):
             return
         if self.rule.kind != STEP_CONSTANT:
-            skb_prefetch_row_w(&self.G[0, a], self.G.shape[1], x.ind, x.nnz)
+            skb_prefetch_row_w(&self.G[a, 0], 1, x.ind, x.nnz)
         if self.rule.kind == STEP_NORMALIZED:
             skb_prefetch_row_w(&self.S[0, 0 if self.one_scale else a],
                                self.S.shape[1], x.ind, x.nnz)
@@ -207,39 +248,42 @@ cdef class RegressionOracle:
         # G_i += g_i^2 first. With a step cap c > 0 the rate is capped at
         # c / (h Q), Q = sum_i x_i^2 / q_i (+ 1 / q_b): the step then moves the
         # prediction towards the target by at most c |pred - r| (the move is
-        # rate h Q |pred - r|).
-        cdef Py_ssize_t k = self.W.shape[1], ss = self.S.shape[1], i
+        # rate h Q |pred - r|). The entry-wise arithmetic runs in
+        # _oracle_step.h's vectorised loops on the regressor's entries of the
+        # row's columns, gathered into the scratch and scattered back.
+        cdef Py_ssize_t k = self.W.shape[1], ss = self.S.shape[1]
         cdef double* w = &self.W[0, a]
         cdef double* s = &self.S[0, 0 if self.one_scale else a]
-        cdef double* G = &self.G[0, a]
-        cdef double* qbuf
-        cdef double Q = 0.0, v, g, q, qb = 1.0, lim
-        cdef int j
+        cdef double* G = &self.G[a, 0]
+        cdef double *gbuf, *sbuf, *qbuf, *tbuf
+        cdef double Q, qb = 1.0, lim
+        cdef Py_ssize_t cap
+        cdef int n = x.nnz
         cdef bint adaptive = self.rule.kind != STEP_CONSTANT
         if e == 0.0:
             return True  # no error: nothing to learn (every g_i is 0)
-        if x.nnz > self.qbuf.shape[0]:
+        if 4 * n > self.qbuf.shape[0]:
             with gil:
-                self.qbuf = np.zeros(max(x.nnz, 2 * self.qbuf.shape[0]))
-        qbuf = &self.qbuf[0]
-        for j in range(x.nnz):
-            v = x.val[j]
-            if v == 0.0:
-                continue
-            i = row_col(x, j)
-            q = 1.0
-            if adaptive:
-                g = e * v
-                jsave(jd, &G[i * k])
-                G[i * k] = G[i * k] + g * g
-                if not G[i * k] > 0.0:
-                    qbuf[j] = 0.0  # a zero gradient so far: not moved
-                    continue
-                q = sqrt(G[i * k])
-                if self.rule.kind == STEP_NORMALIZED:
-                    q = s[i * ss] * q
-            qbuf[j] = q
-            Q = Q + (v * v) / q
+                self.qbuf = np.zeros(4 * max(n, self.qbuf.shape[0] // 2))
+        cap = self.qbuf.shape[0] // 4
+        gbuf = &self.qbuf[0]
+        sbuf = gbuf + cap
+        qbuf = sbuf + cap
+        tbuf = qbuf + cap
+        if adaptive:
+            # G is class-major: on a dense row the loops update G[a] in place
+            jsave_row(jd, G, 1, x)
+            if not row_dense(x):
+                _gather(G, 1, x, gbuf)
+            if self.rule.kind == STEP_NORMALIZED:
+                _gather(s, ss, x, sbuf)
+            Q = oracle_denominators(
+                x.val, n, e, G if row_dense(x) else gbuf,
+                sbuf if self.rule.kind == STEP_NORMALIZED else NULL, qbuf, tbuf)
+            if not row_dense(x):
+                _scatter(gbuf, G, 1, x)
+        else:
+            Q = oracle_denominators(x.val, n, e, NULL, NULL, qbuf, tbuf)
         if self.fit_intercept:
             if adaptive:
                 jsave(jd, &self.Gb[a])
@@ -255,14 +299,9 @@ cdef class RegressionOracle:
             lim = self.step_cap / (h * Q)
             if lim < rate:
                 rate = lim
-        for j in range(x.nnz):
-            v = x.val[j]
-            if v == 0.0:
-                continue
-            i = row_col(x, j)
-            if qbuf[j] > 0.0:
-                jsave(jd, &w[i * k])
-                w[i * k] = w[i * k] - rate * (e * v) / qbuf[j]
+        jsave_row(jd, w, k, x)
+        oracle_moves(x.val, n, rate, e, qbuf, tbuf)
+        _subtract(tbuf, qbuf, w, k, x)
         if self.fit_intercept and qb > 0.0:
             jsave(jd, &self.b[a])
             self.b[a] = self.b[a] - rate * e / qb
@@ -298,3 +337,6 @@ cdef class RegressionOracle:
             # an empty sparse row: a non-NULL index pointer (NULL means dense)
             x.ind = &ind[0] if ind.shape[0] > 0 else <const int*>&zero
         return self.update(NULL, x, a, score, target, weight)
+
+
+include "_oracle_step.pxi"

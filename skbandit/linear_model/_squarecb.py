@@ -335,9 +335,10 @@ class SquareCB(StepSizeMixin, ExplorationMixin, LinearBanditClassifier):
         "norm_sum_",
         "n_updates_",
     )
-    # the regressors' weights, scales and squared-gradient sums are stored
-    # feature-major (Fortran order; the oracle's W, S, G are their transposes)
-    _feature_major = ("coef_", "scale_", "grad_sq_")
+    # the regressors' weights and scales are stored feature-major (Fortran
+    # order; the oracle's W, S are their transposes); the squared-gradient sums
+    # class-major (C order, the oracle's G as it is): a step reads one row
+    _feature_major = ("coef_", "scale_")
     # _before_block replaces scale_ after set_params(shared_scale=False),
     # once: a parameter change, which a LiveSession locks
     _hook_rebinds = ("scale_",)
@@ -379,7 +380,7 @@ class SquareCB(StepSizeMixin, ExplorationMixin, LinearBanditClassifier):
         # per regressor
         rows = 1 if self.shared_scale else n_classes
         self.scale_ = feature_major_zeros(rows, n_features)
-        self.grad_sq_ = feature_major_zeros(n_classes, n_features)
+        self.grad_sq_ = np.zeros((n_classes, n_features), dtype=np.float64)
         self.intercept_grad_sq_ = np.zeros(n_classes, dtype=np.float64)
         self.norm_sum_ = np.zeros(n_classes, dtype=np.float64)
         self.n_updates_ = np.zeros(n_classes, dtype=np.int64)
@@ -389,7 +390,7 @@ class SquareCB(StepSizeMixin, ExplorationMixin, LinearBanditClassifier):
             self.coef_.T,
             self.intercept_,
             self.scale_.T,
-            self.grad_sq_.T,
+            self.grad_sq_,
             self.intercept_grad_sq_,
             self.norm_sum_,
             self.n_updates_,

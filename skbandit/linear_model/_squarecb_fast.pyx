@@ -21,7 +21,7 @@ squared-gradient sums ``G`` and ``Gb``, ``N`` and the update counts ``n``
 
 Prefetch: once ``W`` is beyond ``PREFETCH_MIN_BYTES`` (_kernel.pyx), ``act`` on a
 sparse row ends by asking for the lines the played regressor's update touches
-beyond ``W[:, a]`` (which the scores have just read): ``G[:, a]`` and the scales on
+beyond ``W[:, a]`` (which the scores have just read): ``G[a]`` and the scales on
 the row's columns (``RegressionOracle.prefetch_update``). In the live loop
 (``sample_actions``, then ``partial_fit(row, LoggedFeedback(...))``) they then
 arrive while the caller computes the reward instead of one after the other in
