@@ -624,6 +624,32 @@ _STATUS = {
 }
 
 
+def _touch_includers(path: str) -> None:
+    """Mark for rebuilding the Cython modules that include the C header
+    ``path``: the editable build does not track a header that a module
+    reaches through a ``cdef extern`` block, so without this a module built
+    with a header's mutant would stay so after the header is restored (and
+    fail every later run). The includers are the ``.pyx`` files that name the
+    header or cimport a ``.pxd`` that does."""
+    header = os.path.basename(path)
+    pkg = os.path.join(ROOT, "skbandit")
+    sources = []
+    for folder, _, files in os.walk(pkg):
+        sources += [
+            os.path.join(folder, f) for f in files if f.endswith((".pyx", ".pxd"))
+        ]
+    names = {header}
+    for src in sources:
+        with open(src) as f:
+            if src.endswith(".pxd") and header in f.read():
+                names.add(os.path.basename(src)[: -len(".pxd")])
+    for src in sources:
+        with open(src) as f:
+            text = f.read()
+        if src.endswith(".pyx") and any(name in text for name in names):
+            os.utime(src)
+
+
 def run(mutants: list[Mutant], full: bool, timeout: float) -> list[dict]:
     results = []
     for m in mutants:
@@ -632,6 +658,8 @@ def run(mutants: list[Mutant], full: bool, timeout: float) -> list[dict]:
             results.append({**asdict(m), "status": "not applicable"})
             print(f"{m.id:50s} not applicable", flush=True)
             continue
+        if m.file.endswith(".h"):
+            _touch_includers(m.file)
         try:
             outcome, secs = _pytest(list(AREAS[m.area][1]), timeout)
             status = _STATUS["targeted", outcome]
@@ -642,6 +670,8 @@ def run(mutants: list[Mutant], full: bool, timeout: float) -> list[dict]:
         finally:
             with open(os.path.join(ROOT, m.file), "w") as f:
                 f.write(original)
+            if m.file.endswith(".h"):
+                _touch_includers(m.file)
         if status == "survived" and m.id in EQUIVALENT:
             status = "equivalent"
         results.append({**asdict(m), "status": status, "seconds": round(secs, 1)})
