@@ -388,6 +388,11 @@ EQUIVALENT: dict[str, str] = {
         "as _oracle.pyx:224, for the shared scale: a weight whose scale is 0 "
         "is 0, and rescaling it by 0 leaves it 0"
     ),
+    "squarecb:_oracle.pyx:291": (
+        "the intercept's denominator sqrt(Gb) for Gb >= 0 instead of > 0: at "
+        "Gb = 0 (a sum of squares from +0.0, never -0.0) sqrt(0.0) is the 0.0 "
+        "of the other branch"
+    ),
     "selector:_selector.py:663": (
         "the round index passed to run_scores for decision_function: no "
         "kernel's scores depend on it (t enters the distributions only)"
