@@ -25,10 +25,10 @@ from sklearn.utils.validation import check_is_fitted
 from skbandit._base._checks import record_attributes
 from skbandit._base._rows import _MAX_ABS_X
 from skbandit._base._stacklevel import _caller_stacklevel
-from skbandit._base._state import _COUNTERS, StateMixin
 from skbandit._base._validation import InputValidationMixin
 from skbandit._core._kernel import Journal, KernelStatus
 from skbandit._core._live import LiveRound
+from skbandit._live_hooks import HOOKS, before_block_settles, hook_plan
 from skbandit.base import BaseBanditClassifier
 from skbandit.feedback import MIN_PROPENSITY, LoggedFeedback, OffPolicyWarning
 
@@ -37,76 +37,7 @@ if TYPE_CHECKING:
 
 __all__ = ["LiveSession"]
 
-# The hooks a learner may override; any override puts the session on the
-# hooked round (``_learn_hooked``: the hooks run around every round), but a
-# ``_before_block`` that settles (``_before_block_settles``), which runs on
-# the session's first learned round only.
-_HOOKS = ("_after_block", "_rollback_point", "_restore_point")
-
-
 _MISSING = object()  # an attribute absent when the round's point was taken
-
-
-def _states_rebinds(cls) -> bool:
-    """Whether ``cls`` states what its block hooks rebind: it keeps the
-    skeleton's rollback point, and its ``_hook_rebinds`` is not None and
-    declared by the class that defines its hooks or a subclass of it (a
-    subclass that overrides a hook without stating its own is not covered by
-    its parent's statement)."""
-    if (
-        cls._rollback_point is not StateMixin._rollback_point
-        or cls._restore_point is not StateMixin._restore_point
-        or cls._hook_rebinds is None
-    ):
-        return False
-    mro = cls.__mro__
-
-    def where(name: str) -> int:
-        return next(i for i, c in enumerate(mro) if name in vars(c))
-
-    return where("_hook_rebinds") <= min(where("_before_block"), where("_after_block"))
-
-
-def _before_block_settles(learner) -> bool:
-    """Whether ``learner``'s ``_before_block`` is settled by one call while
-    the parameters are locked (``BaseBanditClassifier._before_block_settles``):
-    stated true by the class that defines the hook or a subclass of it (as for
-    ``_hook_rebinds``, a parent's statement does not cover a subclass's
-    hook), and so for every learner it holds, recursively."""
-    cls = type(learner)
-    mro = cls.__mro__
-
-    def where(name: str) -> int:
-        return next(i for i, c in enumerate(mro) if name in vars(c))
-
-    return (
-        cls._before_block_settles
-        and where("_before_block_settles") <= where("_before_block")
-        and all(_before_block_settles(held) for held in learner._held_learners())
-    )
-
-
-def _hook_plan(learner) -> tuple[list[object], list[str]] | None:
-    """``(objects, names)``: the attributes ``names[i]`` of ``objects[i]``
-    that a live round's hooks may rebind, the round counters and
-    ``_hook_rebinds`` of the learner and of every learner it holds
-    (``_held_learners``, recursively); or None when one of them does not
-    state its hooks' rebinds (``_states_rebinds``: the round then records the
-    whole rollback point). Fixed while the session is open: the parameters
-    and the held learners cannot change."""
-    objects: list[object] = []
-    names: list[str] = []
-    todo = [learner]
-    while todo:
-        obj = todo.pop()
-        cls = type(obj)
-        if not _states_rebinds(cls):
-            return None
-        for name in (*_COUNTERS, *cls._hook_rebinds):
-            objects.append(obj)
-            names.append(name)
-        todo += obj._held_learners()
-    return objects, names
 
 
 def _compiled_path(learner) -> bool:
@@ -272,15 +203,15 @@ class LiveSession:
         # a _before_block that settles runs on the first learned round only
         # (``_settling``, cleared when that round is committed), one that
         # does not around every round
-        self._settling = before and _before_block_settles(learner)
+        self._settling = before and before_block_settles(learner)
         self._before_every = before and not self._settling
         self._hooked = self._before_every or any(
             getattr(cls, name) is not getattr(BaseBanditClassifier, name)
-            for name in _HOOKS
+            for name in HOOKS
         )
-        # what a hooked round records to undo its hooks (``_hook_plan``)
+        # what a hooked round records to undo its hooks (``hook_plan``)
         hooked = self._hooked or self._settling
-        self._plan = _hook_plan(learner) if hooked else None
+        self._plan = hook_plan(learner) if hooked else None
         self._row_hook = cls._check_rows is not InputValidationMixin._check_rows
         self._full_information = kernel.full_information
 
@@ -454,7 +385,7 @@ class LiveSession:
 
     def _point(self):
         """What a hooked round restores on a failure, besides the journal: the
-        attributes of the session's plan (``_hook_plan``: the counters and
+        attributes of the session's plan (``hook_plan``: the counters and
         the hooks' stated rebinds, O(learners held)), else the learner's whole
         rollback point (O(state attributes))."""
         plan = self._plan

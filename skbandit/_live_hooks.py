@@ -1,0 +1,84 @@
+"""What a ``LiveSession`` round needs to know of a learner's block hooks.
+
+A live round runs the block hooks (``_before_block``, ``_after_block``) a
+learner overrides around the round, and records, to undo them on a failure,
+only what the learner's classes state the hooks may rebind. Two statements,
+each covering the hook of the class that makes it (or of a class it
+inherits from), never a hook that a subclass adds:
+
+* ``_hook_rebinds``: the attributes the hooks may assign a new object to
+  (``hook_plan``);
+* ``_before_block_settles``: ``_before_block`` reacts only to a change of the
+  parameters, which a session locks, so it runs on the first learned round
+  only (``before_block_settles``).
+"""
+
+from __future__ import annotations
+
+from skbandit._base._state import _COUNTERS, StateMixin
+
+# The hooks a learner may override; any override puts the session on the
+# hooked round (the hooks run around every round), but a ``_before_block``
+# that settles (``before_block_settles``), which runs on the session's first
+# learned round only.
+HOOKS = ("_after_block", "_rollback_point", "_restore_point")
+
+
+def _defined_at(cls, name: str) -> int:
+    """The place in ``cls``'s MRO of the class that defines ``name``."""
+    return next(i for i, c in enumerate(cls.__mro__) if name in vars(c))
+
+
+def _covers(cls, statement: str, *hooks: str) -> bool:
+    """Whether ``statement`` is made by the class that defines each of
+    ``hooks`` or by a subclass of it."""
+    return _defined_at(cls, statement) <= min(_defined_at(cls, h) for h in hooks)
+
+
+def states_rebinds(cls) -> bool:
+    """Whether ``cls`` states what its block hooks rebind: it keeps the
+    skeleton's rollback point, and its ``_hook_rebinds`` is not None and
+    covers its hooks (``_covers``)."""
+    if (
+        cls._rollback_point is not StateMixin._rollback_point
+        or cls._restore_point is not StateMixin._restore_point
+        or cls._hook_rebinds is None
+    ):
+        return False
+    return _covers(cls, "_hook_rebinds", "_before_block", "_after_block")
+
+
+def before_block_settles(learner) -> bool:
+    """Whether ``learner``'s ``_before_block`` is settled by one call while
+    the parameters are locked (``BaseBanditClassifier._before_block_settles``
+    true and covering the hook), and so for every learner it holds,
+    recursively."""
+    cls = type(learner)
+    return (
+        cls._before_block_settles
+        and _covers(cls, "_before_block_settles", "_before_block")
+        and all(before_block_settles(held) for held in learner._held_learners())
+    )
+
+
+def hook_plan(learner) -> tuple[list[object], list[str]] | None:
+    """``(objects, names)``: the attributes ``names[i]`` of ``objects[i]``
+    that a live round's hooks may rebind, the round counters and
+    ``_hook_rebinds`` of the learner and of every learner it holds
+    (``_held_learners``, recursively); or None when one of them does not
+    state its hooks' rebinds (``states_rebinds``: the round then records the
+    whole rollback point). Fixed while the session is open: the parameters
+    and the held learners cannot change."""
+    objects: list[object] = []
+    names: list[str] = []
+    todo = [learner]
+    while todo:
+        obj = todo.pop()
+        cls = type(obj)
+        if not states_rebinds(cls):
+            return None
+        for name in (*_COUNTERS, *cls._hook_rebinds):
+            objects.append(obj)
+            names.append(name)
+        todo += obj._held_learners()
+    return objects, names
