@@ -82,3 +82,26 @@ def hook_plan(learner) -> tuple[list[object], list[str]] | None:
             names.append(name)
         todo += obj._held_learners()
     return objects, names
+
+
+def plain_dicts(objects: list[object], names: list[str]) -> list[dict | None]:
+    """For each attribute ``names[i]`` of ``objects[i]`` of a plan
+    (``hook_plan``), the object's instance dictionary when reading the name
+    there is exactly what ``getattr`` reads, else None: the object's class
+    keeps ``object``'s attribute lookup (no ``__getattribute__`` or
+    ``__getattr__`` of its own) and no class of its MRO has an attribute of
+    that name (which, as a data descriptor, would come first, or, as a plain
+    value, would be read when the instance has none). Fixed while the session
+    is open, as the plan is: the dictionary is the same object as long as
+    the learner is (``__setstate__`` updates it in place)."""
+    dicts: list[dict | None] = []
+    for obj, name in zip(objects, names, strict=True):
+        cls = type(obj)
+        plain = (
+            cls.__getattribute__ is object.__getattribute__
+            and not hasattr(cls, "__getattr__")
+            and not any(name in vars(c) for c in cls.__mro__)
+            and isinstance(getattr(obj, "__dict__", None), dict)
+        )
+        dicts.append(obj.__dict__ if plain else None)
+    return dicts

@@ -28,7 +28,7 @@ from skbandit._base._stacklevel import _caller_stacklevel
 from skbandit._base._validation import InputValidationMixin
 from skbandit._core._kernel import Journal, KernelStatus
 from skbandit._core._live import LiveRound
-from skbandit._live_hooks import HOOKS, before_block_settles, hook_plan
+from skbandit._live_hooks import HOOKS, before_block_settles, hook_plan, plain_dicts
 from skbandit.base import BaseBanditClassifier
 from skbandit.feedback import MIN_PROPENSITY, LoggedFeedback, OffPolicyWarning
 
@@ -212,6 +212,8 @@ class LiveSession:
         # what a hooked round records to undo its hooks (``hook_plan``)
         hooked = self._hooked or self._settling
         self._plan = hook_plan(learner) if hooked else None
+        # ... read from the instance dictionaries where that is getattr's read
+        self._plan_dicts = None if self._plan is None else plain_dicts(*self._plan)
         self._row_hook = cls._check_rows is not InputValidationMixin._check_rows
         self._full_information = kernel.full_information
 
@@ -231,31 +233,27 @@ class LiveSession:
         self.close()
 
     # ------------------------------------------------------------------ rows
-    def _bind(self, x) -> None:
-        """Bind the row ``x`` to the compiled round (module docstring): as it
-        is when it is already in the common form, else validated by the
-        learner (which converts it or raises the error naming its problem)."""
-        live = self._round
-        if not live.bind(x):
-            X = x
-            if not sp.issparse(x):
-                X = np.asarray(x)
-                if X.ndim == 1:
-                    X = X.reshape(1, -1)
-            X = self.learner._validate_X(X, reset=False)
-            if X.shape[0] != 1:
-                raise ValueError(
-                    f"LiveSession: x must be one row; got {X.shape[0]} rows."
-                )
-            if sp.issparse(X):
-                X = sp.csr_matrix(
-                    (X.data, X.indices.astype(np.int32), X.indptr.astype(np.int32)),
-                    shape=X.shape,
-                )
-            live.bind(X)
-            return  # (_validate_X ran the learner's row rule)
-        if self._row_hook:
-            self.learner._check_rows(x if x.ndim == 2 else x.reshape(1, -1))
+    def _bind_general(self, x) -> None:
+        """Bind a row that is not in the common form (module docstring; the
+        compiled ``bind`` refused it): validated by the learner
+        (``_validate_X``, which converts it, runs the learner's row rule or
+        raises the error naming its problem), then bound. A row in the common
+        form is bound as it is by ``act`` and ``learn`` themselves, then
+        checked by the learner's row rule when it has one."""
+        X = x
+        if not sp.issparse(x):
+            X = np.asarray(x)
+            if X.ndim == 1:
+                X = X.reshape(1, -1)
+        X = self.learner._validate_X(X, reset=False)
+        if X.shape[0] != 1:
+            raise ValueError(f"LiveSession: x must be one row; got {X.shape[0]} rows.")
+        if sp.issparse(X):
+            X = sp.csr_matrix(
+                (X.data, X.indices.astype(np.int32), X.indptr.astype(np.int32)),
+                shape=X.shape,
+            )
+        self._round.bind(X)
 
     def _check_open(self) -> None:
         if self._closed:
@@ -278,12 +276,15 @@ class LiveSession:
             Its probability under the policy (the marginal probability, exact
             ties of the greedy label included): the propensity to log.
         """
-        self._check_open()
+        if self._closed:
+            self._check_open()
         if not self.compiled:
             return self._act_general(x)
-        self._bind(x)
-        learner = self.learner
-        live = self._round
+        live, learner = self._round, self.learner
+        if not live.bind(x):  # (else bound as it is: the common form)
+            self._bind_general(x)
+        elif self._row_hook:
+            learner._check_rows(x if x.ndim == 2 else x.reshape(1, -1))
         code = live.act(learner.t_ + live.served + 1)
         if code < 0:
             kernel = live.kernel
@@ -316,7 +317,8 @@ class LiveSession:
             The probability with which ``action`` was played, in
             ``[2**-32, 1]`` (``act``'s for the learner's own draws).
         """
-        self._check_open()
+        if self._closed:
+            self._check_open()
         if not self.compiled:
             self._learn_general(x, action, reward, propensity)
             return
@@ -326,9 +328,11 @@ class LiveSession:
                 f"{type(self.learner).__name__} is a full-information learner: "
                 "it learns from the true labels and cannot learn logged rewards."
             )
-        self._bind(x)
-        learner = self.learner
-        live = self._round
+        live, learner = self._round, self.learner
+        if not live.bind(x):  # (else bound as it is: the common form)
+            self._bind_general(x)
+        elif self._row_hook:
+            learner._check_rows(x if x.ndim == 2 else x.reshape(1, -1))
         if self._hooked or self._settling:
             self._learn_hooked(x, code, reward, propensity)
         elif not live.learn(learner.t_ + 1, code, reward, propensity):
@@ -354,14 +358,21 @@ class LiveSession:
 
     def _learn_hooked(self, x, code: int, reward: float, propensity: float) -> None:
         """A round of a learner that overrides the block hooks: its rollback
-        point (``_point``), ``_before_block`` (which may replace the kernel;
+        point, ``_before_block`` (which may replace the kernel;
         a hook that settles on the first learned round only), the round,
         ``_after_block``; on a failure the round is undone, the rollback point
         restored and the kernel the round started with played again (a kernel
         the hook made wraps the arrays the point replaced)."""
         learner = self.learner
         live = self._round
-        point = self._point()
+        # the rollback point: the attributes of the session's plan
+        # (``hook_plan``: the counters and the hooks' stated rebinds, O(learners
+        # held)), else the learner's whole rollback point (O(state attributes))
+        plan = self._plan
+        if plan is None:
+            point = learner._rollback_point(rng=False)
+        else:
+            point = record_attributes(plan[0], plan[1], self._plan_dicts, _MISSING)
         started = live.kernel
         played = False
         try:
@@ -382,16 +393,6 @@ class LiveSession:
             if live.kernel is not started:
                 live.set_kernel(started)
             raise
-
-    def _point(self):
-        """What a hooked round restores on a failure, besides the journal: the
-        attributes of the session's plan (``hook_plan``: the counters and
-        the hooks' stated rebinds, O(learners held)), else the learner's whole
-        rollback point (O(state attributes))."""
-        plan = self._plan
-        if plan is None:
-            return self.learner._rollback_point(rng=False)
-        return record_attributes(*plan, _MISSING)
 
     def _restore(self, point) -> None:
         plan = self._plan

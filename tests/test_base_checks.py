@@ -1,8 +1,8 @@
 """The compiled per-call checks of ``skbandit/_base/_checks.pyx``, each
 against what it replaces written plainly: the model's size that sizes the
 undo journal (``array_bytes``), the rollback point's record
-(``rollback_record``) and the kernel cache's identity check
-(``key_holds``)."""
+(``rollback_record``), the kernel cache's identity check (``key_holds``)
+and a live round's record of its rollback point (``record_attributes``)."""
 
 from __future__ import annotations
 
@@ -125,3 +125,46 @@ def test_key_holds_is_the_key_compared_object_by_object():
     assert not holds(lambda est: est.items.__setitem__(1, 3))
     assert not holds(lambda est: setattr(est.items[0], "scale", 2.0))
     assert not holds(lambda est: setattr(est.rule, "scale", 2.0))
+
+
+def test_live_round_record_reads_what_getattr_reads():
+    """A live round's rollback point (``record_attributes`` with the plan's
+    instance dictionaries, ``plain_dicts``) holds what ``getattr`` reads for
+    every entry: the dictionary is read directly only for a plain instance
+    attribute, never past a property of the same name, a class attribute of
+    that name (read when the instance has none) or a class with its own
+    ``__getattr__``. Catches ``plain_dicts`` handing out every instance
+    dictionary (the property's and the class attribute's entries differ)."""
+    from skbandit._base._checks import record_attributes
+    from skbandit._live_hooks import plain_dicts
+
+    class Plain:
+        pass
+
+    class Shadowed:
+        @property
+        def t_(self):
+            return 7
+
+    class Defaulted:
+        n_mistakes_ = 3
+
+    class Dynamic:
+        def __getattr__(self, name):
+            return "dynamic"
+
+    missing = object()
+    plain, shadowed, defaulted, dynamic = Plain(), Shadowed(), Defaulted(), Dynamic()
+    plain.t_ = 1
+    shadowed.__dict__["t_"] = 2  # (hidden by the property)
+    objects = [plain, plain, shadowed, defaulted, dynamic]
+    names = ["t_", "n_mistakes_", "t_", "n_mistakes_", "t_"]
+    dicts = plain_dicts(objects, names)
+    assert [d is not None for d in dicts] == [True, True, False, False, False]
+    expected = [getattr(o, n, missing) for o, n in zip(objects, names, strict=True)]
+    assert expected == [1, missing, 7, 3, "dynamic"]
+    assert record_attributes(objects, names, dicts, missing) == expected
+    with pytest.raises(TypeError):
+        record_attributes([plain], ["t_"], [["not", "a", "dict"]], missing)
+    with pytest.raises(ValueError, match="differ in length"):
+        record_attributes([plain], ["t_"], [], missing)

@@ -181,16 +181,25 @@ def rollback_record(object est, tuple counters, object base, type mixin):
     return _record(est, counters, base, mixin, True)
 
 
-def record_attributes(list objects, list names, object missing):
+def record_attributes(list objects, list names, list dicts, object missing):
     """``[getattr(objects[i], names[i], missing) for i ...]``: a live round's
     rollback point (``LiveSession._point``; one compiled loop, as a live
-    round records it every round)."""
+    round records it every round). ``dicts[i]``, when not None, is the
+    instance dictionary of ``objects[i]``, read directly: the caller gives it
+    only where that read is what ``getattr`` reads (``plain_dicts`` of
+    ``skbandit._live_hooks``), and it skips the type's lookup."""
     cdef Py_ssize_t i, n = len(objects)
     cdef list out = [None] * n
-    if len(names) != n:
-        raise ValueError("record_attributes: objects and names differ in length")
+    cdef object d
+    if len(names) != n or len(dicts) != n:
+        raise ValueError(
+            "record_attributes: objects, names and dicts differ in length")
     for i in range(n):
-        out[i] = getattr(objects[i], names[i], missing)
+        d = dicts[i]
+        if d is None:
+            out[i] = getattr(objects[i], names[i], missing)
+        else:
+            out[i] = (<dict?>d).get(names[i], missing)
     return out
 
 

@@ -523,11 +523,9 @@ class OnlineSelector(ExplorationMixin, BaseBanditClassifier):
         return kernel
 
     def _after_block(self, kernel) -> None:
-        # the candidates' own end-of-block work (the no-op ones skipped), and
-        # their round counters, in the kernel's compiled loop
-        kernel.clear_twins()
-        if len(kernel.owners) != len(kernel.kernels):
-            raise _length_error(kernel.owners, kernel.kernels)
+        # the score twins cleared, the candidates' own end-of-block work (the
+        # no-op ones skipped) and their round counters, in the kernel's
+        # compiled loop (which checks the candidates against the kernels)
         kernel.after_hooks(kernel.rows_played, _BASE_AFTER_BLOCK)
 
     # ----------------------------------------------------------- validation

@@ -234,6 +234,9 @@ cdef class SelectorKernel(BaseKernel):
     def clear_twins(self):
         """Every candidate computes its own scores again (O(1) when none
         copies)."""
+        self._clear_twins()
+
+    cdef void _clear_twins(self) noexcept:
         cdef int c
         if self.any_twin:
             for c in range(self.n_cand):
@@ -265,18 +268,26 @@ cdef class SelectorKernel(BaseKernel):
         return new
 
     def after_hooks(self, Py_ssize_t n_rows, object base):
-        """For each candidate (``owners``) in order: its ``_after_block``
-        with its kernel unless its class keeps ``base`` (the skeleton's no-op),
-        then its round counter ``t_`` advanced by ``n_rows``. The caller
-        checks that ``owners`` and ``kernels`` have one length."""
-        cdef Py_ssize_t i
+        """The end of a block (``OnlineSelector._after_block``): the score
+        twins cleared (``clear_twins``), then for each candidate (``owners``)
+        in order its ``_after_block`` with its kernel unless its class keeps
+        ``base`` (the skeleton's no-op), and its round counter ``t_``
+        advanced by ``n_rows``. Raises RuntimeError, after clearing the
+        twins and before any hook, when ``owners`` and ``kernels`` differ in
+        length (the candidates were changed while their kernels played)."""
+        cdef Py_ssize_t i, n = len(self.owners)
         cdef list owners = self.owners, kernels = self.kernels
-        cdef object c
-        for i in range(len(owners)):
+        cdef object c, step = n_rows
+        self._clear_twins()
+        if n != len(kernels):
+            raise RuntimeError(
+                f"OnlineSelector: {n} candidates for {len(kernels)} kernels "
+                "(the candidates were changed while their kernels played)")
+        for i in range(n):
             c = owners[i]
             if getattr(type(c), "_after_block") is not base:
                 c._after_block(kernels[i])
-            c.t_ = c.t_ + n_rows
+            c.t_ = c.t_ + step
 
     def py_twins(self):
         """A copy of the score twins (``set_twins``)."""
