@@ -377,6 +377,7 @@ class LiveSession:
         played = False
         try:
             if self._before_every or self._settling:
+                live.forget()  # (the hook may change what ``act`` returns)
                 kernel = learner._before_block(started, 1)
                 if kernel is not started:
                     live.set_kernel(kernel)

@@ -516,3 +516,96 @@ def test_actions_are_found_in_any_form_of_a_class():
                 with pytest.raises(ValueError, match="not one of the learner"):
                     sa.learn(X[30], bad, 1.0, 0.5)
         assert_same_learner(a, b)
+
+
+# ------------------------------------------------ learn right after act
+def _fitted_named(name):
+    from skbandit import OnlineSelector, SquareCB
+
+    cls = {"Banditron": Banditron, "SquareCB": SquareCB}.get(name, OnlineSelector)
+    X, y = _stream()
+    est = cls(random_state=0).partial_fit(X[:20], y[:20], classes=np.arange(K))
+    return est, X, y
+
+
+def _public_row(X, j, form):
+    rows = X[j : j + 1]
+    return sp.csr_matrix(rows) if form == "csr" else rows
+
+
+@pytest.mark.parametrize("form", ["dense", "csr"])
+@pytest.mark.parametrize("name", ["Banditron", "SquareCB", "OnlineSelector"])
+def test_learn_reuses_act_only_on_the_row_act_read(name, form):
+    """``learn`` right after ``act`` reuses what ``act`` returned (the live
+    loop) only when the row it learns holds the entries ``act`` read: a row
+    changed in place between the two is learnt as ``partial_fit`` learns the
+    changed row. Catches the reuse without the comparison of the entries."""
+    a, X, y = _fitted_named(name)
+    b = copy.deepcopy(a)
+    with LiveSession(a) as session:
+        for j in range(20, 40):
+            row = _row(X, j, form).copy()
+            act, p = session.act(row)
+            assert (act, p) == tuple(
+                v[0] for v in b.sample_actions(_public_row(X, j, form))
+            )
+            if form == "csr":
+                row.data *= -3.0  # (the same columns, other values)
+                changed = row
+            else:
+                row *= -3.0
+                changed = row[None, :]
+            r = float(act == y[j])
+            session.learn(row, act, r, p)
+            b.partial_fit(changed, LoggedFeedback([act], [r], [p]))
+    assert_same_learner(a, b)
+
+
+@pytest.mark.parametrize("form", ["dense", "csr"])
+@pytest.mark.parametrize("name", ["Banditron", "SquareCB", "OnlineSelector"])
+def test_learn_reuses_act_only_at_its_round_and_pair(name, form):
+    """One row served twice (two rounds, two pairs), then both learnt: the
+    first is learnt at its own round with its own pair, as ``partial_fit``
+    learns it, not with the second ``act``'s (the kernel's last call, on the
+    same entries). Catches the reuse without the comparison of the round and
+    the pair (the selector's candidates explore by the round)."""
+    a, X, y = _fitted_named(name)
+    b = copy.deepcopy(a)
+    with LiveSession(a) as session:
+        for j in range(20, 40):
+            row = _row(X, j, form)
+            served = [session.act(row) for _ in range(2)]
+            two = np.vstack([X[j], X[j]])
+            acts, ps = b.sample_actions(sp.csr_matrix(two) if form == "csr" else two)
+            assert served == list(zip(acts, ps, strict=True))
+            for act, p in served:
+                r = float(act == y[j])
+                session.learn(row, act, r, p)
+                b.partial_fit(_public_row(X, j, form), LoggedFeedback([act], [r], [p]))
+    assert_same_learner(a, b)
+
+
+def test_a_hook_before_the_round_is_seen_by_its_act():
+    """A ``_before_block`` that runs around every round (a subclass's, not
+    stated to settle) and moves the weights runs between ``act`` and
+    ``learn``: ``learn`` then plays ``act`` again on the moved weights, as
+    ``partial_fit`` runs the hook before its round's ``act``. Catches
+    ``learn`` reusing the ``act`` from before the hook (``LiveRound.forget``
+    not called)."""
+
+    class Moving(Banditron):
+        def _before_block(self, kernel, n_rows):
+            self.coef_[self.t_ % K] += 10.0  # (moves the greedy label)
+            return kernel
+
+    X, y = _stream()
+    a = Moving(random_state=0).partial_fit(X[:20], y[:20], classes=np.arange(K))
+    b = copy.deepcopy(a)
+    with LiveSession(a) as session:
+        for j in range(20, 40):
+            act, p = session.act(X[j])
+            assert (act, p) == tuple(v[0] for v in b.sample_actions(X[j : j + 1]))
+            r = float(act == y[j])
+            session.learn(X[j], act, r, p)
+            b.partial_fit(X[j : j + 1], LoggedFeedback([act], [r], [p]))
+    assert_same_learner(a, b)

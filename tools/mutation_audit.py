@@ -142,12 +142,36 @@ AREAS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
         ("skbandit/datasets/_samples_generator.py",),
         ("tests/test_datasets.py",),
     ),
+    "live": (
+        ("skbandit/live.py", "skbandit/_live_hooks.py", "skbandit/_core/_live.pyx"),
+        ("tests/test_live_session.py", "tests/test_base_checks.py"),
+    ),
 }
 
 #: Hand-written mutants: id -> (file, old text, new text); ``old`` must occur
 #: exactly once in the file. The first group are the bugs an audit of the
 #: previous round found the full suite let through (issue 31).
 NAMED: dict[str, tuple[str, str, str]] = {
+    "live:reuse-act-on-other-entries": (
+        "skbandit/_core/_live.pyx",
+        "        if x.nnz == 0:\n            return True\n        if memcmp(",
+        "        return True\n        if memcmp(",
+    ),
+    "live:reuse-act-of-another-round": (
+        "skbandit/_core/_live.pyx",
+        "if not self.memo or t != self.mt or u1 != self.mu1 or u2 != self.mu2:",
+        "if not self.memo:",
+    ),
+    "live:hook-after-act-unseen": (
+        "skbandit/live.py",
+        "                live.forget()  # (the hook may change what ``act`` returns)\n",
+        "",
+    ),
+    "live:record-past-a-descriptor": (
+        "skbandit/_live_hooks.py",
+        "        dicts.append(obj.__dict__ if plain else None)",
+        "        dicts.append(obj.__dict__)",
+    ),
     "squarecb:oracle-move-reassociated": (
         "skbandit/_core/_oracle_step.h",
         "tbuf[j] = (rate * (e * val[j])) / qbuf[j];",

@@ -22,7 +22,7 @@ from skbandit._core._kernel cimport (
     row_dense,
     valid_distribution,
 )
-from skbandit._core._rounds cimport act_round, label_round, logged_round
+from skbandit._core._rounds cimport Acted, act_round, label_round, logged_round
 
 
 # Target of ``Row.ind`` for an empty row of an all-zero CSR matrix (``NULL``
@@ -341,12 +341,15 @@ def run_act(
         raise ValueError("output or uniform arrays are shorter than the rows")
     _check_reset(kernel)
     cdef Py_ssize_t done = n
+    cdef Acted acted
     with nogil:
         for i in range(n):
             if not act_round(kernel, X.row(i), t0 + i + 1, uniforms[i, 0],
-                             uniforms[i, 1], &played[i], &propensities[i]):
+                             uniforms[i, 1], &acted):
                 done = i
                 break
+            played[i] = acted.action
+            propensities[i] = acted.marginal
     return done
 
 
@@ -426,7 +429,8 @@ def run_logged(
             i = rows[t]
             if not logged_round(kernel, j, X.row(i), t0 + t + 1, uniforms[t, 0],
                                 uniforms[t, 1], actions[i], rewards[i],
-                                logged_propensities[i], bound_ll, &g, &own):
+                                logged_propensities[i], bound_ll, NULL, &g,
+                                &own):
                 done = t
                 break
             right = rewards[i] == 1.0

@@ -19,6 +19,18 @@ round therefore uses the pair the two public calls would give it; the caller
 (``LiveSession.close``) sets the generator back by the pairs still queued, so
 that after the session the generator is where ``sample_actions`` would have
 left it.
+
+Learning the row just served. ``act`` keeps what it returned (the action, the
+greedy label, the draw's probability and the propensity), its round, its pair
+and a copy of the row's entries. A ``learn`` whose round, pair and bound row
+(entries compared bit for bit) are those, with no other call on the kernel in
+between, does not call the kernel's ``act`` again: ``act`` is a deterministic
+function of the state, the row, the round and the pair, and what it left in
+the kernel for ``learn`` is still there. Every other call that reaches the
+kernel drops the record first (``act``, ``learn``, ``unlearn``, ``set_kernel``,
+and ``forget``, which the session calls before a learner's ``_before_block``).
+The live loop (``act`` then ``learn`` of the same row) thus plays each round's
+``act`` once.
 """
 
 
@@ -41,7 +53,8 @@ from skbandit._core._kernel cimport (
     skb_scan_indices_i32,
     skb_within_bound,
 )
-from skbandit._core._rounds cimport act_round, logged_round
+from skbandit._core._rounds cimport Acted, act_round, logged_round
+from libc.string cimport memcmp, memcpy
 
 cnp.import_array()
 
@@ -87,6 +100,17 @@ cdef class LiveRound:
     cdef readonly double propensity
     cdef readonly int greedy
     cdef readonly bint own
+    # the last ``act``, kept for a ``learn`` of the same row that follows it
+    # (``_acted_on``): what it returned, its round and pair, and a copy of the
+    # row it read (``mval``/``mind``: ``mnnz`` entries; ``mdense``: no indices)
+    cdef Acted acted
+    cdef bint memo
+    cdef long long mt
+    cdef double mu1, mu2
+    cdef double[::1] mval
+    cdef int[::1] mind
+    cdef int mnnz
+    cdef bint mdense
 
     def __init__(self, BaseKernel kernel not None, Journal journal not None,
                  bit_generator, double bound, bint binary):
@@ -103,12 +127,22 @@ cdef class LiveRound:
         self.cind = np.empty(max(self.d, 1), dtype=np.int32)
         self.pairs = np.empty((8, 2), dtype=np.float64)
         self.head = self.count = self.served = 0
+        self.mval = np.empty(max(self.d, 1), dtype=np.float64)
+        self.mind = np.empty(max(self.d, 1), dtype=np.int32)
+        self.memo = False
 
     def set_kernel(self, BaseKernel kernel not None):
         """Play with ``kernel`` from now on (a learner's ``_before_block`` may
         replace its kernel); the journal is attached to it."""
         kernel.set_journal(self.journal)
         self.kernel = kernel
+        self.memo = False
+
+    def forget(self):
+        """Drop the last ``act``'s record: the next ``learn`` calls ``act``
+        again (a learner's hook is about to run, and may change what ``act``
+        would return or what it left in the kernel)."""
+        self.memo = False
 
     @property
     def queued(self):
@@ -218,21 +252,52 @@ cdef class LiveRound:
         cdef BaseKernel kernel = self.kernel
         cdef Py_ssize_t cap = self.pairs.shape[0], i
         cdef double u1, u2
-        cdef int a = 0
-        cdef double p = 0.0
         if self.held is None:
             raise RuntimeError("LiveRound: no row is bound")
         self.held = None
+        self.memo = False
         if self.served == self.count:
             self._draw(&u1, &u2)
             self._push(u1, u2)
         i = (self.head + self.served) % cap
-        if not act_round(kernel, self.x, t, self.pairs[i, 0], self.pairs[i, 1],
-                         &a, &p):
+        u1, u2 = self.pairs[i, 0], self.pairs[i, 1]
+        if not act_round(kernel, self.x, t, u1, u2, &self.acted):
             return -1
+        self._keep(t, u1, u2)
         self.served += 1
-        self.propensity = p
-        return a
+        self.propensity = self.acted.marginal
+        return self.acted.action
+
+    cdef void _keep(self, long long t, double u1, double u2) noexcept:
+        # the record of the ``act`` just played (``_acted_on``)
+        cdef Row x = self.x
+        self.mt, self.mu1, self.mu2 = t, u1, u2
+        self.mnnz = x.nnz
+        self.mdense = x.ind == NULL
+        if x.nnz > 0:
+            memcpy(&self.mval[0], x.val, x.nnz * sizeof(double))
+            if not self.mdense:
+                memcpy(&self.mind[0], x.ind, x.nnz * sizeof(int))
+        self.memo = True
+
+    cdef bint _acted_on(self, long long t, double u1, double u2) noexcept:
+        """Whether the kernel's last call was ``act`` on the bound row (the
+        same entries, compared bit for bit) at round ``t`` with the pair
+        ``(u1, u2)``: ``learn`` then reuses what it returned. Every other
+        call that may reach the kernel drops the record first (``act``,
+        ``learn``, ``unlearn``, ``set_kernel``, ``forget``), and the kernel is
+        the session's own, so the state and what ``act`` left in the kernel
+        are as ``act`` left them."""
+        cdef Row x = self.x
+        if not self.memo or t != self.mt or u1 != self.mu1 or u2 != self.mu2:
+            return False
+        if x.nnz != self.mnnz or (x.ind == NULL) != self.mdense:
+            return False
+        if x.nnz == 0:
+            return True
+        if memcmp(&self.mval[0], x.val, x.nnz * sizeof(double)) != 0:
+            return False
+        return self.mdense or memcmp(&self.mind[0], x.ind, x.nnz * sizeof(int)) == 0
 
     def learn(self, long long t, int action, double reward, double propensity):
         """``run_logged``'s round on the bound row at round ``t`` with the
@@ -241,12 +306,14 @@ cdef class LiveRound:
         whether it was the learner's own draw to ``greedy`` and ``own``), False
         with ``kernel.status`` set (the journal then holds what to undo:
         ``unlearn``). The pair is the oldest queued one, drawn now when none
-        is queued."""
+        is queued. When the kernel's last call was ``act`` on this row at
+        round ``t`` with that pair (``_acted_on``: the live loop's act, then
+        learn), what it returned is used and ``act`` is not called again."""
         cdef BaseKernel kernel = self.kernel
         cdef Py_ssize_t cap
         cdef int g = 0
         cdef signed char own = 0
-        cdef bint done
+        cdef bint done, reuse
         if self.held is None:
             raise RuntimeError("LiveRound: no row is bound")
         self.held = None
@@ -263,9 +330,12 @@ cdef class LiveRound:
         else:
             self._draw(&self.u1, &self.u2)
             self.was_served = False
+        reuse = self._acted_on(t, self.u1, self.u2)
+        self.memo = False
         done = logged_round(kernel, kernel.jd, self.x, t, self.u1, self.u2,
                             action, reward, propensity,
-                            kernel.journal_bound_ll(), &g, &own)
+                            kernel.journal_bound_ll(),
+                            &self.acted if reuse else NULL, &g, &own)
         kernel.rows_played = 1 if done else 0
         self.greedy = g
         self.own = own != 0
@@ -277,6 +347,7 @@ cdef class LiveRound:
         the head of the queue (served if it was), so that the next round draws
         what it would have drawn."""
         cdef Py_ssize_t cap = self.pairs.shape[0]
+        self.memo = False
         self.journal.undo()
         self.kernel.status = STATUS_OK
         if self.count == cap:

@@ -141,40 +141,53 @@ cdef inline bint label_round(BaseKernel kernel, JournalData* j, Row x,
     return True
 
 
+cdef struct Acted:
+    # What ``act`` returned on a row: the drawn action, the greedy label, the
+    # probability of the draw and the logged propensity (the marginal).
+    int action
+    int greedy
+    double prob
+    double marginal
+
+
 cdef inline bint act_round(BaseKernel kernel, Row x, long long t, double u1,
-                           double u2, int* action,
-                           double* propensity) noexcept nogil:
+                           double u2, Acted* out) noexcept nogil:
     """One round of ``run_act`` (and of the live session's ``act``): ``act`` on ``x`` at
-    round ``t``, the drawn action to ``action`` and its logged propensity (the
-    marginal) to ``propensity``. False, with ``kernel.status`` set, when the
-    scores were not finite or the distribution was not valid (``played_ok``)."""
-    cdef int g
-    cdef double p, marginal
-    action[0] = kernel.act(x, t, u1, u2, &g, &p, &marginal)
-    if kernel.status != STATUS_OK or not played_ok(kernel, marginal):
-        return False
-    propensity[0] = marginal
-    return True
+    round ``t``, what it returned to ``out`` (the logged propensity is
+    ``out.marginal``). False, with ``kernel.status`` set, when the scores were
+    not finite or the distribution was not valid (``played_ok``)."""
+    out.action = kernel.act(x, t, u1, u2, &out.greedy, &out.prob, &out.marginal)
+    return kernel.status == STATUS_OK and played_ok(kernel, out.marginal)
 
 
 cdef inline bint logged_round(BaseKernel kernel, JournalData* j, Row x,
                               long long t, double u1, double u2, int action,
                               double reward, double logged_propensity,
-                              Py_ssize_t bound_ll, int* greedy,
-                              signed char* own) noexcept nogil:
+                              Py_ssize_t bound_ll, const Acted* acted,
+                              int* greedy, signed char* own) noexcept nogil:
     """One round of ``run_logged`` (and of the live session's ``learn``), described
     there: the journal's reservation (``j`` NULL: none), ``act``, the own or
     off-policy probability, ``learn`` and the written entries' check. False,
     with ``kernel.status`` set, when the round was not played (the journal
     could not grow, or ``act`` was refused); True when it was (``learn`` or
-    the check may then have set the status: the caller stops after it)."""
+    the check may then have set the status: the caller stops after it).
+    ``acted``, when not NULL, is what ``act`` returned on this row at round
+    ``t`` with the pair ``(u1, u2)`` as the kernel's last call, on the same
+    state: ``act`` is then not called again (it is deterministic in those,
+    and what it left for ``learn`` in the kernel is still there; the live
+    session's ``learn`` of the row it just served)."""
     cdef int b, g
     cdef double p, marginal, prob
     cdef Py_ssize_t mark[2]
     cdef Py_ssize_t lmark[2]
-    if not round_act(kernel, j, x, t, u1, u2, bound_ll, mark, lmark, &b, &g,
-                     &p, &marginal):
-        return False
+    if acted == NULL:
+        if not round_act(kernel, j, x, t, u1, u2, bound_ll, mark, lmark, &b, &g,
+                         &p, &marginal):
+            return False
+    else:
+        if j != NULL and not row_reserved(kernel, j, x, bound_ll, mark, lmark):
+            return False
+        b, g, p, marginal = acted.action, acted.greedy, acted.prob, acted.marginal
     if action == b and logged_propensity == marginal:
         prob = p
         own[0] = 1
