@@ -15,13 +15,18 @@ inherits from), never a hook that a subclass adds:
 
 from __future__ import annotations
 
-from skbandit._base._state import _COUNTERS, StateMixin
+from skbandit._base._state import StateMixin
 
 # The hooks a learner may override; any override puts the session on the
 # hooked round (the hooks run around every round), but a ``_before_block``
 # that settles (``before_block_settles``), which runs on the session's first
 # learned round only.
 HOOKS = ("_after_block", "_rollback_point", "_restore_point")
+
+# The round counter a meta-learner's hooks advance on the learners it holds
+# (``OnlineSelector._after_block``, ``BanditPipeline``'s hooks); the others
+# (``n_mistakes_``, ``n_greedy_mistakes_``) no hook writes.
+_HELD_COUNTERS = ("t_",)
 
 
 def _defined_at(cls, name: str) -> int:
@@ -63,24 +68,27 @@ def before_block_settles(learner) -> bool:
 
 def hook_plan(learner) -> tuple[list[object], list[str]] | None:
     """``(objects, names)``: the attributes ``names[i]`` of ``objects[i]``
-    that a live round's hooks may rebind, the round counters and
-    ``_hook_rebinds`` of the learner and of every learner it holds
-    (``_held_learners``, recursively); or None when one of them does not
-    state its hooks' rebinds (``states_rebinds``: the round then records the
-    whole rollback point). Fixed while the session is open: the parameters
-    and the held learners cannot change."""
+    that a live round's hooks may rebind: the ``_hook_rebinds`` of the
+    learner and of every learner it holds (``_held_learners``, recursively),
+    and the round counter ``t_`` of each held learner (a meta-learner's hooks
+    advance it: the selector's candidates', a pipeline's learner's); or None
+    when one of them does not state its hooks' rebinds (``states_rebinds``:
+    the round then records the whole rollback point). The learner's own
+    counters are not in it: the session writes them after the round is
+    committed, when nothing can fail any more. Fixed while the session is
+    open: the parameters and the held learners cannot change."""
     objects: list[object] = []
     names: list[str] = []
-    todo = [learner]
+    todo = [(learner, ())]
     while todo:
-        obj = todo.pop()
+        obj, counters = todo.pop()
         cls = type(obj)
         if not states_rebinds(cls):
             return None
-        for name in (*_COUNTERS, *cls._hook_rebinds):
+        for name in (*counters, *cls._hook_rebinds):
             objects.append(obj)
             names.append(name)
-        todo += obj._held_learners()
+        todo += [(held, _HELD_COUNTERS) for held in obj._held_learners()]
     return objects, names
 
 

@@ -143,7 +143,8 @@ class BaseBanditClassifier(
 
     #: The attributes ``_before_block`` and ``_after_block`` may rebind (assign
     #: a new object to) while a ``LiveSession`` locks the parameters, besides
-    #: the round counters ``t_``, ``n_mistakes_``, ``n_greedy_mistakes_``: a
+    #: the round counter ``t_`` of the learners it holds (which a
+    #: meta-learner's hooks advance; no hook writes the other counters): a
     #: live round records only these (and its held learners') as its rollback
     #: point. A class that overrides a hook states its own; one that does not
     #: (``None`` or inherited from above its hooks) gets the whole rollback

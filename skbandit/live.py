@@ -339,12 +339,11 @@ class LiveSession:
             self._fail(x, propensity)
         else:
             live.journal.commit()
-        wrong, revealed = live.mistakes(code, reward)
         learner.t_ += 1
-        learner.n_mistakes_ += wrong
-        learner.n_greedy_mistakes_ += revealed
+        learner.n_mistakes_ += live.wrong
+        learner.n_greedy_mistakes_ += live.revealed
         self.n_learned += 1
-        if not live.own and not self._off_policy_ok and not self._warned:
+        if not self._off_policy_ok and not live.own and not self._warned:
             self._warned = True
             warnings.warn(
                 f"{type(learner).__name__}: a logged round was not drawn by the "

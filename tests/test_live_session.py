@@ -354,14 +354,16 @@ def _identities(est) -> dict:
 @pytest.mark.parametrize("name", ["SquareCB", "OnlineSelector", "Gaptron"])
 def test_a_hooked_rounds_point_covers_what_its_hooks_rebind(name):
     """A hooked live round records only the attributes its learners state
-    (``_hook_rebinds``, the counters; the session's plan): every attribute
-    of a learner of the tree that a round rebinds is in the plan, so a
-    failed round can undo it."""
+    (``_hook_rebinds``, the held learners' ``t_``; the session's plan): every
+    attribute of a learner of the tree that a round rebinds is in the plan,
+    so a failed round can undo it; but the learner's own counters, which
+    the session writes after the round is committed."""
     est = _hooked_learners()[name]
     X, y = _stream()
     with LiveSession(est) as session:
         assert session._plan is not None  # the narrow point is in use
         planned = {(id(obj), attr) for obj, attr in zip(*session._plan, strict=True)}
+        planned |= {(id(est), c) for c in ("t_", "n_mistakes_", "n_greedy_mistakes_")}
         for i in range(20, 30):
             before = _identities(est)
             act, p = session.act(X[i])

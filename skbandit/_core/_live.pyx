@@ -96,10 +96,15 @@ cdef class LiveRound:
     # the pair and queue position of the last ``learn`` (for ``unlearn``)
     cdef double u1, u2
     cdef bint from_queue, was_served
-    # the last ``act``'s propensity; the last ``learn``'s round outcome
+    # the last ``act``'s propensity; the last ``learn``'s round outcome: its
+    # greedy label, whether it was the learner's own draw, and its counts
+    # (``_LoggedPass.commit``'s): ``wrong``, the played action not rewarded;
+    # ``revealed``, a greedy mistake the feedback reveals (the greedy action
+    # played and not rewarded, or, with binary rewards, another one rewarded)
     cdef readonly double propensity
     cdef readonly int greedy
     cdef readonly bint own
+    cdef readonly int wrong, revealed
     # the last ``act``, kept for a ``learn`` of the same row that follows it
     # (``_acted_on``): what it returned, its round and pair, and a copy of the
     # row it read (``mval``/``mind``: ``mnnz`` entries; ``mdense``: no indices)
@@ -302,8 +307,9 @@ cdef class LiveRound:
     def learn(self, long long t, int action, double reward, double propensity):
         """``run_logged``'s round on the bound row at round ``t`` with the
         logged action code, reward and propensity, the kernel's journal
-        recording its writes: True when played (the round's greedy label and
-        whether it was the learner's own draw to ``greedy`` and ``own``), False
+        recording its writes: True when played (the round's greedy label,
+        whether it was the learner's own draw and its counts to ``greedy``,
+        ``own``, ``wrong`` and ``revealed``), False
         with ``kernel.status`` set (the journal then holds what to undo:
         ``unlearn``). The pair is the oldest queued one, drawn now when none
         is queued. When the kernel's last call was ``act`` on this row at
@@ -313,7 +319,7 @@ cdef class LiveRound:
         cdef Py_ssize_t cap
         cdef int g = 0
         cdef signed char own = 0
-        cdef bint done, reuse
+        cdef bint done, reuse, right, same
         if self.held is None:
             raise RuntimeError("LiveRound: no row is bound")
         self.held = None
@@ -339,6 +345,10 @@ cdef class LiveRound:
         kernel.rows_played = 1 if done else 0
         self.greedy = g
         self.own = own != 0
+        right = reward == 1.0
+        same = action == g
+        self.wrong = 0 if right else 1
+        self.revealed = ((same != right) if self.binary else (same and not right))
         return done and kernel.status == STATUS_OK
 
     def unlearn(self):
@@ -361,12 +371,3 @@ cdef class LiveRound:
         if self.was_served:
             self.served += 1
 
-    def mistakes(self, int action, double reward):
-        """``(wrong, revealed)`` of the last learned round: whether the played
-        action was not rewarded, and whether the feedback reveals a greedy
-        mistake (the greedy action played and not rewarded, or, with binary
-        rewards, another action rewarded): ``_LoggedPass.commit``'s counts."""
-        cdef bint right = reward == 1.0
-        cdef bint same = action == self.greedy
-        cdef bint revealed = (same != right) if self.binary else (same and not right)
-        return (0 if right else 1), (1 if revealed else 0)
