@@ -15,6 +15,8 @@ inherits from), never a hook that a subclass adds:
 
 from __future__ import annotations
 
+from typing import Any
+
 from skbandit._base._state import StateMixin
 
 # The hooks a learner may override; any override puts the session on the
@@ -26,7 +28,7 @@ HOOKS = ("_after_block", "_rollback_point", "_restore_point")
 # The round counter a meta-learner's hooks advance on the learners it holds
 # (``OnlineSelector._after_block``, ``BanditPipeline``'s hooks); the others
 # (``n_mistakes_``, ``n_greedy_mistakes_``) no hook writes.
-_HELD_COUNTERS = ("t_",)
+_HELD_COUNTERS: tuple[str, ...] = ("t_",)
 
 
 def _defined_at(cls, name: str) -> int:
@@ -79,7 +81,7 @@ def hook_plan(learner) -> tuple[list[object], list[str]] | None:
     open: the parameters and the held learners cannot change."""
     objects: list[object] = []
     names: list[str] = []
-    todo = [(learner, ())]
+    todo: list[tuple[Any, tuple[str, ...]]] = [(learner, ())]
     while todo:
         obj, counters = todo.pop()
         cls = type(obj)
