@@ -611,3 +611,33 @@ def test_a_hook_before_the_round_is_seen_by_its_act():
             session.learn(X[j], act, r, p)
             b.partial_fit(X[j : j + 1], LoggedFeedback([act], [r], [p]))
     assert_same_learner(a, b)
+
+
+def test_a_refused_row_between_act_and_learn_is_not_reused():
+    """A dense row bound again with the values ``act`` read keeps that
+    bind's check and compaction, but only while nothing rewrote them: a row
+    bound in between and then refused by the learner's row rule (the
+    rational kernel's ``||x|| < 1``, checked after the compiled bind), then
+    ``learn`` of the served row, learns what ``partial_fit`` learns. Catches
+    a ``bind`` that rewrites the compaction without dropping the record (the
+    served row then reads the refused row's entries)."""
+    from skbandit import SeparableOneVsAll
+
+    X, y = _stream()
+    X[:, ::2] = 0.0  # (at most half the entries non-zero: rows compacted)
+    a = SeparableOneVsAll(kernel="rational", random_state=0)
+    a.partial_fit(X[:20], y[:20], classes=np.arange(K))
+    b = copy.deepcopy(a)
+    with LiveSession(a) as session:
+        for j in range(20, 30):
+            act, p = session.act(X[j])
+            assert (act, p) == tuple(v[0] for v in b.sample_actions(X[j : j + 1]))
+            big = X[j + 1] * 50.0 + np.where(X[j + 1] != 0.0, 1.0, 0.0)
+            with pytest.raises(ValueError):
+                session.learn(big, act, 1.0, p)
+            with pytest.raises(ValueError):
+                b.partial_fit(big[None, :], LoggedFeedback([act], [1.0], [p]))
+            r = float(act == y[j])
+            session.learn(X[j], act, r, p)
+            b.partial_fit(X[j : j + 1], LoggedFeedback([act], [r], [p]))
+    assert_same_learner(a, b)

@@ -167,6 +167,16 @@ NAMED: dict[str, tuple[str, str, str]] = {
         "                live.forget()  # (the hook may change what ``act`` returns)\n",
         "",
     ),
+    "live:bind-reuses-other-values": (
+        "skbandit/_core/_live.pyx",
+        "and memcmp(val, &self.mraw[0], self.d * sizeof(double)) == 0):",
+        "):",
+    ),
+    "live:compaction-rewritten-record-kept": (
+        "skbandit/_core/_live.pyx",
+        "            self.memo = False  # (cval/cind are rewritten)",
+        "            pass",
+    ),
     "live:record-past-a-descriptor": (
         "skbandit/_live_hooks.py",
         "        dicts.append(obj.__dict__ if plain else None)",

@@ -30,7 +30,9 @@ the kernel for ``learn`` is still there. Every other call that reaches the
 kernel drops the record first (``act``, ``learn``, ``unlearn``, ``set_kernel``,
 and ``forget``, which the session calls before a learner's ``_before_block``).
 The live loop (``act`` then ``learn`` of the same row) thus plays each round's
-``act`` once.
+``act`` once. A dense row bound again with the values ``act`` read (compared
+bit for bit with a copy) also keeps the check and the compaction of its
+first ``bind``: a ``bind`` that rewrites the compaction drops the record.
 """
 
 
@@ -116,6 +118,12 @@ cdef class LiveRound:
     cdef int[::1] mind
     cdef int mnnz
     cdef bint mdense
+    # a dense row's values as ``act`` read them (``mraw``, when ``mraw_ok``),
+    # from the pointer of the last dense row bound (``raw``; NULL for CSR):
+    # ``bind`` of the same values again reuses their check and compaction
+    cdef double[::1] mraw
+    cdef bint mraw_ok
+    cdef const double* raw
 
     def __init__(self, BaseKernel kernel not None, Journal journal not None,
                  bit_generator, double bound, bint binary):
@@ -134,7 +142,9 @@ cdef class LiveRound:
         self.head = self.count = self.served = 0
         self.mval = np.empty(max(self.d, 1), dtype=np.float64)
         self.mind = np.empty(max(self.d, 1), dtype=np.int32)
+        self.mraw = np.empty(max(self.d, 1), dtype=np.float64)
         self.memo = False
+        self.raw = NULL
 
     def set_kernel(self, BaseKernel kernel not None):
         """Play with ``kernel`` from now on (a learner's ``_before_block`` may
@@ -169,6 +179,7 @@ cdef class LiveRound:
         cdef const int* ptr
         cdef Py_ssize_t nnz
         cdef int bad = 0
+        cdef const double* val
         if type(x) is np.ndarray:
             arr = <cnp.ndarray>x
             if cnp.PyArray_NDIM(arr) == 2:
@@ -176,17 +187,34 @@ cdef class LiveRound:
                     return False
             elif not exact_array(x, 1, cnp.NPY_DOUBLE):
                 return False
-            if cnp.PyArray_SIZE(arr) != self.d or not skb_within_bound(
-                    <const double*>cnp.PyArray_DATA(arr), self.d, self.bound):
+            if cnp.PyArray_SIZE(arr) != self.d:
                 return False
-            self.x.val = <const double*>cnp.PyArray_DATA(arr)
+            val = <const double*>cnp.PyArray_DATA(arr)
+            self.held = x
+            self.raw = val
+            if (self.memo and self.mraw_ok and self.d > 0
+                    and memcmp(val, &self.mraw[0], self.d * sizeof(double)) == 0):
+                # the values the kept ``act`` read, bit for bit: checked then,
+                # and their compaction is still in cval/cind (a bind that
+                # writes those drops the record, below)
+                self.x.val, self.x.ind, self.x.nnz = val, NULL, self.d
+                if not self.mdense:
+                    self.x.val, self.x.ind = &self.cval[0], &self.cind[0]
+                    self.x.nnz = self.mnnz
+                return True
+            if not skb_within_bound(val, self.d, self.bound):
+                self.held = None
+                self.raw = NULL
+                return False
+            self.memo = False  # (cval/cind are rewritten)
+            self.x.val = val
             self.x.ind = NULL
             self.x.nnz = self.d
             self.x = compact_dense(self.x, &self.cind[0], &self.cval[0])
-            self.held = x
             return True
         if type(x) is not csr_matrix and type(x) is not csr_array:
             return False
+        self.raw = NULL
         if x.shape != (1, self.d):
             return False
         data, indices, indptr = x.data, x.indices, x.indptr
@@ -259,6 +287,7 @@ cdef class LiveRound:
         cdef double u1, u2
         if self.held is None:
             raise RuntimeError("LiveRound: no row is bound")
+        held = self.held  # (alive until ``_keep`` has copied its values)
         self.held = None
         self.memo = False
         if self.served == self.count:
@@ -269,6 +298,7 @@ cdef class LiveRound:
         if not act_round(kernel, self.x, t, u1, u2, &self.acted):
             return -1
         self._keep(t, u1, u2)
+        del held
         self.served += 1
         self.propensity = self.acted.marginal
         return self.acted.action
@@ -283,6 +313,9 @@ cdef class LiveRound:
             memcpy(&self.mval[0], x.val, x.nnz * sizeof(double))
             if not self.mdense:
                 memcpy(&self.mind[0], x.ind, x.nnz * sizeof(int))
+        self.mraw_ok = self.raw != NULL and self.d > 0
+        if self.mraw_ok:
+            memcpy(&self.mraw[0], self.raw, self.d * sizeof(double))
         self.memo = True
 
     cdef bint _acted_on(self, long long t, double u1, double u2) noexcept:
