@@ -174,7 +174,6 @@ class LiveSession:
         self._labels = list(classes)
         self._codes = {c: i for i, c in enumerate(classes.tolist())}
         self._binary = getattr(learner, "_logged_rewards", "binary") == "binary"
-        self._off_policy_ok = getattr(learner, "_off_policy_ok", True)
         self._d = int(learner.n_features_in_)
         if self.compiled:
             self._open_compiled(learner)
@@ -182,6 +181,8 @@ class LiveSession:
 
     def _open_compiled(self, learner) -> None:
         learner._validate_params()
+        # (whether its analysis holds off-policy: a warning in ``learn``)
+        self._off_policy_ok = learner._off_policy_ok
         # the generator as the session found it (``_rewind`` replays from it
         # a generator that cannot jump back)
         self._rng_state = learner._rng.bit_generator.state

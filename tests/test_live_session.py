@@ -641,3 +641,137 @@ def test_a_refused_row_between_act_and_learn_is_not_reused():
             session.learn(X[j], act, r, p)
             b.partial_fit(X[j : j + 1], LoggedFeedback([act], [r], [p]))
     assert_same_learner(a, b)
+
+
+# ------------------------------------------------------ rows in any form
+def _csr(data, indices, indptr, shape, cls=sp.csr_matrix):
+    """A CSR matrix holding exactly these arrays (SciPy's constructor may
+    convert or check them)."""
+    X = cls(shape)
+    X.data, X.indices, X.indptr = data, indices, indptr
+    return X
+
+
+class _Subclass(np.ndarray):
+    pass
+
+
+def _row_forms():
+    x = np.array([[0.5, 0.0, -1.5, 2.0]])
+    csr = sp.csr_matrix(x)
+    i64 = csr.copy()
+    i64.indices, i64.indptr = i64.indices.astype(np.int64), i64.indptr.astype(np.int64)
+    nan, inf, big = x.copy(), x.copy(), x.copy()
+    nan[0, 1], inf[0, 3], big[0, 0] = np.nan, -np.inf, -(2.0**481)
+    two = np.vstack([x, 2 * x])
+    d, i, p = csr.data, csr.indices, csr.indptr
+    return {
+        "dense": x,
+        "dense two rows": two,
+        "dense at the bound": np.array([[2.0**480, 0.0, 0.0, -(2.0**480)]]),
+        "dense NaN": nan,
+        "dense inf": inf,
+        "dense above the bound": big,
+        "dense big-endian": x.astype(">f8"),
+        "dense float32": x.astype(np.float32),
+        "dense Fortran two rows": np.asfortranarray(two),
+        "dense strided": np.zeros((1, 8))[:, ::2],
+        "dense 1-D": x[0],
+        "dense 3 columns": x[:, :3].copy(),
+        "dense no rows": np.empty((0, 4)),
+        "dense subclass": x.view(_Subclass),
+        "list": x.tolist(),
+        "csr": csr,
+        "csr_array": sp.csr_array(x),
+        "csr two rows": sp.csr_matrix(two),
+        "csr int64 indices": i64,
+        "csr mixed index types": _csr(d, i.astype(np.int64), p, (1, 4)),
+        "csr empty row": sp.csr_matrix((1, 4)),
+        "csr unsorted": _csr(d[::-1].copy(), i[::-1].copy(), p, (1, 4)),
+        "csr duplicate column": _csr(d, np.array([0, 0, 3], np.int32), p, (1, 4)),
+        "csr column out of range": _csr(d, np.array([0, 2, 4], np.int32), p, (1, 4)),
+        "csr negative column": _csr(d, np.array([-1, 2, 3], np.int32), p, (1, 4)),
+        "csr indptr too short": _csr(d, i, p[:1], (1, 4)),
+        "csr indptr past the data": _csr(d, i, np.array([0, 4], np.int32), (1, 4)),
+        "csr indptr not from 0": _csr(d, i, np.array([1, 3], np.int32), (1, 4)),
+        "csr float32 values": _csr(d.astype(np.float32), i, p, (1, 4)),
+        "csr big-endian values": _csr(d.astype(">f8"), i, p, (1, 4)),
+        "csr big-endian indices": _csr(d, i.astype(">i4"), p.astype(">i4"), (1, 4)),
+        "csr strided values": _csr(np.repeat(d, 2)[::2], i, p, (1, 4)),
+        "csr NaN": _csr(np.array([0.5, np.nan, 2.0]), i, p, (1, 4)),
+        "csr above the bound": _csr(np.array([0.5, 2.0**481, 2.0]), i, p, (1, 4)),
+        "csc": sp.csc_matrix(x),
+        "coo": sp.coo_matrix(x),
+    }
+
+
+def _outcome(call):
+    """``("ok", value)`` or ``("error", exception type)``."""
+    try:
+        return "ok", call()
+    except (ValueError, TypeError) as exc:
+        return "error", type(exc)
+
+
+@pytest.mark.parametrize("name", ["Banditron", "OnlineSelector"])
+def test_a_row_in_any_form_is_played_as_the_public_calls_play_it(name):
+    """Each form a row may come in (dense or sparse, other dtypes, byte
+    orders, layouts, malformed CSR arrays, non-finite values, other shapes):
+    the session's ``act`` and ``learn`` accept it when ``sample_actions`` and
+    ``partial_fit`` accept it as one row, and then play and learn the same
+    (the row the compiled bind takes as it is, or the general path's
+    conversion), else refuse it and change nothing. Catches the compiled
+    bind taking a row it should refuse (float32 values read as float64, an
+    ``indptr`` that does not match the arrays)."""
+    from skbandit import OnlineSelector
+
+    cls = {"Banditron": Banditron}.get(name, OnlineSelector)
+    X, y = _stream()
+    X = X[:, :4]
+    fitted = cls(random_state=0).partial_fit(X[:20], y[:20], classes=np.arange(K))
+    for form_name, row in _row_forms().items():
+        a, b = copy.deepcopy(fitted), copy.deepcopy(fitted)
+        public = row.reshape(1, -1) if getattr(row, "ndim", 2) == 1 else row
+        one_row = (
+            np.shape(public)[0] == 1
+            if not sp.issparse(public)
+            else public.shape[0] == 1
+        )
+        with LiveSession(a) as session:
+            got = _outcome(lambda: session.act(row))  # noqa: B023
+            want = _outcome(lambda: tuple(v[0] for v in b.sample_actions(public)))  # noqa: B023
+            if not one_row:
+                assert got[0] == "error", form_name
+                continue
+            assert got == want, form_name
+            if got[0] == "error":
+                continue
+            act, p = got[1]
+            session.learn(row, act, float(act == y[20]), p)
+            b.partial_fit(public, LoggedFeedback([act], [float(act == y[20])], [p]))
+        assert_same_learner(a, b)
+
+
+def test_an_off_policy_round_warns_once_where_the_analysis_needs_own_data():
+    """A learner whose analysis assumes its own draws (SOBA) warns
+    (``OffPolicyWarning``) on the session's first off-policy round, once; its
+    own rounds do not warn, and a learner whose analysis holds off-policy
+    (Banditron) never warns."""
+    import warnings
+
+    from skbandit import SOBA, OffPolicyWarning
+
+    X, y = _stream()
+    for cls, warns in [(SOBA, True), (Banditron, False)]:
+        est = cls(random_state=0).partial_fit(X[:20], y[:20], classes=np.arange(K))
+        with LiveSession(est) as session, warnings.catch_warnings(record=True) as got:
+            warnings.simplefilter("always")
+            act, p = session.act(X[20])
+            session.learn(X[20], act, float(act == y[20]), p)  # its own draw
+            assert not [w for w in got if w.category is OffPolicyWarning]
+            for j in (21, 22):
+                act, p = session.act(X[j])
+                other = (act + 1) % K
+                session.learn(X[j], other, float(other == y[j]), 0.5)
+        off = [w for w in got if w.category is OffPolicyWarning]
+        assert len(off) == (1 if warns else 0), cls.__name__
