@@ -287,7 +287,7 @@ cdef class LiveRound:
         cdef double u1, u2
         if self.held is None:
             raise RuntimeError("LiveRound: no row is bound")
-        held = self.held  # (alive until ``_keep`` has copied its values)
+        held = self.held  # (alive while the round and ``_keep`` read its entries)
         self.held = None
         self.memo = False
         if self.served == self.count:
@@ -355,6 +355,7 @@ cdef class LiveRound:
         cdef bint done, reuse, right, same
         if self.held is None:
             raise RuntimeError("LiveRound: no row is bound")
+        held = self.held  # (alive while the round reads its entries)
         self.held = None
         self.from_queue = self.count > 0
         if self.from_queue:
@@ -375,6 +376,7 @@ cdef class LiveRound:
                             action, reward, propensity,
                             kernel.journal_bound_ll(),
                             &self.acted if reuse else NULL, &g, &own)
+        del held
         kernel.rows_played = 1 if done else 0
         self.greedy = g
         self.own = own != 0
