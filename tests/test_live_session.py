@@ -775,3 +775,45 @@ def test_an_off_policy_round_warns_once_where_the_analysis_needs_own_data():
                 session.learn(X[j], other, float(other == y[j]), 0.5)
         off = [w for w in got if w.category is OffPolicyWarning]
         assert len(off) == (1 if warns else 0), cls.__name__
+
+
+class _PoisonedOnDeath:
+    """Owns an array's values and writes NaN over them when it dies (under
+    CPython's reference counting: as soon as the last array on it goes)."""
+
+    def __init__(self, values):
+        self.values = values
+        self.__array_interface__ = values.__array_interface__
+
+    def __del__(self):
+        self.values[...] = np.nan
+
+
+def test_a_converted_row_stays_alive_while_the_round_reads_it(monkeypatch):
+    """A row the session converts (a list here: ``_bind_general``) is held
+    only by the compiled round once bound; the round keeps it alive while it
+    reads its values, in ``act`` and in ``learn``. The converted rows here
+    write NaN over their values when they die, so a round that dropped its
+    row first would read NaN (and refuse the round or learn otherwise than
+    ``partial_fit``). Catches ``learn`` dropping the bound row before the
+    round."""
+    X, y = _stream()
+    X = np.abs(X) + 0.05  # (every entry non-zero: the round reads the row itself)
+    a = Banditron(random_state=0).partial_fit(X[:20], y[:20], classes=np.arange(K))
+    b = copy.deepcopy(a)
+    validate = a._validate_X
+
+    def poisoned(rows, reset=False):
+        out = np.array(validate(rows, reset=reset), dtype=np.float64, order="C")
+        return np.asarray(_PoisonedOnDeath(out))
+
+    monkeypatch.setattr(a, "_validate_X", poisoned)
+    with LiveSession(a) as session:
+        for j in range(20, 40):
+            act, p = session.act(X[j].tolist())
+            assert (act, p) == tuple(v[0] for v in b.sample_actions(X[j : j + 1]))
+            r = float(act == y[j])
+            session.learn(X[j].tolist(), act, r, p)
+            b.partial_fit(X[j : j + 1], LoggedFeedback([act], [r], [p]))
+    monkeypatch.undo()
+    assert_same_learner(a, b)
