@@ -9,6 +9,10 @@
   still works.
 * A refused row or feedback changes nothing; a round whose update overflows
   is undone.
+* ``learn`` right after ``act`` reuses what ``act`` returned only for the
+  same entries, round and pair with nothing in between (a hook, a refused
+  row), and a row the session converted stays alive while the round reads it.
+* Rows in every form are accepted, played or refused as the public calls do.
 """
 
 from __future__ import annotations
