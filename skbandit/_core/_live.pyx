@@ -108,8 +108,10 @@ cdef class LiveRound:
     cdef readonly bint own
     cdef readonly int wrong, revealed
     # the last ``act``, kept for a ``learn`` of the same row that follows it
-    # (``_acted_on``): what it returned, its round and pair, and a copy of the
-    # row it read (``mval``/``mind``: ``mnnz`` entries; ``mdense``: no indices)
+    # (``_acted_on``): what it returned, its round and pair, the form of the
+    # row it read (``mnnz`` entries; ``mdense``: not compacted) and a copy of
+    # it: a CSR row's entries (``mval``/``mind``), a dense row's values
+    # (``mraw``, ``mraw_ok``)
     cdef Acted acted
     cdef bint memo
     cdef long long mt
@@ -118,12 +120,13 @@ cdef class LiveRound:
     cdef int[::1] mind
     cdef int mnnz
     cdef bint mdense
-    # a dense row's values as ``act`` read them (``mraw``, when ``mraw_ok``),
-    # from the pointer of the last dense row bound (``raw``; NULL for CSR):
-    # ``bind`` of the same values again reuses their check and compaction
     cdef double[::1] mraw
     cdef bint mraw_ok
+    # the values of the dense row bound last (``raw``; NULL for CSR), and
+    # whether they are the kept ones (``same_raw``: ``bind`` then reused their
+    # check and compaction)
     cdef const double* raw
+    cdef bint same_raw
 
     def __init__(self, BaseKernel kernel not None, Journal journal not None,
                  bit_generator, double bound, bint binary):
@@ -192,6 +195,7 @@ cdef class LiveRound:
             val = <const double*>cnp.PyArray_DATA(arr)
             self.held = x
             self.raw = val
+            self.same_raw = False
             if (self.memo and self.mraw_ok and self.d > 0
                     and memcmp(val, &self.mraw[0], self.d * sizeof(double)) == 0):
                 # the values the kept ``act`` read, bit for bit: checked then,
@@ -201,6 +205,7 @@ cdef class LiveRound:
                 if not self.mdense:
                     self.x.val, self.x.ind = &self.cval[0], &self.cind[0]
                     self.x.nnz = self.mnnz
+                self.same_raw = True
                 return True
             if not skb_within_bound(val, self.d, self.bound):
                 self.held = None
@@ -215,6 +220,7 @@ cdef class LiveRound:
         if type(x) is not csr_matrix and type(x) is not csr_array:
             return False
         self.raw = NULL
+        self.same_raw = False
         if x.shape != (1, self.d):
             return False
         data, indices, indptr = x.data, x.indices, x.indptr
@@ -309,19 +315,20 @@ cdef class LiveRound:
         self.mt, self.mu1, self.mu2 = t, u1, u2
         self.mnnz = x.nnz
         self.mdense = x.ind == NULL
-        if x.nnz > 0:
+        self.mraw_ok = self.raw != NULL and self.d > 0
+        if self.mraw_ok:  # (a dense row: its values, compacted or not)
+            memcpy(&self.mraw[0], self.raw, self.d * sizeof(double))
+        elif x.nnz > 0:  # (a CSR row: its entries)
             memcpy(&self.mval[0], x.val, x.nnz * sizeof(double))
             if not self.mdense:
                 memcpy(&self.mind[0], x.ind, x.nnz * sizeof(int))
-        self.mraw_ok = self.raw != NULL and self.d > 0
-        if self.mraw_ok:
-            memcpy(&self.mraw[0], self.raw, self.d * sizeof(double))
         self.memo = True
 
     cdef bint _acted_on(self, long long t, double u1, double u2) noexcept:
         """Whether the kernel's last call was ``act`` on the bound row (the
-        same entries, compared bit for bit) at round ``t`` with the pair
-        ``(u1, u2)``: ``learn`` then reuses what it returned. Every other
+        same entries, compared bit for bit: a dense row's values by ``bind``)
+        at round ``t`` with the pair ``(u1, u2)``: ``learn`` then reuses what
+        it returned. Every other
         call that may reach the kernel drops the record first (``act``,
         ``learn``, ``unlearn``, ``set_kernel``, ``forget``), and the kernel is
         the session's own, so the state and what ``act`` left in the kernel
@@ -329,7 +336,9 @@ cdef class LiveRound:
         cdef Row x = self.x
         if not self.memo or t != self.mt or u1 != self.mu1 or u2 != self.mu2:
             return False
-        if x.nnz != self.mnnz or (x.ind == NULL) != self.mdense:
+        if self.mraw_ok:  # (a dense row: compared by ``bind``)
+            return self.same_raw
+        if self.raw != NULL or x.nnz != self.mnnz or (x.ind == NULL) != self.mdense:
             return False
         if x.nnz == 0:
             return True
