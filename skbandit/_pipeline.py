@@ -17,6 +17,7 @@ from sklearn.utils import Bunch, check_random_state
 from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from skbandit._compiled_maps import _sampler_parts, _tail_parts
 from skbandit._core._drivers import run_scores
 from skbandit._core._feature_map import FeatureMapKernel
 from skbandit._docstring import ROUND_COUNTS, fill_doc
@@ -101,11 +102,12 @@ def _check_steps(steps) -> list[tuple[str, Any]]:
 def _split(pairs) -> tuple[int, bool, bool]:
     """``(h, scaler, rff)``: the transforms ``pairs[:h]`` run in Python (maps
     fixed or fitted on the first contexts), the rest in the compiled kernel:
-    an ``OnlineStandardScaler`` (``scaler``), then an ``RBFSampler``
-    (``rff``), each optional."""
+    an ``OnlineStandardScaler`` (``scaler``), then an ``RBFSampler`` or the
+    ``FeatureUnion`` of the row and one (``rff``, ``_sampler_parts``), each
+    optional."""
     transforms = [est for _, est in pairs[:-1]]
     h = len(transforms)
-    rff = h > 0 and type(transforms[h - 1]) is RBFSampler
+    rff = h > 0 and _sampler_parts(transforms[h - 1]) is not None
     if rff:
         h -= 1
     scaler = h > 0 and isinstance(transforms[h - 1], OnlineStandardScaler)
@@ -118,7 +120,8 @@ def _split(pairs) -> tuple[int, bool, bool]:
                 "followed by a map other than one RBFSampler: an online "
                 "transformer runs in the compiled kernel, after the maps fixed "
                 "or fitted on the first contexts (put it after them), and "
-                "only an RBFSampler may follow it."
+                "only an RBFSampler, or a FeatureUnion of 'passthrough' then "
+                "one RBFSampler, may follow it."
             )
     return h, scaler, rff
 
@@ -169,12 +172,18 @@ class BanditPipeline(BaseBanditClassifier):
     vectorises; within ``3e-16`` of the C library's ``cos``, which takes
     arguments beyond ``2^19 pi``): the features equal scikit-learn's
     ``RBFSampler.transform`` of ``u`` to about 1e-15 (NumPy's product and
-    cosine may differ in the last bits). An ``OnlineStandardScaler`` must
-    therefore come after the Python maps and be followed by at most one
-    ``RBFSampler``. A pipeline whose maps all run in the kernel (e.g.
-    ``[OnlineStandardScaler, RBFSampler, learner]`` or ``[RBFSampler,
-    learner]``) can be a candidate of ``OnlineSelector``, which runs its
-    candidates' kernels on the same row.
+    cosine may differ in the last bits). In place of the ``RBFSampler``,
+    scikit-learn's ``FeatureUnion([(a, "passthrough"), (b, RBFSampler(...))])``
+    runs in the kernel too: the row beside its random features, ``z = (w_a
+    u, w_b sqrt(2 / D) cos(Ω^T u + b))`` with the union's
+    ``transformer_weights`` ``w_a``, ``w_b`` (1 when absent; finite numbers),
+    as its ``transform`` computes them; its ``RBFSampler``'s ``random_state``
+    left None is drawn from ``random_state`` as a step's own. An
+    ``OnlineStandardScaler`` must therefore come after the Python maps and be
+    followed by at most one ``RBFSampler`` or such a union. A pipeline whose
+    maps all run in the kernel (e.g. ``[OnlineStandardScaler, RBFSampler,
+    learner]`` or ``[RBFSampler, learner]``) can be a candidate of
+    ``OnlineSelector``, which runs its candidates' kernels on the same row.
 
     An ``RBFSampler(gamma="scale")`` run after an ``OnlineStandardScaler`` is
     fitted with ``gamma = 1 / d`` (the value "scale" gives unit-variance
@@ -188,8 +197,8 @@ class BanditPipeline(BaseBanditClassifier):
 
     Cost per round of the compiled maps: ``O(d)`` for the scaler, ``O(D
     nnz(u))`` multiply-adds and ``D`` cosines for the random features, then
-    the learner's round on ``D`` dense features (``benchmarks/
-    bench_feature_maps.py`` measures it).
+    the learner's round on ``D`` dense features, ``D + d`` with the union
+    (``benchmarks/bench_feature_maps.py`` measures it).
 
     Parameters
     ----------
@@ -356,7 +365,8 @@ class BanditPipeline(BaseBanditClassifier):
                 f"candidates[{index}] is a BanditPipeline whose steps {names} "
                 "run in Python: OnlineSelector runs its candidates' compiled "
                 "kernels, and only an OnlineStandardScaler and an RBFSampler "
-                "(in that order, each optional) have a compiled path."
+                "or a FeatureUnion of 'passthrough' then one RBFSampler (in "
+                "that order, each optional) have a compiled path."
             )
 
     # ---------------------------------------------------------------- steps
@@ -366,11 +376,16 @@ class BanditPipeline(BaseBanditClassifier):
         pairs = [(n, clone(e)) for n, e in _check_steps(self.steps)]
         if self.random_state is not None:
             seeds = check_random_state(self.random_state)
-            for _, est in pairs[:-1]:
-                params = est.get_params(deep=False)
-                if "random_state" in params and params["random_state"] is None:
-                    seed = int(seeds.randint(np.iinfo(np.int32).max))
-                    est.set_params(random_state=seed)
+            for _, step in pairs[:-1]:
+                # and a FeatureUnion's transformers (the union has no seed)
+                inner = [e for _, e in getattr(step, "transformer_list", [])]
+                for est in [step, *inner]:
+                    if not hasattr(est, "get_params"):  # "passthrough", "drop"
+                        continue
+                    params = est.get_params(deep=False)
+                    if "random_state" in params and params["random_state"] is None:
+                        seed = int(seeds.randint(np.iinfo(np.int32).max))
+                        est.set_params(random_state=seed)
         return pairs
 
     def _start_tail(self, pairs, rows, d: int) -> None:
@@ -381,7 +396,8 @@ class BanditPipeline(BaseBanditClassifier):
         h, scaler, rff = _split(pairs)
         if not rff:
             return
-        rbf = pairs[-2][1]
+        tail = pairs[-2][1]
+        rbf = _tail_parts(pairs)[0]
         if scaler and rbf.gamma == "scale":
             rbf.set_params(gamma=1.0 / d)
         if rows is None or scaler:
@@ -392,7 +408,7 @@ class BanditPipeline(BaseBanditClassifier):
                     "or put an OnlineStandardScaler before it."
                 )
             rows = np.zeros((1, d))
-        rbf.fit(rows)
+        tail.fit(rows)  # a union fits its sampler in place
 
     def _validate_X(self, X, *, reset: bool):
         pairs = self._new_steps() if reset else self.steps_
@@ -438,7 +454,10 @@ class BanditPipeline(BaseBanditClassifier):
             pairs = self._new_steps()
             self._start_tail(pairs, None, n_features)
         h, scaler, rff = _split(pairs)
-        n_out = pairs[-2][1].n_components if rff else n_features
+        n_out = n_features
+        if rff:
+            rbf, passthrough = _tail_parts(pairs)[:2]
+            n_out = rbf.n_components + (n_features if passthrough else 0)
         learner = pairs[-1][1]
         learner.n_features_in_ = n_out
         learner._reset(self.classes_, n_out)
@@ -488,10 +507,13 @@ class BanditPipeline(BaseBanditClassifier):
                 count=self.scaler_count_,
             )
         if rff:
-            rbf = pairs[-2][1]
+            rbf, passthrough, w_lin, w_rff = _tail_parts(pairs)
             kwargs.update(
                 omega=np.ascontiguousarray(rbf.random_weights_, dtype=np.float64),
                 offset=np.ascontiguousarray(rbf.random_offset_, dtype=np.float64),
+                passthrough=passthrough,
+                passthrough_weight=w_lin,
+                rff_weight=w_rff,
             )
         kernel = FeatureMapKernel(inner, self._tail_width_in, **kwargs)
         kernel.owner = pairs[-1][1]

@@ -23,6 +23,7 @@ import scipy.sparse as sp
 from _entry import Entry
 from sklearn.base import clone
 from sklearn.kernel_approximation import RBFSampler
+from sklearn.pipeline import FeatureUnion
 from sklearn.preprocessing import PolynomialFeatures
 
 from skbandit import BanditPipeline, SquareCB
@@ -130,14 +131,33 @@ def rff(u: np.ndarray, omega: np.ndarray, offset: np.ndarray) -> np.ndarray:
     return factor * rff_cos(a + offset)
 
 
-def map_rows(X, scaler: Scaler | None, sampler, update: bool) -> np.ndarray:
+def union_parts(union) -> tuple[RBFSampler, float, float]:
+    """A ``FeatureUnion([(a, "passthrough"), (b, RBFSampler)])``'s sampler
+    and its blocks' weights (``transformer_weights``, 1 when absent)."""
+    (lin_name, _), (rff_name, sampler) = union.transformer_list
+    weights = union.transformer_weights or {}
+    return sampler, weights.get(lin_name, 1.0), weights.get(rff_name, 1.0)
+
+
+def map_rows(
+    X,
+    scaler: Scaler | None,
+    sampler,
+    update: bool,
+    union: bool = False,
+    weights: tuple[float, float] = (1.0, 1.0),
+) -> np.ndarray:
     """The compiled maps of the rows of X in order (``update``: each row
-    then taken into the statistics)."""
+    then taken into the statistics); with ``union`` the row ``u`` times
+    ``weights[0]`` beside its random features times ``weights[1]``, as
+    scikit-learn's ``FeatureUnion`` of ``"passthrough"`` and the sampler."""
     X = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=np.float64)
     out = []
     for x in X:
         u = scaler.scale(x) if scaler is not None else x
         z = rff(u, sampler.random_weights_, sampler.random_offset_) if sampler else u
+        if union:
+            z = np.concatenate([u * weights[0], z * weights[1]])
         out.append(z)
         if update and scaler is not None:
             scaler.update(x)
@@ -164,9 +184,15 @@ def _logged_pipeline(params: dict, k: int):
     }
     inner_run, _ = LOGGED_ADAPTERS[type(learner).__name__](given, k)
     transforms = [e for _, e in steps[:-1]]
-    sampler = (
-        transforms.pop() if transforms and type(transforms[-1]) is RBFSampler else None
-    )
+    union, weights = transforms and type(transforms[-1]) is FeatureUnion, (1.0, 1.0)
+    if union:
+        sampler, *weights = union_parts(transforms.pop())
+    else:
+        sampler = (
+            transforms.pop()
+            if transforms and type(transforms[-1]) is RBFSampler
+            else None
+        )
     oss = (
         transforms.pop()
         if transforms and isinstance(transforms[-1], OnlineStandardScaler)
@@ -190,11 +216,11 @@ def _logged_pipeline(params: dict, k: int):
             Z = est.transform(Z)
         scaler = state["scaler"]
         if logged is None:  # serving: the statistics are not updated
-            z = map_rows(Z, scaler, sampler, update=False)
+            z = map_rows(Z, scaler, sampler, False, union, tuple(weights))
             played, props, _ = inner_run(z, U, t0, state["inner"], None)
             return played, props, state
         scaler = None if scaler is None else scaler.copy()
-        z = map_rows(Z, scaler, sampler, update=True)
+        z = map_rows(Z, scaler, sampler, True, union, tuple(weights))
         _, _, inner = inner_run(z, U, t0, state["inner"], logged)
         return None, None, {"scaler": scaler, "inner": inner}
 
@@ -253,6 +279,55 @@ ENTRIES: list[Entry] = [
         },
     ),
 ]
+
+ENTRIES.append(
+    Entry(
+        BanditPipeline,
+        params={
+            "steps": _steps(
+                OnlineStandardScaler(),
+                FeatureUnion(
+                    [
+                        ("row", "passthrough"),
+                        (
+                            "rff",
+                            RBFSampler(n_components=24, gamma="scale", random_state=3),
+                        ),
+                    ],
+                    transformer_weights={"row": 0.5},
+                ),
+                SquareCB(),
+            )
+        },
+        intercept=True,
+        variant="union",
+        invalid_params=(
+            (
+                {
+                    "steps": _steps(
+                        OnlineStandardScaler(),
+                        FeatureUnion(
+                            [("row", "passthrough"), ("rff", RBFSampler())],
+                            transformer_weights={"row": np.nan},
+                        ),
+                        SquareCB(),
+                    )
+                },
+                "weight",
+            ),
+            (
+                {
+                    "steps": _steps(
+                        OnlineStandardScaler(),
+                        FeatureUnion([("rff", RBFSampler()), ("row", "passthrough")]),
+                        SquareCB(),
+                    )
+                },
+                "OnlineStandardScaler",
+            ),
+        ),
+    )
+)
 
 LOGGED_ADAPTERS = {
     "BanditPipeline": _logged_pipeline,

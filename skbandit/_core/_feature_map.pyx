@@ -30,7 +30,13 @@ The map of one round, in this order (each stage optional):
   with the cosine ``rff_cos`` below. NumPy's ``u @ Omega`` (BLAS) and
   ``np.cos`` may differ from this in the last bits; ``standardise_rows`` and
   ``rff_rows`` below are the same arithmetic, one row at a time, for the
-  Python side and the tests.
+  Python side and the tests;
+* **the row beside its random features** (scikit-learn's ``FeatureUnion`` of
+  ``"passthrough"`` and the ``RBFSampler``, with ``transformer_weights``
+  ``w_lin`` and ``w_rff``): ``z = (w_lin u_1, ..., w_lin u_d, w_rff z'_1, ...,
+  w_rff z'_D)`` with ``z'`` the random features above, each product one
+  multiplication (``FeatureUnion`` multiplies each block by its weight; a
+  weight of 1 is exact and skipped).
 
 **The product and the cosine.** The sum ``a_j`` is taken for 16 features at
 a time held in registers (each line of ``Omega`` is read once a row); each
@@ -152,6 +158,10 @@ cdef class FeatureMapKernel(BaseKernel):
     cdef bint with_mean
     cdef bint with_std
     cdef bint rff
+    # the union's block of the row itself (d features first) and the weights
+    cdef int n_lin
+    cdef double lin_weight
+    cdef double rff_weight
     # the running statistics (the estimator's arrays, updated in ``learn``)
     cdef double[::1] mean
     cdef double[::1] m2
@@ -172,7 +182,8 @@ cdef class FeatureMapKernel(BaseKernel):
                  bint standardise=False, bint with_mean=True, bint with_std=True,
                  double[::1] mean=None, double[::1] m2=None,
                  long long[::1] count=None, const double[:, ::1] omega=None,
-                 const double[::1] offset=None):
+                 const double[::1] offset=None, bint passthrough=False,
+                 double passthrough_weight=1.0, double rff_weight=1.0):
         cdef int d = n_features
         BaseKernel.__init__(self, inner.n_classes, d, inner.full_information)
         if d < 1:
@@ -193,8 +204,13 @@ cdef class FeatureMapKernel(BaseKernel):
             if offset is None or omega.shape[0] != d or offset.shape[0] != omega.shape[1]:
                 raise ValueError(f"Omega must be ({d}, D) and b of length D")
             self.omega, self.offset = omega, offset
-            self.n_out = <int>omega.shape[1]
-            self.factor = sqrt(2.0 / self.n_out)
+            self.factor = sqrt(2.0 / <int>omega.shape[1])
+            self.n_lin = d if passthrough else 0
+            self.n_out = self.n_lin + <int>omega.shape[1]
+            self.lin_weight = passthrough_weight
+            self.rff_weight = rff_weight
+        elif passthrough:
+            raise ValueError("the row beside its random features needs Omega and b")
         else:
             self.n_out = d
         if self.n_out != inner.n_features:
@@ -227,22 +243,37 @@ cdef class FeatureMapKernel(BaseKernel):
 
     cdef void map_row(self, Row x) noexcept nogil:
         """``z`` for the row ``x`` under the current statistics (no write)."""
-        cdef int e, d = self.n_features
+        cdef int e, d = self.n_features, D = self.n_out - self.n_lin
         cdef double* out = &self.u[0] if self.rff else &self.z[0]
+        cdef double* zr = &self.z[self.n_lin]
+        cdef const double* row
         if self.standardise:
             self.dense_x(x)
             scale_dense(self.x_values(x), d, &self.mean[0], &self.m2[0],
                         self.count[0], self.with_mean, self.with_std, out)
-            if self.rff:
-                rff_row(out, NULL, d, &self.omega[0, 0], &self.offset[0],
-                        self.n_out, self.factor, &self.z[0])
+            if not self.rff:
+                return
+            rff_row(out, NULL, d, &self.omega[0, 0], &self.offset[0], D,
+                    self.factor, zr)
+            row = out
         elif self.rff:
             rff_row(x.val, x.ind, x.nnz, &self.omega[0, 0], &self.offset[0],
-                    self.n_out, self.factor, &self.z[0])
+                    D, self.factor, zr)
+            if self.n_lin:
+                self.dense_x(x)
+            row = self.x_values(x)
         else:
             self.dense_x(x)
             for e in range(d):
                 self.z[e] = self.x_values(x)[e]
+            return
+        # the union's blocks, each times its weight (1: exact, skipped)
+        if self.n_lin:
+            for e in range(d):
+                self.z[e] = row[e] * self.lin_weight
+        if self.rff_weight != 1.0:
+            for e in range(D):
+                zr[e] = zr[e] * self.rff_weight
 
     cdef void update_statistics(self, Row x) noexcept nogil:
         # after the row was learnt: its values into the running statistics
