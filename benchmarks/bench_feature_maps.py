@@ -10,8 +10,10 @@ for
   (running standardisation and ``D`` random Fourier features in the kernel);
 * ``OnlineSelector(candidates=default_candidates() + [that pipeline])``, the
   selector of the four linear candidates ``OnlineSelector(candidates=
-  default_candidates())`` and the default ``OnlineSelector()`` (its nonlinear
-  candidate, ``D = 1000`` random features, first where ``d <= 256``).
+  default_candidates())``, the default ``OnlineSelector()`` (its nonlinear
+  candidate, the standardised row beside ``D = 1000`` random features of
+  it, first where ``d <= 256``) and the default before the row was put
+  beside the features (``nonlinear_ideas.previous_nonlinear_candidate``).
 
 Part 2, online error (one pass, mean over ``--seeds`` seeds): linear
 ``SquareCB()`` against the pipeline on nonlinear streams:
@@ -29,6 +31,7 @@ import argparse
 import time
 
 import numpy as np
+from nonlinear_ideas import previous_nonlinear_candidate
 from sklearn.datasets import load_digits, make_classification
 from sklearn.kernel_approximation import RBFSampler
 
@@ -93,6 +96,20 @@ def speed(args) -> None:
                     lambda: OnlineSelector(random_state=0),
                 )
             )
+            if n_default > len(default_candidates()):
+                rows.append(
+                    (
+                        "OnlineSelector() before the row beside its features",
+                        1000,
+                        lambda d=d: OnlineSelector(
+                            candidates=[
+                                previous_nonlinear_candidate(),
+                                *default_candidates(d, args.k)[1:],
+                            ],
+                            random_state=0,
+                        ),
+                    )
+                )
         for D in args.components:
             rows.append(
                 (

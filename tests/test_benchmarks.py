@@ -286,7 +286,7 @@ def test_bench_feature_maps_smoke_run(tmp_path):
         "--new", str(files["new1"]),
     ).stdout.splitlines()  # fmt: skip
     n_rows = len(rates.findall(out.stdout))
-    assert n_rows == 5 and len(table) == 1 + n_rows
+    assert n_rows == 6 and len(table) == 1 + n_rows
     assert all(line.endswith(" 2.00") for line in table[1:])
     assert "OnlineSelector() (the default)" in table[3]
 

@@ -21,23 +21,35 @@ NONLINEAR_MAX_CLASSES = 100
 
 def nonlinear_candidate() -> BaseBanditClassifier:
     """The nonlinear candidate of ``default_candidates``: a
-    :class:`~skbandit.BanditPipeline` of running standardisation, 1,000 random
-    Fourier features of the Gaussian kernel ``exp(-||u - u'||^2 / d)``
-    (``RBFSampler(gamma="scale")``, ``gamma = 1 / d`` after the scaler; Rahimi
-    and Recht 2007) and ``SquareCB(step_size=AdaGrad(0.1))``.
+    :class:`~skbandit.BanditPipeline` of running standardisation, then the
+    standardised row ``u`` (times 0.1) beside 1,000 random Fourier features of
+    the Gaussian kernel ``exp(-||u - u'||^2 / d)`` (``FeatureUnion`` of
+    ``"passthrough"`` and ``RBFSampler(gamma="scale")``, ``gamma = 1 / d``
+    after the scaler; Rahimi and Recht 2007), learnt by
+    ``SquareCB(step_size=AdaGrad(0.1))``: a model linear in ``u`` plus a
+    kernel part. The weight 0.1 sets the linear block's share of the capped
+    AdaGrad step (each random feature is of order ``sqrt(2 / D)``).
     Chosen on the dense tuning streams (``benchmarks/eval_nonlinear.py``,
-    ``docs/results/nonlinear/``)."""
+    ``benchmarks/nonlinear_ideas.py``, ``docs/results/nonlinear/``)."""
     from sklearn.kernel_approximation import RBFSampler
+    from sklearn.pipeline import FeatureUnion
 
     from skbandit.linear_model import SquareCB
     from skbandit.optim import AdaGrad
     from skbandit.pipeline import BanditPipeline
     from skbandit.preprocessing import OnlineStandardScaler
 
+    features = FeatureUnion(
+        [
+            ("standardised", "passthrough"),
+            ("rbfsampler", RBFSampler(gamma="scale", n_components=1000)),
+        ],
+        transformer_weights={"standardised": 0.1},
+    )
     return BanditPipeline(
         [
             ("onlinestandardscaler", OnlineStandardScaler()),
-            ("rbfsampler", RBFSampler(gamma="scale", n_components=1000)),
+            ("featureunion", features),
             ("squarecb", SquareCB(step_size=AdaGrad(0.1))),
         ]
     )
@@ -52,9 +64,10 @@ def default_candidates(
 
     * ``nonlinear_candidate()``, first, when ``n_features`` is at most
       ``NONLINEAR_MAX_FEATURES`` (256) and ``n_classes`` (if given) at most
-      ``NONLINEAR_MAX_CLASSES`` (100): random Fourier features of the
-      standardised rows learnt by SquareCB (a nonlinear policy; ``O(D d + D
-      k)`` a round with ``D = 1000``);
+      ``NONLINEAR_MAX_CLASSES`` (100): the standardised row ``u`` (times 0.1)
+      beside random Fourier features of it, learnt by SquareCB (a policy
+      linear in ``u`` plus a kernel part; ``O(D d + (D + d) k)`` a round with
+      ``D = 1000``);
     * ``SquareCB()``: inverse gap weighting at its defaults (``gamma_t = 300
       t^0.75`` per class, the normalized (NAG) regression oracle);
     * ``SquareCB(exploration=InverseGap(300, exponent=0.5))``: the anytime

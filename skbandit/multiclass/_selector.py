@@ -186,8 +186,9 @@ class OnlineSelector(ExplorationMixin, BaseBanditClassifier):
         the start of a fit). ``None`` runs ``default_candidates(d)`` for rows
         of ``d`` features: ``SquareCB()``, ``SquareCB(exploration=InverseGap(300,
         exponent=0.5))``, ``ConservativeOneVsAll()`` and ``OffsetTree()``, after
-        ``nonlinear_candidate()`` (random Fourier features of the standardised
-        rows learnt by SquareCB; its features drawn with seed 0, a fixed map)
+        ``nonlinear_candidate()`` (the standardised row, times 0.1, beside
+        1,000 random Fourier features of it, learnt by SquareCB; its features
+        drawn with seed 0, a fixed map)
         when ``d <= 256`` and there are at most 100 classes. The first
         candidate is the leader at the start.
     exploration : "epsilon_greedy", EpsilonGreedy or None, default=None
