@@ -33,7 +33,12 @@ reference on the same features (``sim RFF``):
   learns by the log-likelihood of the revealed reward, ``-log p_a`` on a hit,
   ``-log(1 - p_a)`` on a miss (which raises every other class in proportion
   to ``p_c``), AdaGrad with rate 0.3 (0.1 and 1 were worse on clusters-k5
-  and digits, the two streams it was tried on first).
+  and digits, the two streams it was tried on first);
+* ``sim averaged play H=...``: the rounds played on averaged regressors,
+  ``A_a <- A_a + beta (w_a - A_a)`` after each update of class ``a``,
+  ``beta = max(1 / n_a, 1 / H)`` (a uniform average over the first ``H``
+  updates, then an exponential one of horizon ``H``), the oracle's step on
+  ``w_a`` as before.
 
 Part ``selector`` (every tuning stream, dense and sparse, three seeds):
 ``OnlineSelector()`` at its defaults against its memory ``window`` (3,000 and
@@ -122,28 +127,40 @@ def _adagrad_step(W, G, a, x, r, lr=0.1):
     W[a, m] -= min(lr, 1.0 / Q) * g[m] / q
 
 
-def squarecb_reference(Z, y, seed: int, *, hit_update: bool = False) -> float:
+def _reference_state(Z, y, seed: int):
+    """The generator, the class codes, the rows with a constant feature, and
+    zero weights, squared-gradient sums and update counts."""
+    codes = np.unique(y, return_inverse=True)[1]
+    k = int(codes.max()) + 1
+    X = np.hstack([Z, np.ones((Z.shape[0], 1))])
+    zeros = np.zeros((k, X.shape[1]))
+    return np.random.default_rng(seed), codes, X, zeros, zeros.copy(), np.zeros(k)
+
+
+def squarecb_reference(
+    Z, y, seed: int, *, hit_update: bool = False, horizon: int = 0
+) -> float:
     """Pure-NumPy SquareCB(step_size=AdaGrad(0.1)) with intercept, optimistic
     start 1; with ``hit_update`` a rewarded round also steps every other
-    class's regressor towards 0."""
-    rng = np.random.default_rng(seed)
-    codes = np.unique(y, return_inverse=True)[1]
-    n, D = Z.shape
-    k = int(codes.max()) + 1
-    X = np.hstack([Z, np.ones((n, 1))])
-    W = np.zeros((k, D + 1))
+    class's regressor towards 0; with ``horizon`` H > 0 the rounds are played
+    on averaged regressors, ``A_a <- A_a + beta (w_a - A_a)`` after each
+    update of ``a``, ``beta = max(1 / n_a, 1 / H)`` (the oracle's own step
+    still uses ``w_a``)."""
+    rng, codes, X, W, G, n_upd = _reference_state(Z, y, seed)
     W[:, -1] = 1.0
-    G = np.zeros((k, D + 1))
-    n_upd = np.zeros(k)
+    A = W.copy()
+    n, k = X.shape[0], W.shape[0]
     mistakes = 0
     for t in range(n):
-        s = W @ X[t]
+        s = (A if horizon else W) @ X[t]
         p = _igw(np.clip(s, 0.0, 1.0), _greedy(s, rng), t + 1.0, n_upd, k)
         a = rng.choice(k, p=p)
         r = float(a == codes[t])
         mistakes += r == 0.0
         n_upd[a] += 1
         _adagrad_step(W, G, a, X[t], r)
+        if horizon:
+            A[a] += max(1.0 / n_upd[a], 1.0 / horizon) * (W[a] - A[a])
         if hit_update and r == 1.0:
             for b in range(k):
                 if b != a:
@@ -153,14 +170,8 @@ def squarecb_reference(Z, y, seed: int, *, hit_update: bool = False) -> float:
 
 def logloss_reference(Z, y, seed: int, lr: float = 0.3) -> float:
     """IGW on a multinomial logistic model learnt from the revealed reward."""
-    rng = np.random.default_rng(seed)
-    codes = np.unique(y, return_inverse=True)[1]
-    n, D = Z.shape
-    k = int(codes.max()) + 1
-    X = np.hstack([Z, np.ones((n, 1))])
-    W = np.zeros((k, D + 1))
-    G = np.zeros((k, D + 1))
-    n_upd = np.zeros(k)
+    rng, codes, X, W, G, n_upd = _reference_state(Z, y, seed)
+    n, k = X.shape[0], W.shape[0]
     mistakes = 0
     for t in range(n):
         z = W @ X[t]
@@ -249,6 +260,9 @@ FEATURE_KEYS = (
     "sim RFF",
     "sim hit update",
     "sim log-loss oracle",
+    "sim averaged play H=30",
+    "sim averaged play H=100",
+    "sim averaged play H=300",
 )
 
 
@@ -263,6 +277,8 @@ def _feature_job(key: str, U, Z, y, seed: int) -> float:
         return squarecb_error(np.hstack([c * U, Z]), y, seed)
     if key == "sim log-loss oracle":
         return logloss_reference(Z, y, seed)
+    if key.startswith("sim averaged play H="):
+        return squarecb_reference(Z, y, seed, horizon=int(key.rsplit("=", 1)[1]))
     return squarecb_reference(Z, y, seed, hit_update=key == "sim hit update")
 
 
