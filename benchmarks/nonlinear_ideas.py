@@ -323,12 +323,20 @@ def previous_nonlinear_candidate():
 
 
 def _default_makers(d: int, k: int, seed: int) -> dict:
+    """Item 7's selector (the row beside the features, SquareCB's optimistic
+    start 1, as it was adopted), the one before it, and the linear one."""
     from skbandit import OnlineSelector
     from skbandit.multiclass._selector import default_candidates
 
+    union = default_candidates(d, k)
+    for c in union:  # as the default seeds them
+        c.set_params(random_state=0)
+    union[0].set_params(squarecb__initial_reward=1.0)
     previous = [previous_nonlinear_candidate(), *default_candidates(d, k)[1:]]
     return {
-        "OnlineSelector()": lambda: OnlineSelector(random_state=seed),
+        "row beside the features": lambda: OnlineSelector(
+            candidates=union, random_state=seed
+        ),
         "previous default": lambda: OnlineSelector(
             candidates=previous, random_state=seed
         ),
@@ -339,7 +347,8 @@ def _default_makers(d: int, k: int, seed: int) -> dict:
 
 
 def default_part(store: dict, seeds, streams) -> None:
-    """The default selector against the one with the previous nonlinear
+    """Item 7 (README.txt): the selector whose nonlinear candidate reads the
+    row beside its features against the one with the previous nonlinear
     candidate (the other candidates alike) and the linear selector."""
     for name in streams:
         for seed in seeds:
@@ -350,6 +359,39 @@ def default_part(store: dict, seeds, streams) -> None:
                 if key not in row:
                     est = make().partial_fit(X, y, classes=np.unique(y))
                     row[key] = est.n_mistakes_ / est.t_
+            print(name, seed, row, flush=True)
+
+
+#: the nonlinear candidate's initial_reward values of the part "optimism"
+OPTIMISM = (1.0, 0.5, 0.3, 0.2, 0.1)
+
+
+def optimism_part(store: dict, seeds, streams) -> None:
+    """The default selector with its nonlinear candidate's SquareCB started at
+    another prediction ``initial_reward`` (1 is the default's optimistic
+    start: an untried class is predicted right until a miss lowers it)."""
+    from skbandit import OnlineSelector
+    from skbandit.multiclass._selector import default_candidates
+
+    for name in streams:
+        for seed in seeds:
+            row = store.setdefault(f"{name}/{seed}", {})
+            X, y = load_stream(name, seed, suite="tuning")
+            for value in OPTIMISM:
+                key = f"O initial_reward={value}"
+                if key in row:
+                    continue
+                cands = default_candidates(X.shape[1], len(np.unique(y)))
+                for c in cands:  # as the default seeds them
+                    c.set_params(random_state=0)
+                cands[0].set_params(squarecb__initial_reward=value)
+                est = OnlineSelector(candidates=cands, random_state=seed)
+                est.partial_fit(X, y, classes=np.unique(y))
+                row[key] = est.n_mistakes_ / est.t_
+            if "OnlineSelector(linear)" not in row:
+                est = OnlineSelector(candidates=default_candidates(), random_state=seed)
+                est.partial_fit(X, y, classes=np.unique(y))
+                row["OnlineSelector(linear)"] = est.n_mistakes_ / est.t_
             print(name, seed, row, flush=True)
 
 
@@ -381,7 +423,9 @@ def selector_part(store: dict, seeds) -> dict:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument(
-        "--part", choices=("features", "selector", "default"), required=True
+        "--part",
+        choices=("features", "selector", "default", "optimism"),
+        required=True,
     )
     ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     ap.add_argument("--streams", nargs="*", default=list(DENSE_TUNING))
@@ -409,10 +453,17 @@ def main(argv=None) -> int:
         ]
     elif args.part == "default":
         default_part(store, args.seeds, args.streams)
-        keys = ("OnlineSelector()", "previous default")
+        keys = ("row beside the features", "previous default")
         texts = [
             rank(store, args.seeds, "OnlineSelector(linear)", keys),
             rank(store, args.seeds, "previous default", keys[:1]),
+        ]
+    elif args.part == "optimism":
+        optimism_part(store, args.seeds, args.streams)
+        keys = [f"O initial_reward={v}" for v in OPTIMISM]
+        texts = [
+            rank(store, args.seeds, "OnlineSelector(linear)", keys),
+            rank(store, args.seeds, keys[0], keys[1:]),
         ]
     else:
         selector_part(store, args.seeds)

@@ -144,15 +144,16 @@ def test_another_union_after_the_scaler_is_refused(transformers):
 def test_the_default_nonlinear_candidate_reads_the_row_beside_its_features():
     """The selector's nonlinear candidate learns on ``(0.1 u, z(u))``: ``d``
     weights for the standardised row, 1,000 for the random features, and
-    its first block is the scaled row the reference computes."""
+    its first block is the scaled row the reference computes; its SquareCB
+    starts at ``initial_reward=0.2``."""
     X, y = stream(n=200, d=5)
     sel = OnlineSelector(random_state=0).partial_fit(X, y, classes=np.arange(K))
     cand = sel.candidates_[0]
     assert cand.learner_.coef_.shape == (K, 5 + 1000)
-    fresh = nonlinear_candidate()
-    assert fresh.get_params()["featureunion__transformer_weights"] == {
-        "standardised": 0.1
-    }
+    params = nonlinear_candidate().get_params()
+    assert params["featureunion__transformer_weights"] == {"standardised": 0.1}
+    assert params["squarecb__initial_reward"] == 0.2
+    assert cand.learner_.initial_reward == 0.2
     scaler = Scaler(5)
     for x in X:
         scaler.update(x)

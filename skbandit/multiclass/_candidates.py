@@ -26,10 +26,13 @@ def nonlinear_candidate() -> BaseBanditClassifier:
     the Gaussian kernel ``exp(-||u - u'||^2 / d)`` (``FeatureUnion`` of
     ``"passthrough"`` and ``RBFSampler(gamma="scale")``, ``gamma = 1 / d``
     after the scaler; Rahimi and Recht 2007), learnt by
-    ``SquareCB(step_size=AdaGrad(0.1))``: a model linear in ``u`` plus a
-    kernel part. The weight 0.1 sets the linear block's share of the capped
-    AdaGrad step (each random feature is of order ``sqrt(2 / D)``).
-    Chosen on the dense tuning streams (``benchmarks/eval_nonlinear.py``,
+    ``SquareCB(step_size=AdaGrad(0.1), initial_reward=0.2)``: a model linear
+    in ``u`` plus a kernel part. The weight 0.1 sets the linear block's share
+    of the capped AdaGrad step (each random feature is of order
+    ``sqrt(2 / D)``); the start 0.2 (every class predicted right with
+    probability 0.2 until it is played) is less optimistic than SquareCB's
+    default 1, which makes the greedy class move to an untried one on every
+    miss. Chosen on the dense tuning streams (``benchmarks/eval_nonlinear.py``,
     ``benchmarks/nonlinear_ideas.py``, ``docs/results/nonlinear/``)."""
     from sklearn.kernel_approximation import RBFSampler
     from sklearn.pipeline import FeatureUnion
@@ -50,7 +53,7 @@ def nonlinear_candidate() -> BaseBanditClassifier:
         [
             ("onlinestandardscaler", OnlineStandardScaler()),
             ("featureunion", features),
-            ("squarecb", SquareCB(step_size=AdaGrad(0.1))),
+            ("squarecb", SquareCB(step_size=AdaGrad(0.1), initial_reward=0.2)),
         ]
     )
 
@@ -65,9 +68,9 @@ def default_candidates(
     * ``nonlinear_candidate()``, first, when ``n_features`` is at most
       ``NONLINEAR_MAX_FEATURES`` (256) and ``n_classes`` (if given) at most
       ``NONLINEAR_MAX_CLASSES`` (100): the standardised row ``u`` (times 0.1)
-      beside random Fourier features of it, learnt by SquareCB (a policy
-      linear in ``u`` plus a kernel part; ``O(D d + (D + d) k)`` a round with
-      ``D = 1000``);
+      beside random Fourier features of it, learnt by SquareCB started at
+      ``initial_reward=0.2`` (a policy linear in ``u`` plus a kernel part;
+      ``O(D d + (D + d) k)`` a round with ``D = 1000``);
     * ``SquareCB()``: inverse gap weighting at its defaults (``gamma_t = 300
       t^0.75`` per class, the normalized (NAG) regression oracle);
     * ``SquareCB(exploration=InverseGap(300, exponent=0.5))``: the anytime

@@ -187,7 +187,8 @@ class OnlineSelector(ExplorationMixin, BaseBanditClassifier):
         of ``d`` features: ``SquareCB()``, ``SquareCB(exploration=InverseGap(300,
         exponent=0.5))``, ``ConservativeOneVsAll()`` and ``OffsetTree()``, after
         ``nonlinear_candidate()`` (the standardised row, times 0.1, beside
-        1,000 random Fourier features of it, learnt by SquareCB; its features
+        1,000 random Fourier features of it, learnt by SquareCB started at
+        ``initial_reward=0.2``; its features
         drawn with seed 0, a fixed map)
         when ``d <= 256`` and there are at most 100 classes. The first
         candidate is the leader at the start.
