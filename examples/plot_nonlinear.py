@@ -93,8 +93,10 @@ plt.show()
 # random features keep the error falling. On streams whose classes are nearly
 # linear the features can cost a few percent, which is why the representation
 # is chosen per stream: ``OnlineSelector()`` runs, on rows of at most 256
-# features, a pipeline of 1,000 random features (``gamma = 1 / d``) first among
-# its candidates and the linear learners beside it, and plays the one its
-# off-policy estimates favour. A pipeline whose maps all run compiled can be a
-# candidate of :class:`~skbandit.OnlineSelector` (see :doc:`/pipelines`); the
-# kernel width of the default is ``1 / d``, smoother than this board needs.
+# features, a pipeline of the standardised row (times 0.1) beside 1,000 random
+# features of it (``gamma = 1 / d``; a linear part, so that nearly linear
+# streams cost less) first among its candidates and the linear learners beside
+# it, and plays the one its off-policy estimates favour. A pipeline whose maps
+# all run compiled can be a candidate of :class:`~skbandit.OnlineSelector`
+# (see :doc:`/pipelines`); the kernel width of the default is ``1 / d``,
+# smoother than this board needs.

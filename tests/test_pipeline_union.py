@@ -145,7 +145,7 @@ def test_the_default_nonlinear_candidate_reads_the_row_beside_its_features():
     """The selector's nonlinear candidate learns on ``(0.1 u, z(u))``: ``d``
     weights for the standardised row, 1,000 for the random features, and
     its first block is the scaled row the reference computes; its SquareCB
-    starts at ``initial_reward=0.2``."""
+    starts at ``initial_reward=0.2`` and steps by ``AdaGrad(0.1)``."""
     X, y = stream(n=200, d=5)
     sel = OnlineSelector(random_state=0).partial_fit(X, y, classes=np.arange(K))
     cand = sel.candidates_[0]
@@ -153,6 +153,7 @@ def test_the_default_nonlinear_candidate_reads_the_row_beside_its_features():
     params = nonlinear_candidate().get_params()
     assert params["featureunion__transformer_weights"] == {"standardised": 0.1}
     assert params["squarecb__initial_reward"] == 0.2
+    assert params["squarecb__step_size"].learning_rate == 0.1
     assert cand.learner_.initial_reward == 0.2
     scaler = Scaler(5)
     for x in X:
