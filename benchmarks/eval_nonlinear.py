@@ -14,7 +14,10 @@ nonlinear candidate) and ``SquareCB()``, with
   representation (the smallest of a multiclass Perceptron, of scikit-learn's
   ``SGDClassifier(loss="log_loss")`` learning blocks of 20 rows, and of
   SquareCB's oracle given every class's reward: AdaGrad least squares on the
-  one-hot label; predict, then learn): the limit bandit feedback approaches.
+  one-hot label; predict, then learn): the limit bandit feedback approaches
+  (``--row-beside``: also of the default's representation, the standardised
+  row times ``ROW_WEIGHT`` beside the random features; the report's limit is
+  the smallest over the representations).
 
 The online error is mistakes / rounds (mean over seeds). Ratios are the mean
 error over the mean of ``vw-tuned`` (the issue's measure). ``--rff`` rows are
@@ -74,6 +77,10 @@ def rff(X, n_components: int, scale: float, seed: int) -> np.ndarray:
     )
     return sampler.fit(U[:1]).transform(U)
 
+
+#: the weight of the standardised row beside the random features in the
+#: default's nonlinear candidate (``--row-beside``)
+ROW_WEIGHT = 0.1
 
 #: the regression oracles of SquareCB tried on the random features
 RFF_OPTIMISERS = (("normalized", 0.5), ("adagrad", 0.1), ("adagrad", 0.03))
@@ -284,6 +291,12 @@ def run(args) -> dict:
                         fkey = f"full-info RFF{D}x{scale}"
                         if args.full_info and fkey not in row:
                             row[fkey] = full_info_error(Z, y, seed)
+                        # the default's representation: the row beside them
+                        fkey = f"full-info RFF{D}x{scale}+row{ROW_WEIGHT}"
+                        if args.full_info and args.row_beside and fkey not in row:
+                            U = running_standardise(X)
+                            Zu = np.hstack([ROW_WEIGHT * U, Z])
+                            row[fkey] = full_info_error(Zu, y, seed)
             if dense and args.learner_study:
                 _learner_study(row, X, y, seed)
             if dense and args.quadratic and X.shape[1] <= QUADRATIC_MAX_FEATURES:
@@ -475,6 +488,12 @@ def main(argv=None) -> int:
         "RFF_OPTIMISERS), e.g. adagrad:0.3 normalized:0.5",
     )
     p.add_argument("--full-info", action="store_true")
+    p.add_argument(
+        "--row-beside",
+        action="store_true",
+        help="with --full-info, also the full-information error of the "
+        "standardised row (times ROW_WEIGHT) beside the random features",
+    )
     p.add_argument(
         "--order-study",
         action="store_true",
