@@ -16,10 +16,10 @@ learner), on other representations of the running-standardised rows ``u``
   that every column has the Gaussian column's length distribution. A lower
   variance approximation of the same kernel at the same ``D``.
 * ``linear+RFF xc``: the columns ``c u`` beside the random features (a model
-  linear in ``u`` plus a kernel part), ``c`` in {0.1, 1}: the features' scale
-  sets their share of AdaGrad's capped step.
+  linear in ``u`` plus a kernel part), ``c`` in {0.03, 0.1, 0.3, 1}: the
+  features' scale sets their share of AdaGrad's capped step.
 
-and two changes of the learner itself, played by a pure-NumPy SquareCB
+and three changes of the learner itself, played by a pure-NumPy SquareCB
 (``squarecb_reference``: the library's IGW with the per-class clock,
 ``AdaGrad(0.1)`` and the step cap; ``--check`` verifies that its oracle
 equals the library's on logged feedback), ranked against that same

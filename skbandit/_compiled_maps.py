@@ -50,5 +50,6 @@ def _sampler_parts(est) -> tuple[RBFSampler, bool, float, float] | None:
 def _tail_parts(pairs) -> tuple[RBFSampler, bool, float, float]:
     """``_sampler_parts`` of the compiled sampler step (``_split``'s ``rff``)."""
     parts = _sampler_parts(pairs[-2][1])
-    assert parts is not None
+    if parts is None:  # the caller checked _split's rff
+        raise RuntimeError("BanditPipeline: no compiled sampler step")
     return parts

@@ -31,8 +31,9 @@ def nonlinear_candidate() -> BaseBanditClassifier:
     of the capped AdaGrad step (each random feature is of order
     ``sqrt(2 / D)``); the start 0.2 (every class predicted right with
     probability 0.2 until it is played) is less optimistic than SquareCB's
-    default 1, which makes the greedy class move to an untried one on every
-    miss. Chosen on the dense tuning streams (``benchmarks/eval_nonlinear.py``,
+    default 1, with which the greedy class moves to an untried one after each
+    miss, in every region of the input the random features tell apart.
+    Chosen on the dense tuning streams (``benchmarks/eval_nonlinear.py``,
     ``benchmarks/nonlinear_ideas.py``, ``docs/results/nonlinear/``)."""
     from sklearn.kernel_approximation import RBFSampler
     from sklearn.pipeline import FeatureUnion
