@@ -51,8 +51,11 @@ Parts ``default``, ``optimism`` and ``retune`` (the 14 dense tuning
 streams): the selector whose nonlinear candidate reads the row beside its
 features (item 7 of README.txt) against the previous one; that selector with
 the candidate's ``initial_reward`` in ``OPTIMISM`` (item 10); and with its
-learning rate or row weight changed (``RETUNE``, item 11). Each builds its
-candidates explicitly, so that its rows do not change with the default.
+learning rate or row weight changed (``RETUNE``, item 11). Part
+``explore``: the current candidate with its exploration schedule changed
+(``EXPLORE``, item 12; adopted only with the margins ``MARGIN_WORST`` and
+``MARGIN_MEAN``). Each builds its candidates explicitly, so that its rows do
+not change with the default.
 
 Rule (as in README.txt): smallest worst-stream ratio of mean error to the
 baseline, then the mean ratio.
