@@ -146,6 +146,10 @@ AREAS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
         ("skbandit/live.py", "skbandit/_live_hooks.py", "skbandit/_core/_live.pyx"),
         ("tests/test_live_session.py", "tests/test_base_checks.py"),
     ),
+    "union": (
+        ("skbandit/_core/_feature_map.pyx", "skbandit/_compiled_maps.py"),
+        ("tests/test_pipeline_union.py", "tests/test_pipeline.py"),
+    ),
 }
 
 #: Hand-written mutants: id -> (file, old text, new text); ``old`` must occur
@@ -181,6 +185,36 @@ NAMED: dict[str, tuple[str, str, str]] = {
         "skbandit/_live_hooks.py",
         "        dicts.append(obj.__dict__ if plain else None)",
         "        dicts.append(obj.__dict__)",
+    ),
+    "union:weights-swapped": (
+        "skbandit/_core/_feature_map.pyx",
+        "                self.z[e] = row[e] * self.lin_weight",
+        "                self.z[e] = row[e] * self.rff_weight",
+    ),
+    "union:raw-row-beside-the-features": (
+        "skbandit/_core/_feature_map.pyx",
+        "                    self.factor, zr)\n            row = out",
+        "                    self.factor, zr)\n            row = self.x_values(x)",
+    ),
+    "union:csr-row-not-densified": (
+        "skbandit/_core/_feature_map.pyx",
+        "            if self.n_lin:\n                self.dense_x(x)\n",
+        "",
+    ),
+    "union:rff-weight-ignored": (
+        "skbandit/_core/_feature_map.pyx",
+        "        if self.rff_weight != 1.0:",
+        "        if False:",
+    ),
+    "union:weight-not-checked": (
+        "skbandit/_compiled_maps.py",
+        "or not isfinite(w):",
+        ":",
+    ),
+    "union:fitted-passthrough-unrecognised": (
+        "skbandit/_compiled_maps.py",
+        "type(lin) is FunctionTransformer and lin.func is None",
+        "False",
     ),
     "squarecb:oracle-move-reassociated": (
         "skbandit/_core/_oracle_step.h",
