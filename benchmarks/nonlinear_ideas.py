@@ -377,42 +377,11 @@ def default_part(store: dict, seeds, streams) -> None:
 #: the nonlinear candidate's initial_reward values of the part "optimism"
 OPTIMISM = (1.0, 0.5, 0.3, 0.2, 0.1)
 
-
-def optimism_part(store: dict, seeds, streams) -> None:
-    """Item 7's selector (the row beside the features, ``AdaGrad(0.1)``) with
-    its nonlinear candidate's SquareCB started at another prediction
-    ``initial_reward`` (1, SquareCB's default, is optimistic: an untried
-    class is predicted right until a miss lowers it)."""
-    from skbandit import OnlineSelector
-    from skbandit.multiclass._selector import default_candidates
-
-    for name in streams:
-        for seed in seeds:
-            row = store.setdefault(f"{name}/{seed}", {})
-            X, y = load_stream(name, seed, suite="tuning")
-            for value in OPTIMISM:
-                key = f"O initial_reward={value}"
-                if key in row:
-                    continue
-                cands = default_candidates(X.shape[1], len(np.unique(y)))
-                for c in cands:  # as the default seeds them
-                    c.set_params(random_state=0)
-                cands[0].set_params(
-                    squarecb__initial_reward=value,
-                    squarecb__step_size__learning_rate=0.1,
-                )
-                est = OnlineSelector(candidates=cands, random_state=seed)
-                est.partial_fit(X, y, classes=np.unique(y))
-                row[key] = est.n_mistakes_ / est.t_
-            if "OnlineSelector(linear)" not in row:
-                est = OnlineSelector(candidates=default_candidates(), random_state=seed)
-                est.partial_fit(X, y, classes=np.unique(y))
-                row["OnlineSelector(linear)"] = est.n_mistakes_ / est.t_
-            print(name, seed, row, flush=True)
-
+#: item 10's candidate (row weight 0.1 by default, AdaGrad(0.1), start 0.2)
+ITEM10 = {"squarecb__initial_reward": 0.2, "squarecb__step_size__learning_rate": 0.1}
 
 #: the nonlinear candidate's settings of the part "retune", each item 10's
-#: (row weight 0.1, AdaGrad(0.1), initial_reward 0.2) with one change
+#: with one change
 RETUNE = {
     "R item 10": {},
     "R AdaGrad(0.02)": {"squarecb__step_size__learning_rate": 0.02},
@@ -424,43 +393,8 @@ RETUNE = {
     "R row x0.2": {"featureunion__transformer_weights": {"standardised": 0.2}},
 }
 
-
-def retune_part(store: dict, seeds, streams) -> None:
-    """Item 10's selector with its nonlinear candidate's learning rate or row
-    weight changed (both chosen before its start was 0.2)."""
-    from skbandit import OnlineSelector
-    from skbandit.multiclass._selector import default_candidates
-
-    for name in streams:
-        for seed in seeds:
-            row = store.setdefault(f"{name}/{seed}", {})
-            X, y = load_stream(name, seed, suite="tuning")
-            for key, params in RETUNE.items():
-                if key in row:
-                    continue
-                cands = default_candidates(X.shape[1], len(np.unique(y)))
-                for c in cands:  # as the default seeds them
-                    c.set_params(random_state=0)
-                cands[0].set_params(
-                    **{
-                        "squarecb__initial_reward": 0.2,
-                        "squarecb__step_size__learning_rate": 0.1,
-                        **params,
-                    }
-                )
-                est = OnlineSelector(candidates=cands, random_state=seed)
-                est.partial_fit(X, y, classes=np.unique(y))
-                row[key] = est.n_mistakes_ / est.t_
-            if "OnlineSelector(linear)" not in row:
-                est = OnlineSelector(candidates=default_candidates(), random_state=seed)
-                est.partial_fit(X, y, classes=np.unique(y))
-                row["OnlineSelector(linear)"] = est.n_mistakes_ / est.t_
-            print(name, seed, row, flush=True)
-
-
 #: the nonlinear candidate's exploration schedules of the part "explore",
-#: InverseGap(scale, exponent) (the default: 300, 0.75), with the current
-#: candidate (row weight 0.1, AdaGrad(0.1), initial_reward 0.2)
+#: InverseGap(scale, exponent) (the default: 300, 0.75), item 10's candidate
 EXPLORE = tuple((scale, exp) for scale in (100.0, 300.0, 1000.0) for exp in (0.5, 0.75))
 
 #: the part "explore" adopts a schedule only when it lowers the rule's worst
@@ -470,29 +404,49 @@ EXPLORE = tuple((scale, exp) for scale in (100.0, 300.0, 1000.0) for exp in (0.5
 MARGIN_WORST, MARGIN_MEAN = 0.02, 0.01
 
 
-def explore_part(store: dict, seeds, streams) -> None:
-    """The default selector with its nonlinear candidate's exploration
-    schedule changed (chosen with the optimistic start 1, README.txt item 1)."""
-    from skbandit import OnlineSelector
+def variants(part: str) -> dict:
+    """The nonlinear candidate's parameters (``set_params`` of the pipeline)
+    of each setting of the part ``optimism`` (item 7's candidate, its start
+    changed), ``retune`` or ``explore`` (item 10's, one parameter changed)."""
     from skbandit.exploration import InverseGap
+
+    if part == "optimism":
+        return {
+            f"O initial_reward={v}": {
+                "squarecb__initial_reward": v,
+                "squarecb__step_size__learning_rate": 0.1,
+            }
+            for v in OPTIMISM
+        }
+    if part == "retune":
+        return {key: {**ITEM10, **params} for key, params in RETUNE.items()}
+    return {
+        f"E InverseGap({sc:g}, {ex:g})": {
+            **ITEM10,
+            "squarecb__exploration": InverseGap(sc, exponent=ex),
+        }
+        for sc, ex in EXPLORE
+    }
+
+
+def variants_part(store: dict, seeds, streams, settings: dict) -> None:
+    """The default selector's candidates, seeded as the default seeds them,
+    the nonlinear one (first) with each setting's parameters, and the linear
+    selector, on each stream and seed."""
+    from skbandit import OnlineSelector
     from skbandit.multiclass._selector import default_candidates
 
     for name in streams:
         for seed in seeds:
             row = store.setdefault(f"{name}/{seed}", {})
             X, y = load_stream(name, seed, suite="tuning")
-            for scale, exp in EXPLORE:
-                key = f"E InverseGap({scale:g}, {exp:g})"
+            for key, params in settings.items():
                 if key in row:
                     continue
                 cands = default_candidates(X.shape[1], len(np.unique(y)))
-                for c in cands:  # as the default seeds them
+                for c in cands:
                     c.set_params(random_state=0)
-                cands[0].set_params(
-                    squarecb__initial_reward=0.2,
-                    squarecb__step_size__learning_rate=0.1,
-                    squarecb__exploration=InverseGap(scale, exponent=exp),
-                )
+                cands[0].set_params(**params)
                 est = OnlineSelector(candidates=cands, random_state=seed)
                 est.partial_fit(X, y, classes=np.unique(y))
                 row[key] = est.n_mistakes_ / est.t_
@@ -566,29 +520,20 @@ def main(argv=None) -> int:
             rank(store, args.seeds, "OnlineSelector(linear)", keys),
             rank(store, args.seeds, "previous default", keys[:1]),
         ]
-    elif args.part == "optimism":
-        optimism_part(store, args.seeds, args.streams)
-        keys = [f"O initial_reward={v}" for v in OPTIMISM]
+    elif args.part in ("optimism", "retune", "explore"):
+        settings = variants(args.part)
+        variants_part(store, args.seeds, args.streams, settings)
+        keys = list(settings)
+        base = "E InverseGap(300, 0.75)" if args.part == "explore" else keys[0]
         texts = [
             rank(store, args.seeds, "OnlineSelector(linear)", keys),
-            rank(store, args.seeds, keys[0], keys[1:]),
+            rank(store, args.seeds, base, [k for k in keys if k != base]),
         ]
-    elif args.part == "retune":
-        retune_part(store, args.seeds, args.streams)
-        keys = list(RETUNE)
-        texts = [
-            rank(store, args.seeds, "OnlineSelector(linear)", keys),
-            rank(store, args.seeds, keys[0], keys[1:]),
-        ]
-    elif args.part == "explore":
-        explore_part(store, args.seeds, args.streams)
-        keys = [f"E InverseGap({sc:g}, {ex:g})" for sc, ex in EXPLORE]
-        texts = [
-            rank(store, args.seeds, "OnlineSelector(linear)", keys),
-            rank(store, args.seeds, "E InverseGap(300, 0.75)", keys),
-            f"adopted only with a margin of {MARGIN_WORST} on the worst ratio "
-            f"and {MARGIN_MEAN} on the mean against InverseGap(300, 0.75)",
-        ]
+        if args.part == "explore":
+            texts.append(
+                f"adopted only with a margin of {MARGIN_WORST} on the worst ratio "
+                f"and {MARGIN_MEAN} on the mean against {base}"
+            )
     else:
         selector_part(store, args.seeds)
         keys = sorted({k for r in store.values() for k in r if k.startswith("S ")})
