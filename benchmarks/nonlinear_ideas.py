@@ -404,6 +404,12 @@ EXPLORE = tuple((scale, exp) for scale in (100.0, 300.0, 1000.0) for exp in (0.5
 MARGIN_WORST, MARGIN_MEAN = 0.02, 0.01
 
 
+#: the start of the selector's two linear SquareCB candidates, part
+#: "linear-start" (every tuning stream; adopted only with the margins above,
+#: declared before the run)
+LINEAR_START = (1.0, 0.5, 0.2)
+
+
 def variants(part: str) -> dict:
     """The nonlinear candidate's parameters (``set_params`` of the pipeline)
     of each setting of the part ``optimism`` (item 7's candidate, its start
@@ -420,6 +426,8 @@ def variants(part: str) -> dict:
         }
     if part == "retune":
         return {key: {**ITEM10, **params} for key, params in RETUNE.items()}
+    if part == "linear-start":
+        return {f"L initial_reward={v}": v for v in LINEAR_START}
     return {
         f"E InverseGap({sc:g}, {ex:g})": {
             **ITEM10,
@@ -446,7 +454,12 @@ def variants_part(store: dict, seeds, streams, settings: dict) -> None:
                 cands = default_candidates(X.shape[1], len(np.unique(y)))
                 for c in cands:
                     c.set_params(random_state=0)
-                cands[0].set_params(**params)
+                if isinstance(params, dict):
+                    cands[0].set_params(**params)
+                else:  # the linear SquareCB candidates' start (linear-start)
+                    for c in cands:
+                        if type(c).__name__ == "SquareCB":
+                            c.set_params(initial_reward=params)
                 est = OnlineSelector(candidates=cands, random_state=seed)
                 est.partial_fit(X, y, classes=np.unique(y))
                 row[key] = est.n_mistakes_ / est.t_
@@ -486,7 +499,15 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument(
         "--part",
-        choices=("features", "selector", "default", "optimism", "retune", "explore"),
+        choices=(
+            "features",
+            "selector",
+            "default",
+            "optimism",
+            "retune",
+            "explore",
+            "linear-start",
+        ),
         required=True,
     )
     ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
@@ -520,16 +541,19 @@ def main(argv=None) -> int:
             rank(store, args.seeds, "OnlineSelector(linear)", keys),
             rank(store, args.seeds, "previous default", keys[:1]),
         ]
-    elif args.part in ("optimism", "retune", "explore"):
+    elif args.part in ("optimism", "retune", "explore", "linear-start"):
         settings = variants(args.part)
-        variants_part(store, args.seeds, args.streams, settings)
+        streams = args.streams
+        if args.part == "linear-start":  # every tuning stream, sparse too
+            streams = [st.name for st in SUITES["tuning"]]
+        variants_part(store, args.seeds, streams, settings)
         keys = list(settings)
         base = "E InverseGap(300, 0.75)" if args.part == "explore" else keys[0]
         texts = [
             rank(store, args.seeds, "OnlineSelector(linear)", keys),
             rank(store, args.seeds, base, [k for k in keys if k != base]),
         ]
-        if args.part == "explore":
+        if args.part in ("explore", "linear-start"):
             texts.append(
                 f"adopted only with a margin of {MARGIN_WORST} on the worst ratio "
                 f"and {MARGIN_MEAN} on the mean against {base}"
