@@ -54,7 +54,9 @@ the candidate's ``initial_reward`` in ``OPTIMISM`` (item 10); and with its
 learning rate or row weight changed (``RETUNE``, item 11). Part
 ``explore``: the current candidate with its exploration schedule changed
 (``EXPLORE``, item 12; adopted only with the margins ``MARGIN_WORST`` and
-``MARGIN_MEAN``). Each builds its candidates explicitly, so that its rows do
+``MARGIN_MEAN``). Part ``linear-start`` (every tuning stream): the start of
+the selector's two linear SquareCB candidates (``LINEAR_START``, item 13, the
+same margins). Each builds its candidates explicitly, so that its rows do
 not change with the default.
 
 Rule (as in README.txt): smallest worst-stream ratio of mean error to the
