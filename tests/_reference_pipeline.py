@@ -9,7 +9,9 @@ Fourier features ``sqrt(2 / D) cos(sum_c u_c Omega[c] + b)``, the sum taken
 feature after feature (elementwise NumPy: the same IEEE operations) and the
 cosine ``rff_cos`` below, fdlibm's reduction and polynomials written again
 from the kernel's docstring (elementwise NumPy, and the C library's
-``math.cos`` beyond the bound): bit for bit the kernel's. The learner
+``math.cos`` beyond the bound): bit for bit the kernel's; for a
+``FeatureUnion`` of ``"passthrough"`` and the sampler, the row times its
+weight beside the features times theirs (``map_rows``'s ``union``). The learner
 then plays the mapped rows through its own reference (its logged-feedback
 adapter), so the pipeline's reference is the composition.
 """
