@@ -56,8 +56,9 @@ learning rate or row weight changed (``RETUNE``, item 11). Part
 (``EXPLORE``, item 12; adopted only with the margins ``MARGIN_WORST`` and
 ``MARGIN_MEAN``). Part ``linear-start`` (every tuning stream): the start of
 the selector's two linear SquareCB candidates (``LINEAR_START``, item 13, the
-same margins). Each builds its candidates explicitly, so that its rows do
-not change with the default.
+same margins). Part ``bandwidth``: the kernel width of item 10's candidate,
+``gamma = scale / d`` (``BANDWIDTH``, item 14, the same margins). Each builds
+its candidates explicitly, so that its rows do not change with the default.
 
 Rule (as in README.txt): smallest worst-stream ratio of mean error to the
 baseline, then the mean ratio.
@@ -412,6 +413,19 @@ MARGIN_WORST, MARGIN_MEAN = 0.02, 0.01
 LINEAR_START = (1.0, 0.5, 0.2)
 
 
+#: the kernel width of the candidate's random features, gamma = scale / d,
+#: part "bandwidth" (item 10's candidate; the margins above, declared before
+#: the run)
+BANDWIDTH = (1.0, 0.5, 2.0)
+
+
+def _bandwidth(scale: float):
+    def params(d: int) -> dict:
+        return {**ITEM10, "featureunion__rbfsampler__gamma": scale / d}
+
+    return params
+
+
 def variants(part: str) -> dict:
     """The nonlinear candidate's parameters (``set_params`` of the pipeline)
     of each setting of the part ``optimism`` (item 7's candidate, its start
@@ -430,6 +444,8 @@ def variants(part: str) -> dict:
         return {key: {**ITEM10, **params} for key, params in RETUNE.items()}
     if part == "linear-start":
         return {f"L initial_reward={v}": v for v in LINEAR_START}
+    if part == "bandwidth":  # gamma = scale / d, d the row's width
+        return {f"B gamma={sc:g}/d": _bandwidth(sc) for sc in BANDWIDTH}
     return {
         f"E InverseGap({sc:g}, {ex:g})": {
             **ITEM10,
@@ -456,7 +472,9 @@ def variants_part(store: dict, seeds, streams, settings: dict) -> None:
                 cands = default_candidates(X.shape[1], len(np.unique(y)))
                 for c in cands:
                     c.set_params(random_state=0)
-                if isinstance(params, dict):
+                if callable(params):  # parameters of the row's width
+                    cands[0].set_params(**params(X.shape[1]))
+                elif isinstance(params, dict):
                     cands[0].set_params(**params)
                 else:  # the linear SquareCB candidates' start (linear-start)
                     for c in cands:
@@ -509,6 +527,7 @@ def main(argv=None) -> int:
             "retune",
             "explore",
             "linear-start",
+            "bandwidth",
         ),
         required=True,
     )
@@ -543,7 +562,7 @@ def main(argv=None) -> int:
             rank(store, args.seeds, "OnlineSelector(linear)", keys),
             rank(store, args.seeds, "previous default", keys[:1]),
         ]
-    elif args.part in ("optimism", "retune", "explore", "linear-start"):
+    elif args.part in ("optimism", "retune", "explore", "linear-start", "bandwidth"):
         settings = variants(args.part)
         streams = args.streams
         if args.part == "linear-start":  # every tuning stream, sparse too
@@ -555,7 +574,7 @@ def main(argv=None) -> int:
             rank(store, args.seeds, "OnlineSelector(linear)", keys),
             rank(store, args.seeds, base, [k for k in keys if k != base]),
         ]
-        if args.part in ("explore", "linear-start"):
+        if args.part in ("explore", "linear-start", "bandwidth"):
             texts.append(
                 f"adopted only with a margin of {MARGIN_WORST} on the worst ratio "
                 f"and {MARGIN_MEAN} on the mean against {base}"
