@@ -57,7 +57,9 @@ learning rate or row weight changed (``RETUNE``, item 11). Part
 ``MARGIN_MEAN``). Part ``linear-start`` (every tuning stream): the start of
 the selector's two linear SquareCB candidates (``LINEAR_START``, item 13, the
 same margins). Part ``bandwidth``: the kernel width of item 10's candidate,
-``gamma = scale / d`` (``BANDWIDTH``, item 14, the same margins). Each builds
+``gamma = scale / d`` (``BANDWIDTH``, item 14, the same margins). Part
+``candidates`` (every tuning stream): the default without some of its linear
+candidates (``DROPS``, item 15, the same margins). Each builds
 its candidates explicitly, so that its rows do not change with the default.
 
 Rule (as in README.txt): smallest worst-stream ratio of mean error to the
@@ -426,6 +428,12 @@ def _bandwidth(scale: float):
     return params
 
 
+#: the linear candidates left out in the part "candidates" (every tuning
+#: stream; the margins above, declared before the run): fewer candidates
+#: mix less, but each was chosen for streams where it leads
+DROPS = ((), ("OffsetTree",), ("OffsetTree", "ConservativeOneVsAll"))
+
+
 def variants(part: str) -> dict:
     """The nonlinear candidate's parameters (``set_params`` of the pipeline)
     of each setting of the part ``optimism`` (item 7's candidate, its start
@@ -444,6 +452,8 @@ def variants(part: str) -> dict:
         return {key: {**ITEM10, **params} for key, params in RETUNE.items()}
     if part == "linear-start":
         return {f"L initial_reward={v}": v for v in LINEAR_START}
+    if part == "candidates":  # the default's candidates without some
+        return {f"C without {', '.join(names) or 'none'}": names for names in DROPS}
     if part == "bandwidth":  # gamma = scale / d, d the row's width
         return {f"B gamma={sc:g}/d": _bandwidth(sc) for sc in BANDWIDTH}
     return {
@@ -472,7 +482,9 @@ def variants_part(store: dict, seeds, streams, settings: dict) -> None:
                 cands = default_candidates(X.shape[1], len(np.unique(y)))
                 for c in cands:
                     c.set_params(random_state=0)
-                if callable(params):  # parameters of the row's width
+                if isinstance(params, tuple):  # candidates left out
+                    cands = [c for c in cands if type(c).__name__ not in params]
+                elif callable(params):  # parameters of the row's width
                     cands[0].set_params(**params(X.shape[1]))
                 elif isinstance(params, dict):
                     cands[0].set_params(**params)
@@ -528,6 +540,7 @@ def main(argv=None) -> int:
             "explore",
             "linear-start",
             "bandwidth",
+            "candidates",
         ),
         required=True,
     )
@@ -562,10 +575,17 @@ def main(argv=None) -> int:
             rank(store, args.seeds, "OnlineSelector(linear)", keys),
             rank(store, args.seeds, "previous default", keys[:1]),
         ]
-    elif args.part in ("optimism", "retune", "explore", "linear-start", "bandwidth"):
+    elif args.part in (
+        "optimism",
+        "retune",
+        "explore",
+        "linear-start",
+        "bandwidth",
+        "candidates",
+    ):
         settings = variants(args.part)
         streams = args.streams
-        if args.part == "linear-start":  # every tuning stream, sparse too
+        if args.part in ("linear-start", "candidates"):  # sparse streams too
             streams = [st.name for st in SUITES["tuning"]]
         variants_part(store, args.seeds, streams, settings)
         keys = list(settings)
@@ -574,7 +594,7 @@ def main(argv=None) -> int:
             rank(store, args.seeds, "OnlineSelector(linear)", keys),
             rank(store, args.seeds, base, [k for k in keys if k != base]),
         ]
-        if args.part in ("explore", "linear-start", "bandwidth"):
+        if args.part in ("explore", "linear-start", "bandwidth", "candidates"):
             texts.append(
                 f"adopted only with a margin of {MARGIN_WORST} on the worst ratio "
                 f"and {MARGIN_MEAN} on the mean against {base}"
