@@ -47,30 +47,17 @@ decay, min_epsilon)`` over mu_1 in {0.5, 0.3, 0.2, 0.1}, decay in {1/3,
 1/2}, min_epsilon in {0.02, 0.01}): the defaults were chosen before the
 nonlinear candidate was first among the candidates.
 
-Parts ``default``, ``optimism`` and ``retune`` (the 14 dense tuning
-streams): the selector whose nonlinear candidate reads the row beside its
-features (item 7 of README.txt) against the previous one; that selector with
-the candidate's ``initial_reward`` in ``OPTIMISM`` (item 10); and with its
-learning rate or row weight changed (``RETUNE``, item 11). Part
-``explore``: the current candidate with its exploration schedule changed
-(``EXPLORE``, item 12; adopted only with the margins ``MARGIN_WORST`` and
-``MARGIN_MEAN``). Part ``linear-start`` (every tuning stream): the start of
-the selector's two linear SquareCB candidates (``LINEAR_START``, item 13, the
-same margins). Part ``bandwidth``: the kernel width of item 10's candidate,
-``gamma = scale / d`` (``BANDWIDTH``, item 14, the same margins). Part
-``candidates`` (every tuning stream): the default without some of its linear
-candidates (``DROPS``, item 15, the same margins). Each builds
-its candidates explicitly, so that its rows do not change with the default.
+Parts ``default``, ``optimism``, ``retune``, ``explore``, ``linear-start``,
+``bandwidth`` and ``candidates`` (the 14 dense tuning streams; ``ALL_STREAMS``
+on every one): the default selector's candidates with one change each, as
+``variants(part)`` lists them (README.txt items 7 and 10-15); the parts in
+``WITH_MARGIN`` are adopted only with the margins ``MARGIN_WORST`` and
+``MARGIN_MEAN``. Each builds its candidates explicitly, so that its rows do
+not change with the default. Rule (as in README.txt): smallest worst-stream
+ratio of mean error to the baseline, then the mean ratio.
 
-Rule (as in README.txt): smallest worst-stream ratio of mean error to the
-baseline, then the mean ratio.
-
-    python benchmarks/nonlinear_ideas.py --part features --seeds 0 1 2 \\
-        --out docs/results/nonlinear
-    python benchmarks/nonlinear_ideas.py --part selector --seeds 0 1 2 \\
-        --out docs/results/nonlinear
-    python benchmarks/nonlinear_ideas.py --part default --seeds 0 1 2 \\
-        --out docs/results/nonlinear          # also: optimism, retune
+    python benchmarks/nonlinear_ideas.py --part PART --seeds 0 1 2 \\
+        --out docs/results/nonlinear        # PART: one of PARTS
 """
 
 from __future__ import annotations
@@ -527,23 +514,18 @@ def selector_part(store: dict, seeds) -> dict:
     return store
 
 
+#: the parts that change the default's candidates (``variants``), those run
+#: on every tuning stream, and those adopted only with the margins
+VARIANT_PARTS = ("optimism", "retune", "explore", "linear-start", "bandwidth")
+VARIANT_PARTS += ("candidates",)
+ALL_STREAMS = ("linear-start", "candidates")
+WITH_MARGIN = ("explore", "linear-start", "bandwidth", "candidates")
+PARTS = ("features", "selector", "default", *VARIANT_PARTS)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument(
-        "--part",
-        choices=(
-            "features",
-            "selector",
-            "default",
-            "optimism",
-            "retune",
-            "explore",
-            "linear-start",
-            "bandwidth",
-            "candidates",
-        ),
-        required=True,
-    )
+    ap.add_argument("--part", choices=PARTS, required=True)
     ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     ap.add_argument("--streams", nargs="*", default=list(DENSE_TUNING))
     ap.add_argument("--out", default=None)
@@ -575,17 +557,10 @@ def main(argv=None) -> int:
             rank(store, args.seeds, "OnlineSelector(linear)", keys),
             rank(store, args.seeds, "previous default", keys[:1]),
         ]
-    elif args.part in (
-        "optimism",
-        "retune",
-        "explore",
-        "linear-start",
-        "bandwidth",
-        "candidates",
-    ):
+    elif args.part in VARIANT_PARTS:
         settings = variants(args.part)
         streams = args.streams
-        if args.part in ("linear-start", "candidates"):  # sparse streams too
+        if args.part in ALL_STREAMS:  # the sparse tuning streams too
             streams = [st.name for st in SUITES["tuning"]]
         variants_part(store, args.seeds, streams, settings)
         keys = list(settings)
@@ -594,7 +569,7 @@ def main(argv=None) -> int:
             rank(store, args.seeds, "OnlineSelector(linear)", keys),
             rank(store, args.seeds, base, [k for k in keys if k != base]),
         ]
-        if args.part in ("explore", "linear-start", "bandwidth", "candidates"):
+        if args.part in WITH_MARGIN:
             texts.append(
                 f"adopted only with a margin of {MARGIN_WORST} on the worst ratio "
                 f"and {MARGIN_MEAN} on the mean against {base}"
