@@ -326,46 +326,6 @@ def previous_nonlinear_candidate():
     )
 
 
-def _default_makers(d: int, k: int, seed: int) -> dict:
-    """Item 7's selector (the row beside the features, SquareCB's optimistic
-    start 1, as it was adopted), the one before it, and the linear one."""
-    from skbandit import OnlineSelector
-    from skbandit.multiclass._selector import default_candidates
-
-    union = default_candidates(d, k)
-    for c in union:  # as the default seeds them
-        c.set_params(random_state=0)
-    union[0].set_params(squarecb__initial_reward=1.0)
-    previous = [previous_nonlinear_candidate(), *default_candidates(d, k)[1:]]
-    return {
-        "row beside the features": lambda: OnlineSelector(
-            candidates=union, random_state=seed
-        ),
-        "previous default": lambda: OnlineSelector(
-            candidates=previous, random_state=seed
-        ),
-        "OnlineSelector(linear)": lambda: OnlineSelector(
-            candidates=default_candidates(), random_state=seed
-        ),
-    }
-
-
-def default_part(store: dict, seeds, streams) -> None:
-    """Item 7 (README.txt): the selector whose nonlinear candidate reads the
-    row beside its features against the one with the previous nonlinear
-    candidate (the other candidates alike) and the linear selector."""
-    for name in streams:
-        for seed in seeds:
-            row = store.setdefault(f"{name}/{seed}", {})
-            X, y = load_stream(name, seed, suite="tuning")
-            makers = _default_makers(X.shape[1], len(np.unique(y)), seed)
-            for key, make in makers.items():
-                if key not in row:
-                    est = make().partial_fit(X, y, classes=np.unique(y))
-                    row[key] = est.n_mistakes_ / est.t_
-            print(name, seed, row, flush=True)
-
-
 #: the nonlinear candidate's initial_reward values of the part "optimism"
 OPTIMISM = (1.0, 0.5, 0.3, 0.2, 0.1)
 
@@ -408,54 +368,89 @@ LINEAR_START = (1.0, 0.5, 0.2)
 BANDWIDTH = (1.0, 0.5, 2.0)
 
 
-def _bandwidth(scale: float):
-    def params(d: int) -> dict:
-        return {**ITEM10, "featureunion__rbfsampler__gamma": scale / d}
-
-    return params
-
-
 #: the linear candidates left out in the part "candidates" (every tuning
 #: stream; the margins above, declared before the run): fewer candidates
 #: mix less, but each was chosen for streams where it leads
 DROPS = ((), ("OffsetTree",), ("OffsetTree", "ConservativeOneVsAll"))
 
 
+def _first(params: dict):
+    """The setting that gives the nonlinear candidate (first) ``params``."""
+
+    def edit(cands, d):
+        cands[0].set_params(**params)
+        return cands
+
+    return edit
+
+
+def _bandwidth(scale: float):
+    def edit(cands, d):  # gamma = scale / d, d the row's width
+        return _first({**ITEM10, "featureunion__rbfsampler__gamma": scale / d})(
+            cands, d
+        )
+
+    return edit
+
+
+def _linear_start(value: float):
+    def edit(cands, d):
+        for c in cands:
+            if type(c).__name__ == "SquareCB":
+                c.set_params(initial_reward=value)
+        return cands
+
+    return edit
+
+
+def _without(names: tuple):
+    return lambda cands, d: [c for c in cands if type(c).__name__ not in names]
+
+
+def _previous(cands, d):
+    return [previous_nonlinear_candidate(), *cands[1:]]
+
+
 def variants(part: str) -> dict:
-    """The nonlinear candidate's parameters (``set_params`` of the pipeline)
-    of each setting of the part ``optimism`` (item 7's candidate, its start
-    changed), ``retune`` or ``explore`` (item 10's, one parameter changed)."""
+    """Each setting of a part of ``VARIANT_PARTS``: a function of the default
+    selector's candidates (seeded as the default seeds them) and the row's
+    width that returns the candidates to run."""
     from skbandit.exploration import InverseGap
 
+    if part == "default":  # item 7, as it was adopted (start 1)
+        return {
+            "row beside the features": _first({"squarecb__initial_reward": 1.0}),
+            "previous default": _previous,
+        }
     if part == "optimism":
         return {
-            f"O initial_reward={v}": {
-                "squarecb__initial_reward": v,
-                "squarecb__step_size__learning_rate": 0.1,
-            }
+            f"O initial_reward={v}": _first(
+                {
+                    "squarecb__initial_reward": v,
+                    "squarecb__step_size__learning_rate": 0.1,
+                }
+            )
             for v in OPTIMISM
         }
     if part == "retune":
-        return {key: {**ITEM10, **params} for key, params in RETUNE.items()}
+        return {key: _first({**ITEM10, **ps}) for key, ps in RETUNE.items()}
     if part == "linear-start":
-        return {f"L initial_reward={v}": v for v in LINEAR_START}
+        return {f"L initial_reward={v}": _linear_start(v) for v in LINEAR_START}
     if part == "candidates":  # the default's candidates without some
-        return {f"C without {', '.join(names) or 'none'}": names for names in DROPS}
-    if part == "bandwidth":  # gamma = scale / d, d the row's width
+        return {f"C without {', '.join(ns) or 'none'}": _without(ns) for ns in DROPS}
+    if part == "bandwidth":
         return {f"B gamma={sc:g}/d": _bandwidth(sc) for sc in BANDWIDTH}
     return {
-        f"E InverseGap({sc:g}, {ex:g})": {
-            **ITEM10,
-            "squarecb__exploration": InverseGap(sc, exponent=ex),
-        }
+        f"E InverseGap({sc:g}, {ex:g})": _first(
+            {**ITEM10, "squarecb__exploration": InverseGap(sc, exponent=ex)}
+        )
         for sc, ex in EXPLORE
     }
 
 
 def variants_part(store: dict, seeds, streams, settings: dict) -> None:
-    """The default selector's candidates, seeded as the default seeds them,
-    the nonlinear one (first) with each setting's parameters, and the linear
-    selector, on each stream and seed."""
+    """Each setting's candidates (``variants``) and the linear selector, on
+    each stream and seed."""
     from skbandit import OnlineSelector
     from skbandit.multiclass._selector import default_candidates
 
@@ -463,22 +458,13 @@ def variants_part(store: dict, seeds, streams, settings: dict) -> None:
         for seed in seeds:
             row = store.setdefault(f"{name}/{seed}", {})
             X, y = load_stream(name, seed, suite="tuning")
-            for key, params in settings.items():
+            for key, edit in settings.items():
                 if key in row:
                     continue
                 cands = default_candidates(X.shape[1], len(np.unique(y)))
                 for c in cands:
                     c.set_params(random_state=0)
-                if isinstance(params, tuple):  # candidates left out
-                    cands = [c for c in cands if type(c).__name__ not in params]
-                elif callable(params):  # parameters of the row's width
-                    cands[0].set_params(**params(X.shape[1]))
-                elif isinstance(params, dict):
-                    cands[0].set_params(**params)
-                else:  # the linear SquareCB candidates' start (linear-start)
-                    for c in cands:
-                        if type(c).__name__ == "SquareCB":
-                            c.set_params(initial_reward=params)
+                cands = edit(cands, X.shape[1])
                 est = OnlineSelector(candidates=cands, random_state=seed)
                 est.partial_fit(X, y, classes=np.unique(y))
                 row[key] = est.n_mistakes_ / est.t_
@@ -516,11 +502,11 @@ def selector_part(store: dict, seeds) -> dict:
 
 #: the parts that change the default's candidates (``variants``), those run
 #: on every tuning stream, and those adopted only with the margins
-VARIANT_PARTS = ("optimism", "retune", "explore", "linear-start", "bandwidth")
-VARIANT_PARTS += ("candidates",)
+VARIANT_PARTS = ("default", "optimism", "retune", "explore", "linear-start")
+VARIANT_PARTS += ("bandwidth", "candidates")
 ALL_STREAMS = ("linear-start", "candidates")
 WITH_MARGIN = ("explore", "linear-start", "bandwidth", "candidates")
-PARTS = ("features", "selector", "default", *VARIANT_PARTS)
+PARTS = ("features", "selector", *VARIANT_PARTS)
 
 
 def main(argv=None) -> int:
@@ -550,13 +536,6 @@ def main(argv=None) -> int:
             rank(store, args.seeds, "RFF", lib[1:]),
             rank(store, args.seeds, "sim RFF", sims[1:]),
         ]
-    elif args.part == "default":
-        default_part(store, args.seeds, args.streams)
-        keys = ("row beside the features", "previous default")
-        texts = [
-            rank(store, args.seeds, "OnlineSelector(linear)", keys),
-            rank(store, args.seeds, "previous default", keys[:1]),
-        ]
     elif args.part in VARIANT_PARTS:
         settings = variants(args.part)
         streams = args.streams
@@ -564,7 +543,9 @@ def main(argv=None) -> int:
             streams = [st.name for st in SUITES["tuning"]]
         variants_part(store, args.seeds, streams, settings)
         keys = list(settings)
-        base = "E InverseGap(300, 0.75)" if args.part == "explore" else keys[0]
+        base = {"explore": "E InverseGap(300, 0.75)", "default": keys[1]}.get(
+            args.part, keys[0]
+        )
         texts = [
             rank(store, args.seeds, "OnlineSelector(linear)", keys),
             rank(store, args.seeds, base, [k for k in keys if k != base]),

@@ -186,7 +186,8 @@ def _logged_pipeline(params: dict, k: int):
     }
     inner_run, _ = LOGGED_ADAPTERS[type(learner).__name__](given, k)
     transforms = [e for _, e in steps[:-1]]
-    union, weights = transforms and type(transforms[-1]) is FeatureUnion, (1.0, 1.0)
+    union = bool(transforms) and type(transforms[-1]) is FeatureUnion
+    weights = [1.0, 1.0]
     if union:
         sampler, *weights = union_parts(transforms.pop())
     else:
