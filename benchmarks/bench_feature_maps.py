@@ -23,11 +23,17 @@ digits (``load_digits``, rows repeated in a new order to make a longer stream).
     python benchmarks/bench_feature_maps.py          # default run, a few minutes
     python benchmarks/bench_feature_maps.py --n-rounds 500 --repeat 1 --seeds 1 \\
         --dims 16 --components 64 --no-selector               # smoke run
+    python benchmarks/compare_release.py --ref main \\
+        --script bench_feature_maps.py -- --no-error  # against main, alternating
+
+``--json PATH`` writes part 1's rows (learner, input, rounds/s, online
+error), the report ``compare_release.py`` reads.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import time
 
 import numpy as np
@@ -59,17 +65,23 @@ def gaussian_stream(n: int, d: int, k: int, seed: int):
     return X, y
 
 
-def rounds_per_second(make, X, y, k: int, repeat: int) -> float:
+def rounds_per_second(make, X, y, k: int, repeat: int) -> tuple[float, float]:
+    """The best rounds/s over ``repeat`` fresh learners, and their online
+    error (mistakes / rounds; the same on every pass of a seeded learner)."""
     best = np.inf
     for _ in range(repeat):
         est = make()
         start = time.perf_counter()
         est.partial_fit(X, y, classes=np.arange(k))
         best = min(best, time.perf_counter() - start)
-    return X.shape[0] / best
+    return X.shape[0] / best, est.n_mistakes_ / est.t_
 
 
-def speed(args) -> None:
+def speed(args) -> list[dict]:
+    """Part 1; its rows in the records of ``_harness.Result`` (``learner``,
+    ``input``, ``status``, ``rounds_per_s``, ``online_error``), which
+    ``compare_release.py`` reads from ``--json``."""
+    results = []
     print(
         f"Rounds/s, one partial_fit over {args.n_rounds} dense rows, k = {args.k}, "
         f"best of {args.repeat}"
@@ -130,8 +142,19 @@ def speed(args) -> None:
                     )
                 )
         for name, D, make in rows:
-            rate = rounds_per_second(make, X, y, args.k, args.repeat)
+            rate, err = rounds_per_second(make, X, y, args.k, args.repeat)
             print(f"{name:<58} {d:>4} {'-' if D is None else D:>5} {rate:>10,.0f}")
+            results.append(
+                {
+                    "learner": name if D is None else f"{name} D={D}",
+                    "input": f"dense d={d}",
+                    "rounds": args.n_rounds,
+                    "status": "ok",
+                    "rounds_per_s": rate,
+                    "online_error": err,
+                }
+            )
+    return results
 
 
 def streams(args):
@@ -182,13 +205,24 @@ def parse(argv=None):
     parser.add_argument("--n-error", type=int, default=10_000)
     parser.add_argument("--error-components", type=int, default=1000)
     parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument(
+        "--no-error", dest="error", action="store_false", help="skip part 2"
+    )
+    parser.add_argument(
+        "--json", help="write part 1's rows here (for compare_release.py)"
+    )
     return parser.parse_args(argv)
 
 
 def main(argv=None) -> None:
     args = parse(argv)
-    speed(args)
-    error(args)
+    results = speed(args)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"args": vars(args), "results": results}, f, indent=2)
+        print(f"wrote {args.json}")
+    if args.error:
+        error(args)
 
 
 if __name__ == "__main__":

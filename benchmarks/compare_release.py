@@ -12,8 +12,9 @@ site). This checkout runs in the current interpreter's environment
 (``--this-python``), which must import skbandit from this checkout.
 
 Both sides run the same benchmark script, this checkout's
-``benchmarks/<--script>`` (default ``bench_core.py``; any script built on
-``_harness.main``, which writes ``--json``), so only the library differs;
+``benchmarks/<--script>`` (default ``bench_core.py``; any script that writes
+``--json`` the rows of ``_harness.Result``, as those built on ``_harness.main``
+and ``bench_feature_maps.py`` do), so only the library differs;
 ``--own-scripts`` runs each side's own copy instead. Arguments after ``--`` go to
 the script (default: its default run). The scikit-learn, NumPy and Vowpal
 Wabbit rows run the same code on both sides: their ratio is the machine's noise.
