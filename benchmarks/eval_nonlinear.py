@@ -13,8 +13,9 @@ nonlinear candidate) and ``SquareCB()``, with
 * ``full-info``: the full-information online error of the same
   representation (the smallest of a multiclass Perceptron, of scikit-learn's
   ``SGDClassifier(loss="log_loss")`` learning blocks of 20 rows, and of
-  SquareCB's oracle given every class's reward: AdaGrad least squares on the
-  one-hot label; predict, then learn): the limit bandit feedback approaches
+  SquareCB's own oracle given every class's reward: its capped AdaGrad least
+  squares on the one-hot label; predict, then learn): the limit bandit
+  feedback approaches
   (``--row-beside``: also of the default's representation, the standardised
   row times ``ROW_WEIGHT`` beside the random features; the report's limit is
   the smallest over the representations).
@@ -94,7 +95,8 @@ def _error(est, X, y) -> float:
 
 
 def full_info_error(X, y, seed: int) -> float:
-    """Smallest full-information online error of two online linear learners."""
+    """Smallest full-information online error of three online linear learners
+    (the module docstring)."""
     from sklearn.linear_model import SGDClassifier
 
     from skbandit import MulticlassPerceptron
@@ -116,26 +118,47 @@ def full_info_error(X, y, seed: int) -> float:
 
 
 def _full_info_regression(X, y, classes, lr: float = 0.1) -> float:
-    """SquareCB's oracle given the full reward vector: one AdaGrad
-    least-squares regressor per class (with intercept) learns the one-hot
-    reward of every class on every row; the argmax is predicted first."""
-    X = X.toarray() if sp.issparse(X) else np.asarray(X)
-    n, d = X.shape
+    """SquareCB's oracle given the full reward vector: every class's
+    regressor (with intercept, started at 0) takes the step of
+    ``SquareCB(step_size=AdaGrad(lr))`` towards that class's reward
+    ``1[a = y]`` on every row; the argmax is predicted first. The step
+    (``RegressionOracle.step``, ``h = 1``, ``step_cap = 1``): with the error
+    ``e = w_a . x - r``, the gradient ``g = e x`` and the squared-gradient
+    sums ``G_a += g^2``, ``w_a -= min(lr, 1 / Q_a) g / sqrt(G_a)`` on the
+    coordinates with ``G_a > 0``, ``Q_a = sum x^2 / sqrt(G_a)`` over them
+    (AdaGrad's step capped where it would overshoot the target). ``tests/test_benchmarks.py`` checks it
+    against SquareCB fed the same rows as logged feedback for every class."""
+    return full_info_oracle(X, y, classes, lr)[0]
+
+
+def full_info_oracle(X, y, classes, lr: float = 0.1) -> tuple[float, np.ndarray]:
+    """``_full_info_regression``'s error and its final weights, shape
+    ``(k, d + 1)``, the intercept last."""
+    X = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=np.float64)
+    n = X.shape[0]
     k = len(classes)
-    W = np.zeros((d + 1, k))
-    G = np.full((d + 1, k), 1e-12)
+    X = np.hstack([X, np.ones((n, 1))])
+    W = np.zeros((k, X.shape[1]))
+    G = np.zeros_like(W)
     codes = np.searchsorted(classes, y)
     mistakes = 0
+    r = np.zeros(k)
     for i in range(n):
-        x = np.append(X[i], 1.0)
-        s = x @ W
+        x = X[i]
+        s = W @ x
         mistakes += int(np.argmax(s) != codes[i])
-        r = np.zeros(k)
+        r[:] = 0.0
         r[codes[i]] = 1.0
-        g = np.outer(x, s - r)
+        e = s - r
+        g = e[:, None] * x
         G += g * g
-        W -= lr * g / np.sqrt(G)
-    return mistakes / n
+        q = np.sqrt(G)
+        pos = q > 0.0
+        inv = np.divide(1.0, q, out=np.zeros_like(q), where=pos)
+        Q = (x * x * inv).sum(axis=1)
+        rate = np.minimum(lr, np.divide(1.0, Q, out=np.full(k, np.inf), where=Q > 0))
+        W -= rate[:, None] * g * inv
+    return mistakes / n, W
 
 
 def _learners():

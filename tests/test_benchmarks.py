@@ -315,3 +315,46 @@ def test_bench_many_classes_smoke_run(tmp_path):
     assert any(r["tied"] > 0.0 for r in rows if r["state"] == "fresh")
     assert "VW --cbify 30" in out.stdout
     assert "| `SquareCB` | untied |" in out.stdout
+
+
+def test_full_info_limit_is_squarecbs_own_oracle():
+    """eval_nonlinear.py's full-information regression learner takes, on
+    every row and for every class, the step SquareCB(step_size=AdaGrad(0.1))
+    takes for its played class: the same rows given to SquareCB as logged
+    feedback for every class (propensity 1, reward 1[a = y]) end at the same
+    weights (caught: the step not capped, the intercept left out of the cap
+    or not learnt, one class's error used for another, the classes' squared
+    gradients shared, a row learnt before it is predicted)."""
+    import numpy as np
+
+    from skbandit import LoggedFeedback, SquareCB
+    from skbandit.optim import AdaGrad
+
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        from eval_nonlinear import full_info_oracle
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    rng = np.random.default_rng(3)
+    n, d, k = 120, 6, 4
+    X = rng.normal(size=(n, d)) * rng.uniform(0.1, 3.0, size=d)
+    X[7] = 0.0  # an empty row: only the intercept moves
+    y = rng.integers(0, k, size=n)
+    error, W = full_info_oracle(X, y, np.arange(k))
+    actions = np.tile(np.arange(k), n)
+    rewards = (actions == np.repeat(y, k)).astype(float)
+    est = SquareCB(step_size=AdaGrad(0.1), initial_reward=0.0, random_state=0)
+    est.partial_fit(
+        np.repeat(X, k, axis=0),
+        LoggedFeedback(actions, rewards, np.ones(n * k)),
+        classes=np.arange(k),
+    )
+    np.testing.assert_allclose(W[:, :-1], est.coef_, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(W[:, -1], est.intercept_, rtol=1e-12, atol=1e-15)
+    # predicted before it is learnt: the argmax of the weights before row t
+    mistakes, V = 0, np.zeros((k, d + 1))
+    for t in range(n):
+        xt = np.append(X[t], 1.0)
+        mistakes += int(np.argmax(V @ xt) != y[t])
+        V = full_info_oracle(X[: t + 1], y[: t + 1], np.arange(k))[1]
+    assert error == mistakes / n
