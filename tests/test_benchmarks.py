@@ -261,8 +261,16 @@ def test_bench_feature_maps_smoke_run(tmp_path):
         "bench_feature_maps.py",
         "--n-rounds", "300", "--repeat", "1", "--dims", "8", "--components", "16",
         "--n-error", "300", "--error-components", "16", "--seeds", "1",
+        "--json", str(tmp_path / "speed.json"),
     )  # fmt: skip
     assert "[OnlineStandardScaler, RBFSampler, SquareCB()]" in out.stdout
+    # --json: the speed rows in the records compare_release.py reads, one
+    # per printed row, each with a rate and its learner's online error
+    report = json.loads((tmp_path / "speed.json").read_text())["results"]
+    assert len(report) == 6 and all(r["status"] == "ok" for r in report)
+    assert {r["input"] for r in report} == {"dense d=8"}
+    assert len({r["learner"] for r in report}) == 6
+    assert all(r["rounds_per_s"] > 0 and 0 <= r["online_error"] <= 1 for r in report)
     assert "OnlineSelector(default_candidates() + [pipeline])" in out.stdout
     assert "digits" in out.stdout and "make_classification" in out.stdout
     # pair_table.py reads such outputs: every speed row, and the best new run
