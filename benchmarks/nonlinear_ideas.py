@@ -48,9 +48,10 @@ decay, min_epsilon)`` over mu_1 in {0.5, 0.3, 0.2, 0.1}, decay in {1/3,
 nonlinear candidate was first among the candidates.
 
 Parts ``default``, ``optimism``, ``retune``, ``explore``, ``linear-start``,
-``bandwidth`` and ``candidates`` (the 14 dense tuning streams; ``ALL_STREAMS``
-on every one): the default selector's candidates with one change each, as
-``variants(part)`` lists them (README.txt items 7 and 10-15); the parts in
+``bandwidth``, ``candidates`` and ``oracle`` (the 14 dense tuning streams;
+``ALL_STREAMS`` on every one): the default selector's candidates with one
+change each, as ``variants(part)`` lists them (README.txt items 7, 10-15
+and 17); the parts in
 ``WITH_MARGIN`` are adopted only with the margins ``MARGIN_WORST`` and
 ``MARGIN_MEAN``. Each builds its candidates explicitly, so that its rows do
 not change with the default. Rule (as in README.txt): smallest worst-stream
@@ -362,6 +363,18 @@ MARGIN_WORST, MARGIN_MEAN = 0.02, 0.01
 LINEAR_START = (1.0, 0.5, 0.2)
 
 
+#: the nonlinear candidate's oracle, part "oracle" (item 10's candidate; the
+#: margins above, declared before the run): its updates weighted by 1 / p
+#: (Vowpal Wabbit's mtr; off by default, chosen when the only candidates
+#: were linear), and a step capped at half or a quarter of the error
+ORACLE = {
+    "W item 10": {},
+    "W importance_weighted": {"squarecb__importance_weighted": True},
+    "W step_cap=0.5": {"squarecb__step_cap": 0.5},
+    "W step_cap=0.25": {"squarecb__step_cap": 0.25},
+}
+
+
 #: the kernel width of the candidate's random features, gamma = scale / d,
 #: part "bandwidth" (item 10's candidate; the margins above, declared before
 #: the run)
@@ -434,6 +447,8 @@ def variants(part: str) -> dict:
         }
     if part == "retune":
         return {key: _first({**ITEM10, **ps}) for key, ps in RETUNE.items()}
+    if part == "oracle":
+        return {key: _first({**ITEM10, **ps}) for key, ps in ORACLE.items()}
     if part == "linear-start":
         return {f"L initial_reward={v}": _linear_start(v) for v in LINEAR_START}
     if part == "candidates":  # the default's candidates without some
@@ -503,9 +518,9 @@ def selector_part(store: dict, seeds) -> dict:
 #: the parts that change the default's candidates (``variants``), those run
 #: on every tuning stream, and those adopted only with the margins
 VARIANT_PARTS = ("default", "optimism", "retune", "explore", "linear-start")
-VARIANT_PARTS += ("bandwidth", "candidates")
+VARIANT_PARTS += ("bandwidth", "candidates", "oracle")
 ALL_STREAMS = ("linear-start", "candidates")
-WITH_MARGIN = ("explore", "linear-start", "bandwidth", "candidates")
+WITH_MARGIN = ("explore", "linear-start", "bandwidth", "candidates", "oracle")
 PARTS = ("features", "selector", *VARIANT_PARTS)
 
 
