@@ -31,6 +31,10 @@ scikit-learn's ``RBFSampler`` with ``gamma = scale / d``).
     python benchmarks/eval_nonlinear.py --suite tuning --seeds 0 1 2 --out DIR \\
         --rff 500 1000 --rff-scale 1 2 --streams STREAM ...
 
+``--candidate-components D`` adds the default selector with ``D`` random
+features in its nonlinear candidate; ``--report ... --learner KEY`` reports
+that key (or any stored learner) instead of ``OnlineSelector()``.
+
 Rule that chose the representation of the default's nonlinear candidate (the
 dense TUNING streams, three seeds): the configuration with the smallest
 worst-stream ratio of mean error to ``OnlineSelector()`` (the linear default
@@ -231,6 +235,24 @@ LEARNER_STUDY = (
 )
 
 
+def _wide_candidate(row: dict, X, y, seed: int, D: int) -> None:
+    """``OnlineSelector(nonlinear D=...)``: the default selector with ``D``
+    random features in its nonlinear candidate (``--candidate-components``;
+    where the default has no nonlinear candidate, the default itself)."""
+    from skbandit import OnlineSelector
+    from skbandit.multiclass._selector import default_candidates
+
+    key = f"OnlineSelector(nonlinear D={D})"
+    if key in row:
+        return
+    cands = default_candidates(X.shape[1], len(np.unique(y)))
+    for c in cands:  # as the defaults are seeded
+        c.set_params(random_state=0)
+    if len(cands) > len(default_candidates()):
+        cands[0].set_params(featureunion__rbfsampler__n_components=D)
+    row[key] = _error(OnlineSelector(candidates=cands, random_state=seed), X, y)
+
+
 def _learner_study(row: dict, X, y, seed: int) -> None:
     """Each learner of ``LEARNER_STUDY`` at its defaults (``random_state=seed``)
     on the random features of the nonlinear candidate's representation,
@@ -305,6 +327,8 @@ def run(args) -> dict:
                 )
             if args.exploration_study and dense:
                 _exploration_study(row, X, y, seed)
+            for D in args.candidate_components:
+                _wide_candidate(row, X, y, seed, D)
             for name, make in learners.items():
                 if name not in row:
                     t0 = time.perf_counter()
@@ -538,6 +562,20 @@ def main(argv=None) -> int:
         help="also the defaults with the nonlinear candidate last",
     )
     p.add_argument(
+        "--candidate-components",
+        type=int,
+        nargs="+",
+        default=[],
+        metavar="D",
+        help="also the default selector with D random features in its "
+        "nonlinear candidate (key 'OnlineSelector(nonlinear D=...)')",
+    )
+    p.add_argument(
+        "--learner",
+        default="OnlineSelector()",
+        help="the learner --report reports (a key of the stored rows)",
+    )
+    p.add_argument(
         "--quadratic",
         action="store_true",
         help="also SquareCB on the degree-2 monomials of the standardised rows "
@@ -573,7 +611,7 @@ def main(argv=None) -> int:
     if a.report is not None:
         with open(os.path.join(a.out, f"{a.suite}.json")) as f:
             store = json.load(f)
-        print(report(store, a.suite, a.seeds, a.report, "OnlineSelector()", a.vw_label))
+        print(report(store, a.suite, a.seeds, a.report, a.learner, a.vw_label))
         return 0
     store = run(a)
     print(table(store, a.seeds))

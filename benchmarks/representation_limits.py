@@ -7,10 +7,10 @@ its representation. ``eval_nonlinear.py --full-info --row-beside`` measures
 that limit for the representations the default could use (the standardised
 row; 1,000 random Fourier features, alone and beside the row): the smallest
 of four full-information learners, at a median of 0.76 of VW tuned over the
-13 validation streams (``docs/results/nonlinear/validation.txt``). This script asks whether a
-richer representation moves the limit towards 0.60. It is a report, not a
-choice: nothing here sets a default, and both representations below cost far
-more per round than the default.
+13 validation streams (``docs/results/nonlinear/validation.txt``). This
+script asks whether a richer representation moves the limit towards 0.60.
+It is a report, not a choice: nothing here sets a default, and both
+representations below cost far more per round than the default.
 
 On every dense stream of ``--suite`` and every seed, on the rows standardised
 with the running mean and variance of the rows before them (``u``), the

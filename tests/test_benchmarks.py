@@ -202,7 +202,8 @@ def test_eval_nonlinear_studies_play_what_they_name(tmp_path):
     nonlinear candidate's schedule replaced, and its --learner-study rows the
     learner named on the random features of those rows (caught: raw rows
     expanded, a schedule left at the default or given to another candidate,
-    the learner played on the raw rows or on features with another gamma)."""
+    the learner played on the raw rows or on features with another gamma, the
+    wide candidate's D not set or set on another candidate)."""
     import numpy as np
     from sklearn.preprocessing import PolynomialFeatures
 
@@ -213,7 +214,7 @@ def test_eval_nonlinear_studies_play_what_they_name(tmp_path):
     run_benchmark(
         "eval_nonlinear.py", "--suite", "tuning", "--streams", "raw-k2",
         "--seeds", "1", "--quadratic", "--exploration-study", "--learner-study",
-        "--out", str(tmp_path),
+        "--candidate-components", "64", "--out", str(tmp_path),
     )  # fmt: skip
     row = json.loads((tmp_path / "tuning.json").read_text())["raw-k2/1"]
     sys.path.insert(0, str(BENCHMARKS))
@@ -243,6 +244,17 @@ def test_eval_nonlinear_studies_play_what_they_name(tmp_path):
     )
     assert row["OnlineSelector(nonlinear IG(100,0.5))"] == sel.n_mistakes_ / len(y)
     assert row["OnlineSelector(nonlinear IG(300,0.75))"] == row["OnlineSelector()"]
+    # --candidate-components: the default with D random features in its
+    # nonlinear candidate, nothing else changed
+    cands = default_candidates(X.shape[1], len(classes))
+    for c in cands:
+        c.set_params(random_state=0)
+    cands[0].set_params(featureunion__rbfsampler__n_components=64)
+    sel = OnlineSelector(candidates=cands, random_state=1).partial_fit(
+        X, y, classes=classes
+    )
+    assert row["OnlineSelector(nonlinear D=64)"] == sel.n_mistakes_ / len(y)
+    assert row["OnlineSelector(nonlinear D=64)"] != row["OnlineSelector()"]
     # --learner-study: the learner named, at its defaults, on 1,000 random
     # Fourier features (gamma = 1/d) of the same standardised rows
     from sklearn.kernel_approximation import RBFSampler
