@@ -1,10 +1,11 @@
 """The stream suite of the evidence protocol: TUNING and VALIDATION streams.
 
-Defaults are chosen on ``TUNING`` only and reported on ``VALIDATION``, ``PROBE``
-and ``PROBE2`` (``PROBE``, ``PROBE2``: fresh streams added after a validation run,
+Defaults are chosen on ``TUNING`` only and reported on ``VALIDATION``, ``PROBE``,
+``PROBE2`` and ``PROBE3`` (fresh streams added after a validation run,
 report-only; disjoint sources: no data set, generator family setting or bundled
-file is in both; ``PROBE2``'s generator families are used by no other suite) and on
-the six ``vw-cbify`` streams (``VW_CBIFY``, played in the experiment's own order).
+file is in both; ``PROBE2``'s generator families are used by no other suite;
+``PROBE3``: dense streams of 5 to 26 classes) and on the six ``vw-cbify`` streams
+(``VW_CBIFY``, played in the experiment's own order).
 Every stream is built offline: the shared copies in ``../shared/data`` (USPS,
 MNIST t10k, covtype_small, mini 20 Newsgroups), scikit-learn's bundled data sets
 (no download), and generated streams of different ``k``, class imbalance, label
@@ -50,7 +51,13 @@ DATA_DIR = os.environ.get(
 if not os.path.isdir(DATA_DIR):  # the main checkout: /work/main/../shared/data
     DATA_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data")
 
-ORDER_BASE = {"tuning": 100, "validation": 200, "probe": 300, "probe2": 400}
+ORDER_BASE = {
+    "tuning": 100,
+    "validation": 200,
+    "probe": 300,
+    "probe2": 400,
+    "probe3": 500,
+}
 
 
 @dataclass(frozen=True)
@@ -879,12 +886,57 @@ PROBE2: tuple[Stream, ...] = (
     ),
 )
 
+# PROBE3: fresh dense streams with many classes (the held-out streams the
+# issue describes include a 26-class letter table), from settings no other
+# suite uses; committed before any run, report-only, never used to choose.
+PROBE3: tuple[Stream, ...] = (
+    Stream(
+        "clusters-k26-d16",
+        "probe3",
+        "make_classification k=26, d=16, 12 informative, 2 clusters per class "
+        "(15,000 rows; nonlinear, many classes)",
+        _clusters(15_000, 16, 26, informative=12, clusters=2, sep=2.0),
+        False,
+    ),
+    Stream(
+        "glyphs-k26",
+        "probe3",
+        "letter-like 8x8 images (0..16) of 26 random-stroke glyphs, shifted by "
+        "up to a pixel, noisy (10,000 rows)",
+        _glyphs(10_000, k=26, side=8, strokes=3, noise=3.0),
+        False,
+    ),
+    Stream(
+        "kernel-k20-d12",
+        "probe3",
+        "kernel concept, k=20, d=12, 30 centres, width 0.5, 3% noise (15,000 rows)",
+        _kernel_concept(15_000, 12, 20, centres=30, width=0.5, noise=0.03),
+        False,
+    ),
+    Stream(
+        "quantiles-k8-d6",
+        "probe3",
+        "make_gaussian_quantiles k=8, d=6 (15,000 rows; nested shells)",
+        _quantiles(15_000, 6, 8),
+        False,
+    ),
+    Stream(
+        "checker-k5-d6",
+        "probe3",
+        "checkerboard k=5 on 2 of 6 rotated axes, 5 cells, 2% noise (15,000 rows)",
+        _checkerboard(15_000, 6, 5, axes=2, cells=5, noise=0.02),
+        False,
+    ),
+)
+
+
 SUITES = {
     "tuning": TUNING,
     "validation": VALIDATION,
     "vw-cbify": VW_CBIFY,
     "probe": PROBE,
     "probe2": PROBE2,
+    "probe3": PROBE3,
 }
 
 
