@@ -205,18 +205,14 @@ def _exploration_study(row: dict, X, y, seed: int) -> None:
     (keys ``OnlineSelector(nonlinear IG(scale,exponent))``)."""
     from skbandit import BanditPipeline, OnlineSelector
     from skbandit.exploration import InverseGap
-    from skbandit.multiclass._selector import default_candidates
 
-    classes = np.unique(y)
     for scale, exponent in EXPLORATION_GRID:
         key = f"OnlineSelector(nonlinear IG({scale:g},{exponent:g}))"
         if key in row:
             continue
-        cands = default_candidates(X.shape[1], len(classes))
+        cands = _seeded_default_candidates(X, y)
         if not isinstance(cands[0], BanditPipeline):  # no nonlinear candidate
             return
-        for c in cands:  # as the defaults are seeded
-            c.set_params(random_state=0)
         cands[0].set_params(squarecb__exploration=InverseGap(scale, exponent=exponent))
         row[key] = _error(OnlineSelector(candidates=cands, random_state=seed), X, y)
 
@@ -235,6 +231,17 @@ LEARNER_STUDY = (
 )
 
 
+def _seeded_default_candidates(X, y) -> list:
+    """``OnlineSelector()``'s candidates on ``X, y``, seeded as the default
+    seeds them (``random_state=0``)."""
+    from skbandit.multiclass._selector import default_candidates
+
+    cands = default_candidates(X.shape[1], len(np.unique(y)))
+    for c in cands:
+        c.set_params(random_state=0)
+    return cands
+
+
 def _wide_candidate(row: dict, X, y, seed: int, D: int) -> None:
     """``OnlineSelector(nonlinear D=...)``: the default selector with ``D``
     random features in its nonlinear candidate (``--candidate-components``;
@@ -245,9 +252,7 @@ def _wide_candidate(row: dict, X, y, seed: int, D: int) -> None:
     key = f"OnlineSelector(nonlinear D={D})"
     if key in row:
         return
-    cands = default_candidates(X.shape[1], len(np.unique(y)))
-    for c in cands:  # as the defaults are seeded
-        c.set_params(random_state=0)
+    cands = _seeded_default_candidates(X, y)
     if len(cands) > len(default_candidates()):
         cands[0].set_params(featureunion__rbfsampler__n_components=D)
     row[key] = _error(OnlineSelector(candidates=cands, random_state=seed), X, y)
@@ -315,11 +320,8 @@ def run(args) -> dict:
             dense = not sp.issparse(X)
             if args.order_study and "OnlineSelector(nonlinear last)" not in row:
                 from skbandit import OnlineSelector
-                from skbandit.multiclass._selector import default_candidates
 
-                cands = default_candidates(X.shape[1], len(np.unique(y)))
-                for c in cands:  # as the defaults are seeded
-                    c.set_params(random_state=0)
+                cands = _seeded_default_candidates(X, y)
                 row["OnlineSelector(nonlinear last)"] = _error(
                     OnlineSelector(candidates=cands[1:] + cands[:1], random_state=seed),
                     X,
