@@ -3,7 +3,8 @@
 Defaults are chosen on ``TUNING`` only and reported on ``VALIDATION``, ``PROBE``,
 ``PROBE2`` and ``PROBE3`` (fresh streams added after a validation run,
 report-only; disjoint sources: no data set, generator family setting or bundled
-file is in both; ``PROBE2``'s generator families are used by no other suite;
+file is in both; ``PROBE2``'s generator families are used by no other suite but
+``PROBE3``, later and report-only, which reuses the glyphs at other settings;
 ``PROBE3``: dense streams of 5 to 26 classes) and on the six ``vw-cbify`` streams
 (``VW_CBIFY``, played in the experiment's own order).
 Every stream is built offline: the shared copies in ``../shared/data`` (USPS,

@@ -60,13 +60,29 @@ def _family(stream):
 
 def test_probe2_uses_generator_families_no_other_suite_uses():
     """PROBE2 was committed as fresh evidence: none of its generators (nor its
-    names or sources) appears in another suite."""
-    others = [s for k, v in streams.SUITES.items() if k != "probe2" for s in v]
+    names or sources) appears in another suite but the later report-only
+    PROBE3, which reuses one family at other settings (and no name or
+    source of any suite)."""
+    later = ("probe2", "probe3")
+    others = [s for k, v in streams.SUITES.items() if k not in later for s in v]
     probe2 = streams.SUITES["probe2"]
     assert probe2
     assert not {_family(s) for s in probe2} & {_family(s) for s in others}
     assert not {s.name for s in probe2} & {s.name for s in others}
     assert not {s.source for s in probe2} & {s.source for s in others}
+    probe3 = streams.SUITES["probe3"]
+    rest = [s for k, v in streams.SUITES.items() if k != "probe3" for s in v]
+    assert not {s.name for s in probe3} & {s.name for s in rest}
+    assert not {s.source for s in probe3} & {s.source for s in rest}
+
+
+def test_probe3_streams_are_dense_with_many_classes():
+    """PROBE3 holds dense streams of 5 to 26 classes, each class present."""
+    for s in streams.SUITES["probe3"]:
+        X, y = streams.load_stream(s.name, 0, suite="probe3")
+        assert isinstance(X, np.ndarray) and np.isfinite(X).all()
+        k = len(np.unique(y))
+        assert 5 <= k <= 26 and np.bincount(y).min() > 0
 
 
 @pytest.mark.parametrize("name", ["blobs-k3-d4", "blobs-k6-d7-imb", "keywords-k10"])
