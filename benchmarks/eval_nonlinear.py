@@ -117,14 +117,17 @@ def full_info_error(X, y, seed: int) -> float:
         mistakes += int(np.sum(sgd.predict(Xb) != yb))
         sgd.partial_fit(Xb, yb)
     errs.append(mistakes / len(y))
-    errs.append(_full_info_regression(X, y, classes))
+    errs.append(full_info_oracle(X, y, classes)[0])
     errs.append(full_info_oracle(X, y, classes, capped=False)[0])
     return min(errs)
 
 
-def _full_info_regression(X, y, classes, lr: float = 0.1) -> float:
-    """SquareCB's oracle given the full reward vector: every class's
-    regressor (with intercept, started at 0) takes the step of
+def full_info_oracle(
+    X, y, classes, lr: float = 0.1, capped: bool = True
+) -> tuple[float, np.ndarray]:
+    """SquareCB's oracle given the full reward vector, its online error and
+    its final weights (shape ``(k, d + 1)``, the intercept last): every
+    class's regressor (with intercept, started at 0) takes the step of
     ``SquareCB(step_size=AdaGrad(lr))`` towards that class's reward
     ``1[a = y]`` on every row; the argmax is predicted first. The step
     (``RegressionOracle.step``, ``h = 1``, ``step_cap = 1``): with the error
@@ -133,15 +136,7 @@ def _full_info_regression(X, y, classes, lr: float = 0.1) -> float:
     coordinates with ``G_a > 0``, ``Q_a = sum x^2 / sqrt(G_a)`` over them
     (AdaGrad's step capped where it would overshoot the target).
     ``tests/test_benchmarks.py`` checks it against SquareCB fed the same rows
-    as logged feedback for every class."""
-    return full_info_oracle(X, y, classes, lr)[0]
-
-
-def full_info_oracle(
-    X, y, classes, lr: float = 0.1, capped: bool = True
-) -> tuple[float, np.ndarray]:
-    """``_full_info_regression``'s error and its final weights, shape
-    ``(k, d + 1)``, the intercept last. ``capped=False``: plain AdaGrad,
+    as logged feedback for every class. ``capped=False``: plain AdaGrad,
     ``w_a -= lr g / sqrt(G_a)`` with ``G_a`` started at ``1e-12`` (the fourth
     learner of ``full_info_error``; it overshoots on wide rows, but learns
     faster on some short streams)."""
